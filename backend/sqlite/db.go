@@ -1,0 +1,176 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/glebarez/sqlite"
+	"github.com/pressly/goose/v3"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+
+	"ducklm/backend"
+	"ducklm/migrations"
+)
+
+// DB is an open ducklm database.
+type DB struct {
+	// Gorm is the GORM handle for registries and ad-hoc queries.
+	Gorm *gorm.DB
+	// SQL is the database/sql pool GORM sits on, for hot paths.
+	SQL *sql.DB
+	// Path is the database file.
+	Path string
+
+	// writeMu serialises writers of this process: SQLite has one writer at a
+	// time, and waiting on a Go mutex is cheaper and fairer than busy retries.
+	writeMu sync.Mutex
+}
+
+// DSN returns the connection string ducklm uses for path: WAL, fsync on every
+// commit, foreign keys, a busy timeout for other processes, and IMMEDIATE
+// transactions so a writer never fails half-way on a lock upgrade.
+func DSN(path string) string {
+	q := url.Values{}
+	for _, p := range []string{
+		"journal_mode(WAL)",
+		"synchronous(FULL)",
+		"foreign_keys(1)",
+		"busy_timeout(10000)",
+	} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Open opens (creating if needed) the database at path and brings its schema
+// up to date. A database written by a newer ducklm is refused untouched.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, backend.Wrap(err, backend.EUNAVAILABLE, "cannot create the folder for the database %s", path)
+	}
+	sqlDB, err := sql.Open(sqlite.DriverName, DSN(path))
+	if err != nil {
+		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot open the database %s", path)
+	}
+	if err := sqlDB.PingContext(ctx); err != nil {
+		sqlDB.Close()
+		if msg := err.Error(); strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed") {
+			return nil, backend.Wrap(err, backend.ECORRUPT, "%s is not a readable ducklm database", path)
+		}
+		return nil, backend.Wrap(err, backend.EUNAVAILABLE, "cannot open the database %s", path)
+	}
+	if err := checkIntegrityQuick(ctx, sqlDB, path); err != nil {
+		sqlDB.Close()
+		return nil, err
+	}
+	if err := migrate(ctx, sqlDB, path); err != nil {
+		sqlDB.Close()
+		return nil, err
+	}
+	gdb, err := gorm.Open(sqlite.Dialector{DriverName: sqlite.DriverName, Conn: sqlDB}, &gorm.Config{
+		Logger:                 logger.Discard,
+		SkipDefaultTransaction: true,
+		PrepareStmt:            false,
+	})
+	if err != nil {
+		sqlDB.Close()
+		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot open the database %s", path)
+	}
+	return &DB{Gorm: gdb, SQL: sqlDB, Path: path}, nil
+}
+
+// Close closes the database.
+func (db *DB) Close() error { return db.SQL.Close() }
+
+// checkIntegrityQuick refuses a file that is not a database at all with a
+// sentence instead of a driver error.
+func checkIntegrityQuick(ctx context.Context, sqlDB *sql.DB, path string) error {
+	var s string
+	if err := sqlDB.QueryRowContext(ctx, "PRAGMA quick_check(1)").Scan(&s); err != nil {
+		return backend.Wrap(err, backend.ECORRUPT, "%s is not a readable ducklm database", path)
+	}
+	if s != "ok" {
+		return backend.Errorf(backend.ECORRUPT, "the database %s is damaged (%s)", path, s)
+	}
+	return nil
+}
+
+// LatestSchemaVersion returns the newest migration version this build knows.
+func LatestSchemaVersion() int64 {
+	entries, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil {
+		return 0
+	}
+	var latest int64
+	for _, e := range entries {
+		n, err := strconv.ParseInt(strings.SplitN(e, "_", 2)[0], 10, 64)
+		if err == nil && n > latest {
+			latest = n
+		}
+	}
+	return latest
+}
+
+// SchemaVersion returns the version the database's schema is at.
+func (db *DB) SchemaVersion(ctx context.Context) (int64, error) {
+	return storedVersion(ctx, db.SQL)
+}
+
+// storedVersion reads goose's version table without creating it (0 when the
+// database is new).
+func storedVersion(ctx context.Context, sqlDB *sql.DB) (int64, error) {
+	var exists int
+	err := sqlDB.QueryRowContext(ctx,
+		"SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'goose_db_version'").Scan(&exists)
+	if err != nil {
+		return 0, backend.Wrap(err, backend.EINTERNAL, "cannot read the schema version")
+	}
+	if exists == 0 {
+		return 0, nil
+	}
+	var v sql.NullInt64
+	err = sqlDB.QueryRowContext(ctx,
+		"SELECT max(version_id) FROM goose_db_version WHERE is_applied").Scan(&v)
+	if err != nil {
+		return 0, backend.Wrap(err, backend.EINTERNAL, "cannot read the schema version")
+	}
+	return v.Int64, nil
+}
+
+func migrate(ctx context.Context, sqlDB *sql.DB, path string) error {
+	have, err := storedVersion(ctx, sqlDB)
+	if err != nil {
+		return err
+	}
+	latest := LatestSchemaVersion()
+	if have > latest {
+		return backend.Errorf(backend.ECONFLICT,
+			"the data in %s was written by a newer ducklm (schema %d; this build knows up to %d): "+
+				"upgrade ducklm, or point DUCKLM_HOME at another folder", path, have, latest)
+	}
+	if have == latest {
+		return nil
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, sqlDB, migrations.FS)
+	if err != nil {
+		return backend.Wrap(err, backend.EINTERNAL, "cannot load the schema migrations")
+	}
+	if _, err := p.Up(ctx); err != nil {
+		var partial *goose.PartialError
+		if errors.As(err, &partial) && partial.Failed != nil {
+			return backend.Wrap(err, backend.EINTERNAL, "schema migration %d failed (the database keeps the previous schema)", partial.Failed.Source.Version)
+		}
+		return backend.Wrap(err, backend.EINTERNAL, "schema migration of %s failed", path)
+	}
+	return nil
+}

@@ -1,0 +1,99 @@
+package sqlite_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gorm.io/gorm/schema"
+
+	"ducklm/backend"
+	"ducklm/backend/sqlite"
+)
+
+func TestOpenMigratesToLatest(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	v, err := f.db.SchemaVersion(f.ctx)
+	require.NoError(t, err)
+	require.Equal(t, sqlite.LatestSchemaVersion(), v)
+	require.Positive(t, v)
+
+	var mode, fk string
+	var sync int
+	require.NoError(t, f.db.SQL.QueryRow("PRAGMA journal_mode").Scan(&mode))
+	require.NoError(t, f.db.SQL.QueryRow("PRAGMA synchronous").Scan(&sync))
+	require.NoError(t, f.db.SQL.QueryRow("PRAGMA foreign_keys").Scan(&fk))
+	require.Equal(t, "wal", mode)
+	require.Equal(t, 2, sync, "synchronous=FULL")
+	require.Equal(t, "1", fk)
+
+	// Opening again is a no-op.
+	require.NoError(t, f.db.Close())
+	db, err := sqlite.Open(f.ctx, f.path)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+}
+
+func TestOpenRefusesNewerSchema(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	_, err := f.db.SQL.Exec("INSERT INTO goose_db_version (version_id, is_applied) VALUES (?, 1)", sqlite.LatestSchemaVersion()+5)
+	require.NoError(t, err)
+	require.NoError(t, f.db.Close())
+	before, err := os.ReadFile(f.path)
+	require.NoError(t, err)
+
+	_, err = sqlite.Open(context.Background(), f.path)
+	require.Equal(t, backend.ECONFLICT, backend.ErrorCode(err))
+	require.Contains(t, backend.ErrorMessage(err), "newer ducklm")
+
+	after, err := os.ReadFile(f.path)
+	require.NoError(t, err)
+	require.Equal(t, before, after, "a newer database is left untouched")
+}
+
+func TestOpenRefusesGarbage(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "ducklm.db")
+	require.NoError(t, os.WriteFile(path, []byte("this is not a database, just some text that is long enough"), 0o600))
+	_, err := sqlite.Open(context.Background(), path)
+	require.Equal(t, backend.ECORRUPT, backend.ErrorCode(err))
+}
+
+// The schema lives in migrations/; the GORM models must describe it exactly.
+func TestModelsMatchMigratedSchema(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	for _, model := range sqlite.Models() {
+		s, err := schema.Parse(model, &sync.Map{}, schema.NamingStrategy{})
+		require.NoError(t, err)
+		cols, err := f.db.Gorm.Migrator().ColumnTypes(model)
+		require.NoError(t, err, s.Table)
+		require.NotEmpty(t, cols, "table %s exists", s.Table)
+
+		var inDB, inModel []string
+		nullable := map[string]bool{}
+		for _, c := range cols {
+			inDB = append(inDB, c.Name())
+			n, _ := c.Nullable()
+			nullable[c.Name()] = n
+		}
+		for _, field := range s.Fields {
+			if field.DBName == "" {
+				continue
+			}
+			inModel = append(inModel, field.DBName)
+			if !field.PrimaryKey {
+				require.Equal(t, !field.NotNull, nullable[field.DBName], "%s.%s nullability", s.Table, field.DBName)
+			}
+		}
+		sort.Strings(inDB)
+		sort.Strings(inModel)
+		require.Equal(t, inDB, inModel, "columns of %s", s.Table)
+	}
+}
