@@ -44,7 +44,7 @@ const eventColumns = "pos, id, stream_id, seq, type, schema_version, payload, re
 
 // insertChunk bounds rows per INSERT: 13 parameters a row stays well under
 // SQLite's variable limit and keeps statements cacheable.
-const insertChunk = 256
+const insertChunk = 32
 
 // Append implements backend.Ledger.
 func (l *Ledger) Append(ctx context.Context, stream string, expect int64, events ...backend.Event) ([]backend.Event, error) {

@@ -10,13 +10,14 @@ import (
 )
 
 // SeedPCG returns the world RNG for seed. The derivation is fixed forever,
-// because changing it would change every recorded run: two successive outputs
-// of SplitMix64 started at seed become the PCG's two state words,
-// rand.NewPCG(splitmix(seed), splitmix(seed+γ)), with γ = 0x9e3779b97f4a7c15.
-// SplitMix spreads nearby seeds (0, 1, 2, ...) into unrelated streams.
+// because changing it would change every recorded run: the PCG's two state
+// words are the first two outputs of a SplitMix64 generator started at seed,
+// that is rand.NewPCG(mix(seed+γ), mix(seed+2γ)) with γ = 0x9e3779b97f4a7c15,
+// sums wrapping modulo 2^64, and mix the SplitMix64 finaliser. SplitMix
+// spreads nearby seeds (0, 1, 2, ...) into unrelated streams.
 func SeedPCG(seed uint64) *rand.PCG {
-	const gamma = 0x9e3779b97f4a7c15
-	return rand.NewPCG(splitmix64(seed+gamma), splitmix64(seed+2*gamma))
+	const gamma uint64 = 0x9e3779b97f4a7c15
+	return rand.NewPCG(splitmix64(seed+gamma), splitmix64(seed+gamma+gamma))
 }
 
 func splitmix64(z uint64) uint64 {

@@ -1,0 +1,95 @@
+package starlark_test
+
+import (
+	"context"
+	"testing"
+
+	"ducklm/backend/starlark"
+
+	"github.com/stretchr/testify/require"
+)
+
+// BenchmarkWorldStep measures Branching Grid steps driven by null actions
+// (a breadth-first search per step), restarting the world at the goal.
+func BenchmarkWorldStep(b *testing.B) {
+	p := compile(b, string(starlark.BranchingGrid), starlark.Limits{})
+	w := p.New()
+	ctx := context.Background()
+	_, err := w.Initialize(ctx, 1)
+	require.NoError(b, err)
+	b.ReportAllocs()
+	for b.Loop() {
+		if w.Done() {
+			_, err = w.Initialize(ctx, 1)
+			require.NoError(b, err)
+		}
+		if _, err := w.Step(ctx, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+}
+
+// bigStateProgram's state is about 1 MB of canonical JSON.
+const bigStateProgram = `
+def init(seed, rng):
+    return {"rows": [{"id": i, "x": rng.random(), "tag": "row-%d" % i, "ok": i % 2 == 0} for i in range(17000)]}
+
+def step(state, action, rng):
+    state["rows"][0]["x"] = rng.random()
+    return state
+
+def observe(state, role):
+    return len(state["rows"])
+`
+
+func bigWorld(b *testing.B) *starlark.World {
+	p := compile(b, bigStateProgram, starlark.Limits{})
+	w := p.New()
+	_, err := w.Initialize(context.Background(), 1)
+	require.NoError(b, err)
+	require.InDelta(b, 1<<20, len(w.State()), 1<<17)
+	return w
+}
+
+// BenchmarkCheckpoint1MB measures CheckpointBytes of a ~1 MB state.
+func BenchmarkCheckpoint1MB(b *testing.B) {
+	w := bigWorld(b)
+	ck, err := w.CheckpointBytes()
+	require.NoError(b, err)
+	b.SetBytes(int64(len(ck)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := w.CheckpointBytes(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRestore1MB measures RestoreBytes of a ~1 MB checkpoint, which
+// parses and re-canonicalizes the state to verify it.
+func BenchmarkRestore1MB(b *testing.B) {
+	w := bigWorld(b)
+	ck, err := w.CheckpointBytes()
+	require.NoError(b, err)
+	b.SetBytes(int64(len(ck)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := w.RestoreBytes(ck); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStep1MB measures one step of a world with a ~1 MB state: the
+// state is decoded and re-encoded on every step.
+func BenchmarkStep1MB(b *testing.B) {
+	w := bigWorld(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := w.Step(ctx, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,4 @@
+package starlark
+
+// PortableLog exposes portableLog to the external tests.
+var PortableLog = portableLog
