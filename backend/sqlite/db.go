@@ -174,3 +174,21 @@ func migrate(ctx context.Context, sqlDB *sql.DB, path string) error {
 	}
 	return nil
 }
+
+// PeekSchemaVersion reads the schema version of the database at path without
+// creating, migrating or locking it (0 when there is no database yet).
+func PeekSchemaVersion(ctx context.Context, path string) (int64, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	sqlDB, err := sql.Open(sqlite.DriverName, "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		return 0, backend.Wrap(err, backend.EINTERNAL, "cannot open the database %s", path)
+	}
+	defer sqlDB.Close()
+	v, err := storedVersion(ctx, sqlDB)
+	if err != nil {
+		return 0, backend.Wrap(err, backend.ECORRUPT, "%s is not a readable ducklm database", path)
+	}
+	return v, nil
+}

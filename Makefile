@@ -1,0 +1,97 @@
+# ducklm — two commands on a fresh Debian/Ubuntu machine:
+#   make run    install what is missing, build, open the window
+#   make test   install what is missing, run every test (Go, frontend, desktop)
+# Both are idempotent: a second run only redoes what changed.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := run
+
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X ducklm/backend.Version=$(VERSION)
+BIN := build/bin/ducklm
+APT_PACKAGES := libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config xvfb chromium bubblewrap imagemagick xdotool fonts-noto-color-emoji
+
+GO_SOURCES := $(shell find . -name '*.go' -not -path './frontend/*' -not -path './tests/*' -not -name '*_test.go') \
+	go.mod go.sum $(wildcard migrations/*.sql) build/appicon.png
+BINDING_SOURCES := $(wildcard app/*.go) $(shell find backend -name '*.go' -not -name '*_test.go')
+FRONT_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
+	frontend/index.html frontend/package.json $(wildcard frontend/vite.config.ts frontend/tsconfig*.json)
+
+.PHONY: run test build deps go-deps frontend-deps install uninstall bench clean test-go test-frontend test-desktop
+
+## deps: system packages (apt, only when missing), Go modules, frontend packages
+deps: .deps/apt go-deps frontend-deps
+
+.deps/apt: Makefile
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	command -v node >/dev/null || missing="$$missing nodejs npm"; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing:$$missing"; \
+		sudo=""; [ "$$(id -u)" -ne 0 ] && sudo=sudo; \
+		$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; \
+	fi
+	@mkdir -p .deps && touch $@
+
+go-deps: .deps/go
+.deps/go: go.mod go.sum
+	go mod download
+	@mkdir -p .deps && touch $@
+
+frontend-deps: frontend/node_modules/.ci-stamp
+frontend/node_modules/.ci-stamp: frontend/package-lock.json frontend/package.json
+	cd frontend && npm ci --no-audit --no-fund
+	@touch $@
+
+## bindings: regenerate the typed frontend bindings when the bound Go API changes
+frontend/wailsjs/go/app/App.d.ts: $(BINDING_SOURCES) | .deps/go
+	go tool wails generate module -tags webkit2_41 >/dev/null
+	@touch $@
+
+frontend/dist/index.html: frontend/node_modules/.ci-stamp frontend/wailsjs/go/app/App.d.ts $(FRONT_SOURCES)
+	cd frontend && npm run build
+
+## build: the desktop binary at build/bin/ducklm
+build: deps $(BIN)
+$(BIN): $(GO_SOURCES) frontend/dist/index.html
+	go tool wails build -s -skipbindings -tags webkit2_41 -ldflags "$(LDFLAGS)" >/dev/null
+	@test -x $@ && echo "built $@"
+
+run: build
+	@if [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ]; then \
+		echo "No display: run 'make run' inside a desktop session (or use the CLI: $(BIN) help)."; exit 1; fi
+	./$(BIN)
+
+## test: every test — Go (with the race detector), frontend (Vitest), desktop smoke (Xvfb)
+test: deps
+	$(MAKE) --no-print-directory test-go test-frontend test-desktop
+
+test-go: .deps/go frontend/dist/index.html
+	go vet ./...
+	go test -race -count=1 ./backend/... ./app/... .
+	go test -count=1 ./tests/...
+
+test-frontend: frontend/node_modules/.ci-stamp
+	cd frontend && npm test
+
+test-desktop: $(BIN)
+	DUCKLM_BIN=$(CURDIR)/$(BIN) scripts/with-display.sh go test -count=1 -run Desktop -v ./tests/desktop/
+
+## install: the binary, icon and desktop entry into your local dirs
+install: build
+	install -Dm755 $(BIN) $(HOME)/.local/bin/ducklm
+	install -Dm644 build/appicon.png $(HOME)/.local/share/icons/hicolor/512x512/apps/ducklm.png
+	sed "s|^Exec=.*|Exec=$(HOME)/.local/bin/ducklm|" build/linux/ducklm.desktop > /tmp/ducklm.desktop.$$$$ && \
+		install -Dm644 /tmp/ducklm.desktop.$$$$ $(HOME)/.local/share/applications/ducklm.desktop && rm /tmp/ducklm.desktop.$$$$
+	-update-desktop-database $(HOME)/.local/share/applications 2>/dev/null
+	@echo "installed: $(HOME)/.local/bin/ducklm and the ducklm desktop entry"
+
+uninstall:
+	rm -f $(HOME)/.local/bin/ducklm $(HOME)/.local/share/applications/ducklm.desktop \
+		$(HOME)/.local/share/icons/hicolor/512x512/apps/ducklm.png
+
+## bench: the benchmarks, with ratios measured in one run
+bench: .deps/go
+	scripts/bench.sh
+
+clean:
+	rm -rf build/bin frontend/dist/assets frontend/dist/index.html .deps

@@ -1,0 +1,136 @@
+package app
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"ducklm/backend"
+	"ducklm/backend/bus"
+	"ducklm/backend/service"
+)
+
+// EventLedger is the window event that carries batches of committed ledger
+// events ([]backend.Event, in commit order).
+const EventLedger = "ledger:events"
+
+// Batching keeps a busy run from drowning the window: at most one emit per
+// flushEvery, or sooner when a batch reaches flushSize.
+const (
+	flushEvery = 150 * time.Millisecond
+	flushSize  = 500
+)
+
+type forwarder struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// forward follows every stream from the position after `after` and emits
+// batches to the window until ctx ends.
+func forward(ctx context.Context, b *bus.Bus, after int64, emit func([]backend.Event)) *forwarder {
+	ctx, cancel := context.WithCancel(ctx)
+	f := &forwarder{cancel: cancel, done: make(chan struct{})}
+	sub := b.Subscribe(ctx, "", after+1)
+	go func() {
+		defer close(f.done)
+		defer sub.Close()
+		ticker := time.NewTicker(flushEvery)
+		defer ticker.Stop()
+		var batch []backend.Event
+		flush := func() {
+			if len(batch) > 0 {
+				emit(batch)
+				batch = nil
+			}
+		}
+		for {
+			select {
+			case e, ok := <-sub.C():
+				if !ok {
+					flush()
+					return
+				}
+				batch = append(batch, e)
+				if len(batch) >= flushSize {
+					flush()
+				}
+			case <-ticker.C:
+				flush()
+			}
+		}
+	}()
+	return f
+}
+
+func (f *forwarder) stop() {
+	f.cancel()
+	<-f.done
+}
+
+// startup is Wails' OnStartup: it keeps the context and starts forwarding.
+func (a *App) startup(ctx context.Context) {
+	a.mu.Lock()
+	a.ctx = ctx
+	a.mu.Unlock()
+	quitOnSignal(ctx)
+	if a.svc == nil {
+		return
+	}
+	// A later launch on the same data directory asks this window forward.
+	stop, err := service.ListenRaise(a.svc.Dir, a.raise)
+	if err != nil {
+		a.log.Warn("second launches cannot raise this window", "err", err)
+	}
+	a.stopRaise = stop
+	head, err := a.svc.Ledger.Count(ctx)
+	if err != nil {
+		a.log.Error("forward events", "err", err)
+		return
+	}
+	a.fwd = forward(ctx, a.svc.Bus, head, func(events []backend.Event) {
+		runtime.EventsEmit(ctx, EventLedger, events)
+	})
+}
+
+// domReady is Wails' OnDomReady; the smoke test waits for this line.
+func (a *App) domReady(ctx context.Context) {
+	a.log.Info("window ready")
+}
+
+// shutdown is Wails' OnShutdown.
+func (a *App) shutdown(ctx context.Context) {
+	if a.fwd != nil {
+		a.fwd.stop()
+	}
+	if a.stopRaise != nil {
+		a.stopRaise()
+	}
+}
+
+// quitOnSignal closes the window cleanly on SIGTERM or SIGINT (logout,
+// `kill`, Ctrl-C in a terminal), so shutdown hooks run and the data
+// directory's lock is released in order rather than by the kernel.
+func quitOnSignal(ctx context.Context) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		select {
+		case <-sigs:
+			runtime.Quit(ctx)
+		case <-ctx.Done():
+		}
+		signal.Stop(sigs)
+	}()
+}
+
+// raise brings the window forward (a second launch asked for it).
+func (a *App) raise() {
+	ctx := a.context()
+	runtime.WindowUnminimise(ctx)
+	runtime.WindowShow(ctx)
+}

@@ -1,0 +1,36 @@
+package app
+
+import (
+	"io/fs"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+)
+
+// Title is the window title; the desktop smoke test looks for it.
+const Title = "ducklm"
+
+// Run opens the window over a and blocks until it closes. It is a function,
+// not a method, so that it is not bound to the frontend.
+func Run(a *App, assets fs.FS, icon []byte) error {
+	return wails.Run(&options.App{
+		Title:            Title,
+		Width:            1280,
+		Height:           820,
+		MinWidth:         900,
+		MinHeight:        600,
+		AssetServer:      &assetserver.Options{Assets: assets},
+		BackgroundColour: &options.RGBA{R: 248, G: 248, B: 246, A: 255},
+		OnStartup:        a.startup,
+		OnDomReady:       a.domReady,
+		OnShutdown:       a.shutdown,
+		Bind:             []any{a},
+		Linux: &linux.Options{
+			Icon:             icon,
+			ProgramName:      "ducklm",
+			WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand,
+		},
+	})
+}

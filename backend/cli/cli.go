@@ -1,0 +1,97 @@
+// Package cli is ducklm's command line: one dispatch table over the same
+// services the window uses. It runs headless (no Wails, no display); main.go
+// sends every invocation with arguments here.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"ducklm/backend"
+)
+
+// Env is what a command runs with.
+type Env struct {
+	Ctx    context.Context
+	Stdout io.Writer
+	Stderr io.Writer
+	Stdin  io.Reader
+}
+
+// Exit codes.
+const (
+	ExitOK    = 0
+	ExitFail  = 1 // the command ran and found a problem
+	ExitUsage = 2 // bad input: unknown command, bad flag, unknown id
+)
+
+type command struct {
+	summary string
+	usage   string
+	run     func(env Env, args []string) error
+}
+
+// commands is the one dispatch table; later capabilities add rows here.
+var commands = map[string]command{}
+
+func register(name, summary, usage string, run func(env Env, args []string) error) {
+	commands[name] = command{summary: summary, usage: usage, run: run}
+}
+
+// errExit lets a command choose its exit code without printing an error.
+type errExit struct{ code int }
+
+func (e errExit) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// usageError is a bad invocation: it prints the sentence and the usage.
+func usageError(format string, args ...any) error {
+	return backend.Errorf(backend.EINVALID, format, args...)
+}
+
+// Run runs the command named by args[0] and returns the process exit code.
+func Run(env Env, args []string) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		printHelp(env.Stdout)
+		return ExitOK
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(env.Stderr, "ducklm: unknown command %q. Run `ducklm help` for the list.\n", args[0])
+		return ExitUsage
+	}
+	err := cmd.run(env, args[1:])
+	if err == nil {
+		return ExitOK
+	}
+	if e, ok := err.(errExit); ok {
+		return e.code
+	}
+	fmt.Fprintf(env.Stderr, "ducklm %s: %s\n", args[0], backend.ErrorMessage(err))
+	switch backend.ErrorCode(err) {
+	case backend.EINVALID, backend.ENOTFOUND:
+		if cmd.usage != "" && strings.HasPrefix(backend.ErrorMessage(err), "usage") {
+			fmt.Fprintf(env.Stderr, "usage: ducklm %s\n", cmd.usage)
+		}
+		return ExitUsage
+	}
+	return ExitFail
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintf(w, "ducklm %s: a local runtime for autonomous, multi-model tasks.\n\n", backend.Version)
+	fmt.Fprintln(w, "Usage:")
+	fmt.Fprintln(w, "  ducklm                 open the desktop window")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  ducklm %-15s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nData directory: $DUCKLM_HOME, else $XDG_DATA_HOME/ducklm, else ~/.local/share/ducklm.")
+	fmt.Fprintln(w, "Ollama: $OLLAMA_HOST, else http://127.0.0.1:11434.")
+}

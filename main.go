@@ -1,0 +1,98 @@
+// Command ducklm is a local desktop runtime for autonomous, multi-model
+// tasks. With no arguments it opens the window; with arguments it runs the
+// headless command line. This file only wires: logic lives in backend/, the
+// window facade in app/.
+package main
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"ducklm/app"
+	"ducklm/backend"
+	"ducklm/backend/cli"
+	"ducklm/backend/service"
+)
+
+//go:embed all:frontend/dist
+var frontendDist embed.FS
+
+//go:embed build/appicon.png
+var icon []byte
+
+func main() {
+	args := os.Args[1:]
+	if len(args) == 0 {
+		os.Exit(runWindow())
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(cli.Run(cli.Env{Ctx: ctx, Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin}, args))
+}
+
+func runWindow() int {
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	assets, err := fs.Sub(frontendDist, "frontend/dist")
+	if err != nil {
+		log.Error("frontend assets", "err", err)
+		return 1
+	}
+	if bindingsOnly {
+		// `wails build` runs the binary to generate bindings: touch no data.
+		if err := app.Run(app.New(nil, nil, log), assets, icon); err != nil {
+			log.Error("bindings", "err", err)
+			return 1
+		}
+		return 0
+	}
+
+	svc, lock, openErr := openForWindow()
+	if lock == nil && errors.Is(openErr, service.ErrLocked) {
+		dir, _ := service.DataDir()
+		if service.RaiseRunning(dir) {
+			fmt.Fprintf(os.Stderr, "ducklm is already running on %s; its window was brought forward.\n", dir)
+			return 0
+		}
+		fmt.Fprintln(os.Stderr, backend.ErrorMessage(openErr))
+		return 2
+	}
+	if openErr != nil {
+		// The window still opens and explains what is wrong and how to fix it.
+		log.Error("open data directory", "err", openErr)
+	}
+	defer func() {
+		if svc != nil {
+			svc.Close()
+		}
+		lock.Release()
+	}()
+	if err := app.Run(app.New(svc, openErr, log), assets, icon); err != nil {
+		log.Error("window", "err", err)
+		fmt.Fprintf(os.Stderr, "ducklm could not open its window: %v\nRun `ducklm doctor` to check WebKitGTK and the display.\n", err)
+		return 1
+	}
+	return 0
+}
+
+func openForWindow() (*service.Service, *service.Lock, error) {
+	dir, err := service.DataDir()
+	if err != nil {
+		return nil, nil, err
+	}
+	lock, err := service.AcquireLock(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	svc, err := service.Open(context.Background(), dir)
+	if err != nil {
+		return nil, lock, err
+	}
+	return svc, lock, nil
+}

@@ -1,0 +1,215 @@
+// Package desktop holds the smoke test of the real desktop binary: it runs
+// under an X display (Xvfb in CI), finds the window with xdotool, takes a
+// screenshot and checks the window shows the app.
+package desktop_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"ducklm/backend"
+	"ducklm/backend/service"
+)
+
+// binary returns the built app, or skips outside `make test` (which always
+// sets DUCKLM_BIN; in CI a missing binary is a failure).
+func binary(t *testing.T) string {
+	bin := os.Getenv("DUCKLM_BIN")
+	if bin == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("DUCKLM_BIN is not set: make test builds the binary and sets it")
+		}
+		t.Skip("DUCKLM_BIN is not set; run through `make test-desktop`")
+	}
+	require.NotEmpty(t, os.Getenv("DISPLAY"), "the desktop test needs a display (scripts/with-display.sh starts Xvfb)")
+	return bin
+}
+
+func artifactDir(t *testing.T) string {
+	dir, err := filepath.Abs(filepath.Join("..", "artifacts"))
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	return dir
+}
+
+// lineWatcher collects a process's stderr and tells when a line appears.
+type lineWatcher struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	lines chan string
+}
+
+func watch(r io.Reader) *lineWatcher {
+	w := &lineWatcher{lines: make(chan string, 1024)}
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			w.mu.Lock()
+			w.buf.WriteString(sc.Text() + "\n")
+			w.mu.Unlock()
+			select {
+			case w.lines <- sc.Text():
+			default:
+			}
+		}
+		close(w.lines)
+	}()
+	return w
+}
+
+func (w *lineWatcher) waitFor(t *testing.T, substr string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.After(timeout)
+	for {
+		select {
+		case line, ok := <-w.lines:
+			if !ok {
+				t.Fatalf("the app exited before logging %q; its output:\n%s", substr, w.String())
+			}
+			if strings.Contains(line, substr) {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no %q within %s; output so far:\n%s", substr, timeout, w.String())
+		}
+	}
+}
+
+func (w *lineWatcher) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+func xdotool(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "xdotool", args...).CombinedOutput()
+	require.NoError(t, err, "xdotool %v: %s", args, out)
+	return strings.TrimSpace(string(out))
+}
+
+// seed records a few events so the first screen has real ledger data to show.
+func seed(t *testing.T, dir string) {
+	ctx := context.Background()
+	svc, err := service.Open(ctx, dir)
+	require.NoError(t, err)
+	defer svc.Close()
+	run := backend.NewID(backend.KindRun)
+	_, err = svc.Ledger.Append(ctx, run, 0,
+		backend.Event{Type: "task.received", Payload: []byte(`{"task":"report the hostname"}`), Reality: backend.ExternalReal},
+		backend.Event{Type: "step.finished", Payload: []byte(`{"tool":"shell_exec","exit":0}`), Reality: backend.ExternalReal},
+	)
+	require.NoError(t, err)
+}
+
+func TestDesktopWindowOpensOnHome(t *testing.T) {
+	bin := binary(t)
+	dataDir := t.TempDir()
+	seed(t, dataDir)
+
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "DUCKLM_HOME="+dataDir, "OLLAMA_HOST=127.0.0.1:1", "GDK_BACKEND=x11")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	cmd.Stdout = io.Discard
+	require.NoError(t, cmd.Start())
+	out := watch(stderr)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+		}
+	})
+
+	out.waitFor(t, "window ready", 90*time.Second)
+	wid := xdotool(t, "search", "--sync", "--onlyvisible", "--name", "^ducklm$")
+	wid = strings.Fields(wid)[0]
+	require.Equal(t, "ducklm", xdotool(t, "getwindowname", wid))
+
+	// Let the first screen load its data and paint.
+	time.Sleep(3 * time.Second)
+	shot := filepath.Join(artifactDir(t), "desktop-home.png")
+	capture(t, wid, shot)
+	requireNotBlank(t, shot)
+
+	// A second launch on the same data directory does not open a second
+	// window on it: it brings the first forward and says so.
+	second := exec.Command(bin)
+	second.Env = cmd.Env
+	msg, err := second.CombinedOutput()
+	require.NoError(t, err, "second launch: %s", msg)
+	require.Contains(t, string(msg), "already running")
+
+	// SIGTERM closes the window cleanly and releases the data directory.
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-exited:
+		require.NoError(t, err, "clean exit; output:\n%s", out.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the app did not exit on SIGTERM; output:\n%s", out.String())
+	}
+	lock, err := service.AcquireLock(dataDir)
+	require.NoError(t, err, "the lock is released after exit")
+	lock.Release()
+}
+
+func capture(t *testing.T, wid, path string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "import", "-window", wid, path).CombinedOutput()
+	require.NoError(t, err, "import: %s", out)
+}
+
+// requireNotBlank checks the screenshot has the variety of a drawn screen
+// (text, cards, colours), not one flat colour of an empty or failed webview.
+func requireNotBlank(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	img, err := png.Decode(f)
+	require.NoError(t, err)
+	b := img.Bounds()
+	require.GreaterOrEqual(t, b.Dx(), 900, "window width")
+	require.GreaterOrEqual(t, b.Dy(), 600, "window height")
+	colours := map[uint32]int{}
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			colours[key(img, x, y)]++
+		}
+	}
+	// The most common colour is the background; a drawn screen has many
+	// pixels of others.
+	most, total := 0, 0
+	for _, n := range colours {
+		total += n
+		most = max(most, n)
+	}
+	other := float64(total-most) / float64(total)
+	require.Greater(t, len(colours), 40, "distinct colours in %s", path)
+	require.Greater(t, other, 0.03, fmt.Sprintf("share of non-background pixels in %s", path))
+}
+
+func key(img image.Image, x, y int) uint32 {
+	r, g, b, _ := img.At(x, y).RGBA()
+	return (r>>8)<<16 | (g>>8)<<8 | b>>8
+}
