@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# ducklm's benchmarks. Targets are ratios measured in one run on this
+# machine (noisy machines make absolute numbers drift; ratios hold).
+#   scripts/bench.sh            all benchmarks
+#   BENCHTIME=3s scripts/bench.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+benchtime=${BENCHTIME:-2s}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+echo "== ledger (backend/sqlite), current SQLite (modernc.org/sqlite as required in go.mod)"
+go test -run '^$' -bench 'Append|Read|Newest' -benchtime "$benchtime" -count 1 ./backend/sqlite/ | tee "$out/ledger.txt" | grep -E '^Benchmark'
+
+# The same benchmarks against the SQLite that github.com/glebarez/sqlite pins
+# (modernc.org/sqlite v1.23.1, SQLite 3.41), through a temporary modfile.
+cp go.mod "$out/old.mod"; cp go.sum "$out/old.sum"
+go mod edit -modfile="$out/old.mod" \
+  -replace=modernc.org/sqlite=modernc.org/sqlite@v1.23.1 -replace=modernc.org/libc=modernc.org/libc@v1.22.5 \
+  -replace=modernc.org/memory=modernc.org/memory@v1.5.0 -replace=modernc.org/mathutil=modernc.org/mathutil@v1.5.0
+echo "== ledger appends with the SQLite glebarez pins (modernc.org/sqlite v1.23.1)"
+GOFLAGS=-mod=mod go test -modfile="$out/old.mod" -run '^$' -bench 'Append' -benchtime "$benchtime" -count 1 ./backend/sqlite/ \
+  | tee "$out/old.txt" | grep -E '^Benchmark'
+
+metric() { # file benchmark-name unit
+  awk -v name="$2" -v unit="$3" '$1 ~ "^"name"(-[0-9]+)?$" { for (i = 2; i < NF; i++) if ($(i+1) == unit) print $i }' "$1" | head -n1
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+echo
+echo "== summary"
+ls=$(metric "$out/ledger.txt" BenchmarkAppendSingle/ledger events/s); rs=$(metric "$out/ledger.txt" BenchmarkAppendSingle/raw events/s)
+lb=$(metric "$out/ledger.txt" BenchmarkAppendBatch1000/ledger events/s); rb=$(metric "$out/ledger.txt" BenchmarkAppendBatch1000/raw events/s)
+ob=$(metric "$out/old.txt" BenchmarkAppendBatch1000/raw events/s); olb=$(metric "$out/old.txt" BenchmarkAppendBatch1000/ledger events/s)
+printf "single durable append:   ledger %8.0f events/s, raw %8.0f events/s, ratio %s (goal >= 0.8)\n" "$ls" "$rs" "$(ratio "$ls" "$rs")"
+printf "batched append of 1000:  ledger %8.0f events/s, raw %8.0f events/s, ratio %s (goal >= 0.7)\n" "$lb" "$rb" "$(ratio "$lb" "$rb")"
+printf "new vs pinned SQLite:    raw batch %s x, ledger batch %s x faster with the current modernc.org/sqlite\n" "$(ratio "$rb" "$ob")" "$(ratio "$lb" "$olb")"
+printf "read a 100k-event stream: %s ms (goal <= 400)\n" "$(metric "$out/ledger.txt" BenchmarkReadStream100k ms/read)"
+printf "newest 500 of 1M events:  %s ms (goal <= 20)\n" "$(metric "$out/ledger.txt" BenchmarkNewestPage500Of1M ms/page)"
