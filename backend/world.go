@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 // Domain says whether a world's events are facts of this machine (real: task
@@ -63,4 +64,104 @@ type WorldBackend interface {
 	Time() int64
 	// Terminate releases the instance; later calls fail.
 	Terminate() error
+}
+
+// WorldSpec is what a world is: immutable once persisted (the database
+// refuses updates). Many runs may reference one spec.
+type WorldSpec struct {
+	ID            string          `json:"id"`
+	Name          string          `json:"name"`
+	Domain        Domain          `json:"domain"`
+	Backend       string          `json:"backend"` // "starlark" for simulated worlds, "task" for task runs
+	Program       BlobRef         `json:"program"` // the world program (Starlark source) or the task text
+	InitialState  *BlobRef        `json:"initialState,omitempty"`
+	Params        json.RawMessage `json:"params"`
+	Seed          int64           `json:"seed"` // 0 ≤ seed < 2^63
+	ParentWorldID string          `json:"parentWorldId,omitempty"`
+	ForkID        string          `json:"forkId,omitempty"`
+	CreatedAt     time.Time       `json:"createdAt"`
+}
+
+// RunStatus is where a world run is in its life.
+type RunStatus string
+
+// The run statuses. Completed, failed and terminated are terminal.
+const (
+	RunPending          RunStatus = "pending"
+	RunRunning          RunStatus = "running"
+	RunPaused           RunStatus = "paused"
+	RunAwaitingApproval RunStatus = "awaiting_approval"
+	RunCompleted        RunStatus = "completed"
+	RunFailed           RunStatus = "failed"
+	RunTerminated       RunStatus = "terminated"
+)
+
+// Terminal reports whether a run in status s can no longer change.
+func (s RunStatus) Terminal() bool {
+	return s == RunCompleted || s == RunFailed || s == RunTerminated
+}
+
+// WorldRun is one execution of a spec. Its id is also its ledger stream. A
+// forked run shares its base run's events up to BaseSeq by reference.
+type WorldRun struct {
+	ID                 string    `json:"id"`
+	WorldID            string    `json:"worldId"`
+	Status             RunStatus `json:"status"`
+	WorldLocalTime     int64     `json:"worldLocalTime"`
+	ParentTime         int64     `json:"parentTime"`
+	DeliberationIndex  int64     `json:"deliberationIndex"`
+	BaseRunID          string    `json:"baseRunId,omitempty"`
+	BaseSeq            int64     `json:"baseSeq"`
+	LatestCheckpointID string    `json:"latestCheckpointId,omitempty"`
+	Error              string    `json:"error,omitempty"`
+	CreatedAt          time.Time `json:"createdAt"`
+	UpdatedAt          time.Time `json:"updatedAt"`
+}
+
+// Checkpoint is an exact snapshot of a run: the canonical bytes of its
+// state, RNG and clocks in the blob store, and where it stands in the ledger.
+type Checkpoint struct {
+	ID             string    `json:"id"`
+	WorldID        string    `json:"worldId"`
+	RunID          string    `json:"runId"`
+	WorldLocalTime int64     `json:"worldLocalTime"`
+	LedgerSeq      int64     `json:"ledgerSeq"` // the run's stream seq the snapshot covers (inclusive)
+	Blob           BlobRef   `json:"blob"`
+	CreatedAt      time.Time `json:"createdAt"`
+}
+
+// DivergenceType says how a fork's child differs from its parent.
+type DivergenceType string
+
+// The divergence types.
+const (
+	DivergeStatePatch      DivergenceType = "state_patch"      // delta: a JSON merge patch of the state
+	DivergeActionOverride  DivergenceType = "action_override"  // delta: {"actions": [...]} applied first in the child
+	DivergeSeedChange      DivergenceType = "seed_change"      // the RNG is reseeded by the seed policy
+	DivergeProgramChange   DivergenceType = "program_change"   // delta: {"program": "<new source>"}
+	DivergeParameterChange DivergenceType = "parameter_change" // delta: a JSON merge patch of state["params"]
+	DivergePlanEdit        DivergenceType = "plan_edit"        // task runs: delta: the edited plan
+)
+
+// SeedPolicy says where a child's seed comes from.
+type SeedPolicy string
+
+// The seed policies.
+const (
+	SeedInherit SeedPolicy = "inherit" // the parent's seed and RNG state continue
+	SeedDerive  SeedPolicy = "derive"  // a seed derived from the parent's seed and the fork id
+	SeedFresh   SeedPolicy = "fresh"   // a new random seed
+)
+
+// Fork records how a child world came from a parent run's checkpoint.
+type Fork struct {
+	ID            string          `json:"id"`
+	ParentWorldID string          `json:"parentWorldId"`
+	ParentRunID   string          `json:"parentRunId"`
+	CheckpointID  string          `json:"checkpointId"`
+	ChildWorldID  string          `json:"childWorldId"`
+	Divergence    DivergenceType  `json:"divergence"`
+	Delta         json.RawMessage `json:"delta"`
+	SeedPolicy    SeedPolicy      `json:"seedPolicy"`
+	CreatedAt     time.Time       `json:"createdAt"`
 }

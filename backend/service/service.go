@@ -7,6 +7,8 @@ import (
 	"ducklm/backend/blob"
 	"ducklm/backend/bus"
 	"ducklm/backend/sqlite"
+	"ducklm/backend/starlark"
+	"ducklm/backend/world"
 )
 
 // Service is an open data directory and the services wired on it.
@@ -16,6 +18,7 @@ type Service struct {
 	Ledger *sqlite.Ledger
 	Bus    *bus.Bus
 	Blobs  *blob.Store
+	Worlds *world.Service
 }
 
 // Open opens the data directory dir (creating it when new) and applies the
@@ -33,7 +36,8 @@ func Open(ctx context.Context, dir string) (*Service, error) {
 	ledger := sqlite.NewLedger(db)
 	b := bus.New(ledger)
 	ledger.OnCommit(b.Publish)
-	return &Service{Dir: dir, DB: db, Ledger: ledger, Bus: b, Blobs: blobs}, nil
+	worlds := world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits())
+	return &Service{Dir: dir, DB: db, Ledger: ledger, Bus: b, Blobs: blobs, Worlds: worlds}, nil
 }
 
 // Close closes the database.

@@ -192,3 +192,30 @@ func PeekSchemaVersion(ctx context.Context, path string) (int64, error) {
 	}
 	return v, nil
 }
+
+// onTx returns a GORM handle that runs on tx, so GORM writes join a
+// transaction the ledger started. Setting Context makes Session clone the
+// statement (as gorm's own Transaction does), so the shared handle keeps its pool.
+func (db *DB) onTx(tx *sql.Tx) *gorm.DB {
+	g := db.Gorm.Session(&gorm.Session{NewDB: true, SkipDefaultTransaction: true, Context: context.Background()})
+	g.Statement.ConnPool = tx
+	return g
+}
+
+// write runs fn in one write transaction, serialised with the ledger's appends.
+func (db *DB) write(ctx context.Context, fn func(gtx *gorm.DB) error) error {
+	db.writeMu.Lock()
+	defer db.writeMu.Unlock()
+	tx, err := db.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		return backend.Wrap(err, backend.EINTERNAL, "cannot start a transaction")
+	}
+	defer tx.Rollback()
+	if err := fn(db.onTx(tx)); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return backend.Wrap(err, backend.EINTERNAL, "cannot commit")
+	}
+	return nil
+}

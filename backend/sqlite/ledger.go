@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"gorm.io/gorm"
+
 	"ducklm/backend"
 )
 
@@ -48,6 +50,17 @@ const insertChunk = 32
 
 // Append implements backend.Ledger.
 func (l *Ledger) Append(ctx context.Context, stream string, expect int64, events ...backend.Event) ([]backend.Event, error) {
+	return l.AppendWith(ctx, stream, expect, events, nil)
+}
+
+// Then runs inside an append's transaction after the events are inserted,
+// so that what the events record (a run's clock, a checkpoint row) commits
+// or rolls back with them. gtx is a GORM handle on the same transaction.
+type Then func(gtx *gorm.DB, stored []backend.Event) error
+
+// AppendWith is Append with more writes in the same transaction. then is
+// skipped when every event was already stored (a retry).
+func (l *Ledger) AppendWith(ctx context.Context, stream string, expect int64, events []backend.Event, then Then) ([]backend.Event, error) {
 	if len(events) == 0 {
 		return nil, nil
 	}
@@ -60,7 +73,7 @@ func (l *Ledger) Append(ctx context.Context, stream string, expect int64, events
 	// order; publish never blocks (the bus only queues or flags a catch-up).
 	l.db.writeMu.Lock()
 	defer l.db.writeMu.Unlock()
-	stored, err := l.appendLocked(ctx, stream, reality, expect, prepared)
+	stored, err := l.appendLocked(ctx, stream, reality, expect, prepared, then)
 	if err != nil {
 		return nil, err
 	}
@@ -74,8 +87,8 @@ func (l *Ledger) Append(ctx context.Context, stream string, expect int64, events
 // caller-chosen ids with what is stored.
 var errRetrySlow = errors.New("retry on slow path")
 
-func (l *Ledger) appendLocked(ctx context.Context, stream string, reality backend.Reality, expect int64, events []backend.Event) ([]backend.Event, error) {
-	stored, err := l.tryAppend(ctx, stream, reality, expect, events)
+func (l *Ledger) appendLocked(ctx context.Context, stream string, reality backend.Reality, expect int64, events []backend.Event, then Then) ([]backend.Event, error) {
+	stored, err := l.tryAppend(ctx, stream, reality, expect, events, then)
 	if !errors.Is(err, errRetrySlow) {
 		return stored, err
 	}
@@ -102,7 +115,7 @@ func (l *Ledger) appendLocked(ctx context.Context, stream string, reality backen
 	if len(fresh) < len(events) {
 		expect = backend.ExpectAny // the stored part already moved the head
 	}
-	stored, err = l.tryAppend(ctx, stream, reality, expect, fresh)
+	stored, err = l.tryAppend(ctx, stream, reality, expect, fresh, then)
 	if errors.Is(err, errRetrySlow) {
 		head, herr := l.Head(ctx, stream)
 		if herr != nil {
@@ -116,7 +129,7 @@ func (l *Ledger) appendLocked(ctx context.Context, stream string, reality backen
 
 // tryAppend runs one append transaction. It returns errRetrySlow when the
 // expected head does not match or an id is already taken.
-func (l *Ledger) tryAppend(ctx context.Context, stream string, reality backend.Reality, expect int64, events []backend.Event) ([]backend.Event, error) {
+func (l *Ledger) tryAppend(ctx context.Context, stream string, reality backend.Reality, expect int64, events []backend.Event, then Then) ([]backend.Event, error) {
 	tx, err := l.db.SQL.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot start a ledger transaction")
@@ -167,6 +180,11 @@ func (l *Ledger) tryAppend(ctx context.Context, stream string, reality backend.R
 	}
 	if _, err := tx.ExecContext(ctx, "UPDATE streams SET head_seq = ? WHERE id = ?", head+int64(len(out)), stream); err != nil {
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot advance stream %s", stream)
+	}
+	if then != nil {
+		if err := then(l.db.onTx(tx), out); err != nil {
+			return nil, err
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot commit to stream %s", stream)

@@ -93,3 +93,19 @@ func BenchmarkStep1MB(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWorldStepOverhead measures the host's cost per step (thread,
+// decode, encode, commit) with a program that does almost nothing.
+func BenchmarkWorldStepOverhead(b *testing.B) {
+	w := compile(b, minimalProgram, starlark.Limits{}).New()
+	ctx := context.Background()
+	_, err := w.Initialize(ctx, 1)
+	require.NoError(b, err)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := w.Step(ctx, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+}

@@ -12,7 +12,13 @@ import (
 	sl "go.starlark.net/starlark"
 )
 
-// run executes one call into the program (what names it in messages: "step",
+// run is call for callers that need only the error.
+func (p *Program) run(ctx context.Context, what string, f func(*sl.Thread) (sl.Value, error)) (err error) {
+	_, err = p.call(ctx, what, f)
+	return err
+}
+
+// call executes one call into the program (what names it in messages: "step",
 // "init", ...) on a fresh thread, so no interpreter state, step count or
 // cancellation leaks from one call to the next. It translates every failure
 // into a *backend.Error:
@@ -21,13 +27,6 @@ import (
 //   - the program raised (fail(), a type error, ...): EINVALID naming the
 //     innermost program line;
 //   - the interpreter or a built-in panicked: EINTERNAL.
-//
-// A nil ctx means the call cannot be cancelled (top-level code in Compile).
-func (p *Program) run(ctx context.Context, what string, f func(*sl.Thread) (sl.Value, error)) (err error) {
-	_, err = p.call(ctx, what, f)
-	return err
-}
-
 func (p *Program) call(ctx context.Context, what string, f func(*sl.Thread) (sl.Value, error)) (v sl.Value, err error) {
 	th := &sl.Thread{
 		Name:  p.name + ": " + what,
@@ -40,25 +39,24 @@ func (p *Program) call(ctx context.Context, what string, f func(*sl.Thread) (sl.
 		t.Cancel("too many steps")
 	}
 
-	if ctx != nil {
-		if cerr := ctx.Err(); cerr != nil {
-			return nil, backend.Wrap(cerr, backend.ELIMIT, "world program %s was not started", what)
-		}
-		if done := ctx.Done(); done != nil {
-			stop := make(chan struct{})
-			var wg sync.WaitGroup
-			wg.Go(func() {
-				select {
-				case <-done:
-					th.Cancel("context cancelled")
-				case <-stop:
-				}
-			})
-			defer func() {
-				close(stop)
-				wg.Wait()
-			}()
-		}
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, backend.Wrap(cerr, backend.ELIMIT, "world program %s was not started", what)
+	}
+	// A context that can never be cancelled needs no watcher goroutine.
+	if done := ctx.Done(); done != nil {
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			select {
+			case <-done:
+				th.Cancel("context cancelled")
+			case <-stop:
+			}
+		})
+		defer func() {
+			close(stop)
+			wg.Wait() // the watcher must not outlive the call
+		}()
 	}
 
 	defer func() {
@@ -78,7 +76,7 @@ func (p *Program) call(ctx context.Context, what string, f func(*sl.Thread) (sl.
 	case exceeded:
 		return nil, backend.Wrap(err, backend.ELIMIT, "world program exceeded %d execution steps in %s%s",
 			p.limits.MaxSteps, what, lineSuffix(line))
-	case ctx != nil && ctx.Err() != nil:
+	case ctx.Err() != nil:
 		return nil, backend.Wrap(ctx.Err(), backend.ELIMIT, "world program was stopped during %s%s", what, lineSuffix(line))
 	}
 	msg := err.Error()

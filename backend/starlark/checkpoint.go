@@ -3,11 +3,14 @@ package starlark
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 
 	"ducklm/backend"
+
+	sl "go.starlark.net/starlark"
 )
 
 // CheckpointFormat is the version written into every checkpoint. A reader
@@ -58,65 +61,141 @@ func (w *World) RestoreBytes(data []byte) error {
 	if w.terminated {
 		return errTerminated()
 	}
-	var raw struct {
-		Done   *bool           `json:"done"`
-		Format *int            `json:"format"`
-		RNG    *string         `json:"rng"`
-		Seed   *uint64         `json:"seed"`
-		State  json.RawMessage `json:"state"`
-		Time   *int64          `json:"time"`
+	// Reject an oversized checkpoint before parsing it; the envelope around
+	// the state is well under 256 bytes.
+	max := w.prog.limits.MaxStateBytes
+	if len(data) > max+256 {
+		return backend.Errorf(backend.ELIMIT, "checkpoint is %d bytes, more than this program's state limit of %d allows", len(data), max)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&raw); err != nil {
-		return backend.Wrap(err, backend.ECORRUPT, "checkpoint is not a readable world checkpoint")
-	}
-	switch {
-	case raw.Format == nil:
-		return corrupt("format")
-	case *raw.Format != CheckpointFormat:
-		return backend.Errorf(backend.EINVALID, "checkpoint format %d is not supported; this version reads format %d",
-			*raw.Format, CheckpointFormat)
-	case raw.Done == nil:
-		return corrupt("done")
-	case raw.RNG == nil:
-		return corrupt("rng")
-	case raw.Seed == nil:
-		return corrupt("seed")
-	case raw.State == nil:
-		return corrupt("state")
-	case raw.Time == nil:
-		return corrupt("time")
-	case *raw.Time < 0:
-		return backend.Errorf(backend.ECORRUPT, "checkpoint has a negative world-local time %d", *raw.Time)
-	}
-
-	rngBytes, err := base64.StdEncoding.DecodeString(*raw.RNG)
+	ck, err := parseCheckpoint(data)
 	if err != nil {
-		return backend.Wrap(err, backend.ECORRUPT, "checkpoint RNG is not valid base64")
+		return err
+	}
+	state, cerr := encodeJSON(ck.state, 0)
+	if cerr != nil {
+		return backend.Errorf(backend.ECORRUPT, "checkpoint state is not a world state: %v", cerr)
+	}
+	if len(state) > max {
+		return backend.Errorf(backend.ELIMIT, "checkpoint state is %d bytes, more than this program's limit of %d", len(state), max)
 	}
 	var pcg rand.PCG
-	if err := pcg.UnmarshalBinary(rngBytes); err != nil {
+	if err := pcg.UnmarshalBinary(ck.rng); err != nil {
 		return backend.Wrap(err, backend.ECORRUPT, "checkpoint RNG is not a PCG state")
 	}
-
-	if max := w.prog.limits.MaxStateBytes; len(raw.State) > max {
-		return backend.Errorf(backend.ELIMIT, "checkpoint state is %d bytes, more than this program's limit of %d", len(raw.State), max)
-	}
-	v, err := decodeJSON(raw.State)
-	if err != nil {
-		return backend.Wrap(err, backend.ECORRUPT, "checkpoint state is not valid JSON")
-	}
-	state, cerr := encodeJSON(v, 0)
-	if cerr != nil {
-		return backend.Wrap(cerr, backend.ECORRUPT, "checkpoint state is not a world state")
-	}
-	if !bytes.Equal(appendCheckpoint(nil, *raw.Done, rngBytes, *raw.Seed, state, *raw.Time), data) {
+	if !bytes.Equal(appendCheckpoint(make([]byte, 0, len(data)), ck.done, ck.rng, ck.seed, state, ck.time), data) {
 		return backend.Errorf(backend.ECORRUPT, "checkpoint bytes are not in canonical form; they were not written by CheckpointBytes or were altered")
 	}
-
-	w.state, w.rng, w.seed, w.time, w.done, w.ready = state, pcg, *raw.Seed, *raw.Time, *raw.Done, true
+	w.state, w.rng, w.seed, w.time, w.done, w.ready = state, pcg, ck.seed, ck.time, ck.done, true
 	return nil
+}
+
+type checkpointFields struct {
+	done   bool
+	format int64
+	rng    []byte
+	seed   uint64
+	state  sl.Value
+	time   int64
+}
+
+// parseCheckpoint reads the checkpoint envelope with the state parser, so a
+// megabyte of state is parsed once, not once to split it out and again to
+// check it. The seed is read as a uint64, which a state may not hold.
+func parseCheckpoint(data []byte) (*checkpointFields, error) {
+	var ck checkpointFields
+	seen := map[string]bool{}
+	var unknown []string
+	p := parser{data: data}
+	p.space()
+	if p.pos >= len(data) || data[p.pos] != '{' {
+		return nil, backend.Errorf(backend.ECORRUPT, "checkpoint is not a readable world checkpoint (not a JSON object)")
+	}
+	err := p.members(func(key string) error {
+		if seen[key] {
+			return fmt.Errorf("duplicate field %q", key)
+		}
+		seen[key] = true
+		if key == "seed" {
+			if p.pos >= len(data) || !(data[p.pos] >= '0' && data[p.pos] <= '9') {
+				return fmt.Errorf("seed is not an unsigned integer")
+			}
+			text, float, err := p.number()
+			if err != nil {
+				return err
+			}
+			if ck.seed, err = strconv.ParseUint(text, 10, 64); err != nil || float {
+				return fmt.Errorf("seed %s is not an unsigned 64-bit integer", clip(text))
+			}
+			return nil
+		}
+		v, err := p.value(1)
+		if err != nil {
+			return err
+		}
+		var ok bool
+		switch key {
+		case "state":
+			ck.state, ok = v, true
+		case "done":
+			var b sl.Bool
+			b, ok = v.(sl.Bool)
+			ck.done = bool(b)
+		case "format":
+			ck.format, ok = int64Of(v)
+		case "time":
+			ck.time, ok = int64Of(v)
+		case "rng":
+			var s sl.String
+			if s, ok = v.(sl.String); ok {
+				ck.rng, err = base64.StdEncoding.DecodeString(string(s))
+				if err != nil {
+					return fmt.Errorf("rng is not valid base64")
+				}
+			}
+		default:
+			unknown = append(unknown, key)
+			return nil
+		}
+		if !ok {
+			return fmt.Errorf("field %q is a %s", key, v.Type())
+		}
+		return nil
+	})
+	if err == nil {
+		if p.space(); p.pos != len(data) {
+			err = errors.New("unexpected data after the checkpoint")
+		}
+	}
+	if err != nil {
+		return nil, backend.Errorf(backend.ECORRUPT, "checkpoint is not a readable world checkpoint: %v", err)
+	}
+	// The format decides what the other fields mean, so judge it first.
+	switch {
+	case !seen["format"]:
+		return nil, corrupt("format")
+	case ck.format != CheckpointFormat:
+		return nil, backend.Errorf(backend.EINVALID, "checkpoint format %d is not supported; this version reads format %d",
+			ck.format, CheckpointFormat)
+	case len(unknown) > 0:
+		return nil, backend.Errorf(backend.ECORRUPT, "checkpoint has an unknown field %q", unknown[0])
+	}
+	for _, f := range []string{"done", "rng", "seed", "state", "time"} {
+		if !seen[f] {
+			return nil, corrupt(f)
+		}
+	}
+	if ck.time < 0 {
+		return nil, backend.Errorf(backend.ECORRUPT, "checkpoint has a negative world-local time %d", ck.time)
+	}
+	return &ck, nil
+}
+
+func int64Of(v sl.Value) (int64, bool) {
+	i, ok := v.(sl.Int)
+	if !ok {
+		return 0, false
+	}
+	return i.Int64()
 }
 
 func corrupt(field string) error {

@@ -105,18 +105,23 @@ func TestRestoreRejectsBadBytes(t *testing.T) {
 		{"empty", nil, backend.ECORRUPT, "not a readable world checkpoint"},
 		{"garbage", []byte("\x00\x01garbage"), backend.ECORRUPT, "not a readable"},
 		{"not an object", []byte(`[1,2]`), backend.ECORRUPT, "not a readable"},
-		{"unknown field", mutate(`{"done"`, `{"extra":1,"done"`), backend.ECORRUPT, "not a readable"},
+		{"unknown field", mutate(`{"done"`, `{"extra":1,"done"`), backend.ECORRUPT, `unknown field "extra"`},
+		{"duplicate field", mutate(`{"done":false`, `{"done":false,"done":false`), backend.ECORRUPT, `duplicate field "done"`},
+		{"wrong type", mutate(`"done":false`, `"done":0`), backend.ECORRUPT, `field "done" is a int`},
+		{"seed not a uint", mutate(`"seed":3`, `"seed":-3`), backend.ECORRUPT, `seed is not an unsigned integer`},
+		{"seed too big", mutate(`"seed":3`, `"seed":18446744073709551616`), backend.ECORRUPT, `not an unsigned 64-bit integer`},
 		{"future format", mutate(`"format":1`, `"format":2`), backend.EINVALID, "format 2 is not supported"},
 		{"no format", mutate(`"format":1,`, ``), backend.ECORRUPT, `no "format" field`},
 		{"no rng", mutate(rngField+`,`, ``), backend.ECORRUPT, `no "rng" field`},
 		{"bad base64", mutate(rngField, `"rng":"!!!"`), backend.ECORRUPT, "not valid base64"},
 		{"bad pcg", mutate(rngField, `"rng":"AAAA"`), backend.ECORRUPT, "not a PCG state"},
-		{"no state", mutate(`"state":`, `"xstate":`), backend.ECORRUPT, "not a readable"},
+		{"renamed state", mutate(`"state":`, `"xstate":`), backend.ECORRUPT, `unknown field "xstate"`},
 		{"negative time", mutate(`"time":1`, `"time":-1`), backend.ECORRUPT, "negative"},
 		{"whitespace", mutate(`"done":false,`, `"done": false,`), backend.ECORRUPT, "not in canonical form"},
 		{"state not canonical", mutate(`"noise":0.2`, `"noise":2e-1`), backend.ECORRUPT, "not in canonical form"},
-		{"trailing data", append(append([]byte{}, good...), " {}"...), backend.ECORRUPT, "not in canonical form"},
-		{"state not a world state", mutate(`"steps":1`, `"steps":99999999999999999999`), backend.ECORRUPT, "state is not valid JSON"},
+		{"trailing data", append(append([]byte{}, good...), " {}"...), backend.ECORRUPT, "unexpected data after the checkpoint"},
+		{"state not a world state", mutate(`"steps":1`, `"steps":99999999999999999999`), backend.ECORRUPT, "integer 99999999999999999999 does not fit in 64 bits"},
+		{"future format with new fields", []byte(`{"format":2,"new":true}`), backend.EINVALID, "format 2 is not supported"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -148,4 +153,31 @@ func TestRestoreNullState(t *testing.T) {
 	require.NoError(t, w2.RestoreBytes(ck))
 	require.Equal(t, ck, checkpoint(t, w2))
 	require.Equal(t, `[1,{"a":2.0}]`, string(step(t, w2, `[1, {"a": 2.0}]`).State))
+}
+
+func TestReseedForksADifferentReproducibleStream(t *testing.T) {
+	t.Parallel()
+	p := compile(t, counterProgram, starlark.Limits{})
+	base := p.New()
+	_, err := base.Initialize(context.Background(), 1)
+	require.NoError(t, err)
+	step(t, base, `null`)
+	ck := checkpoint(t, base)
+
+	child := func(seed uint64) (state string, ckpt []byte) {
+		w := p.New()
+		require.NoError(t, w.RestoreBytes(ck))
+		require.NoError(t, w.Reseed(seed))
+		require.EqualValues(t, 1, w.Time())
+		require.Equal(t, base.State(), w.State())
+		return string(step(t, w, `null`).State), checkpoint(t, w)
+	}
+	stateA, ckA := child(77)
+	stateB, ckB := child(77)
+	require.Equal(t, ckA, ckB, "a reseeded child is still reproducible")
+	require.Equal(t, stateA, stateB)
+	require.Contains(t, string(ckA), `"seed":77`)
+	require.NotEqual(t, string(step(t, base, `null`).State), stateA, "and it draws differently from its parent")
+
+	requireCode(t, p.New().Reseed(1), backend.EINVALID, "not initialized")
 }

@@ -14,7 +14,9 @@
 // call at a time under an execution-step limit ([Program.New], [World]), the
 // canonical JSON form of every value that crosses the boundary ([ToJSON],
 // [FromJSON], [CanonicalJSON]), the host-seeded RNG whose exact state is part
-// of every checkpoint, and the shipped example programs ([Examples]).
+// of every checkpoint, the divergences a fork applies to a restored world
+// ([World.ReplaceState], [World.Reseed]), and the shipped example programs
+// ([Examples]).
 //
 // Its promise is exact reproducibility: the same program source, seed and
 // actions give byte-identical states, emitted payloads and checkpoint bytes,

@@ -7,9 +7,9 @@ import (
 
 // BranchingGrid is the source of the Branching Grid example: an agent on a
 // 9x9 grid with walls moves towards a goal, slipping with probability
-// state["noise"]; a null action moves along a shortest path, so a run can be
-// driven without a policy. See examples/branching_grid.star for its actions,
-// events and roles.
+// state["params"]["noise"]; a null action moves along a shortest path, so a
+// run can be driven without a policy. See examples/branching_grid.star for its
+// actions, events and roles.
 //
 //go:embed examples/branching_grid.star
 var BranchingGrid []byte

@@ -2,10 +2,7 @@ package starlark
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -69,7 +66,7 @@ func ToJSON(v sl.Value, maxBytes int) ([]byte, error) {
 func FromJSON(data []byte) (sl.Value, error) {
 	v, err := decodeJSON(data)
 	if err != nil {
-		return nil, backend.Wrap(err, backend.EINVALID, "value is not valid JSON")
+		return nil, backend.Errorf(backend.EINVALID, "value is not valid JSON: %v", err)
 	}
 	return v, nil
 }
@@ -164,8 +161,7 @@ func (e *encoder) array(v sl.Indexable, depth int) *convError {
 
 func (e *encoder) object(d *sl.Dict, depth int) *convError {
 	items := d.Items()
-	keys := make([]string, len(items))
-	byKey := make(map[string]sl.Value, len(items))
+	pairs := make([]member, len(items))
 	for i, kv := range items {
 		k, ok := kv[0].(sl.String)
 		if !ok {
@@ -174,19 +170,22 @@ func (e *encoder) object(d *sl.Dict, depth int) *convError {
 		if !utf8.ValidString(string(k)) {
 			return &convError{what: "dict key that is not valid UTF-8"}
 		}
-		keys[i] = string(k)
-		byKey[string(k)] = kv[1]
+		pairs[i] = member{string(k), kv[1]}
 	}
-	slices.Sort(keys)
+	// Dicts decoded from a state are in key order already.
+	cmp := func(a, b member) int { return strings.Compare(a.key, b.key) }
+	if !slices.IsSortedFunc(pairs, cmp) {
+		slices.SortFunc(pairs, cmp) // keys are unique, so no need for stability
+	}
 	e.buf = append(e.buf, '{')
-	for i, k := range keys {
+	for i, m := range pairs {
 		if i > 0 {
 			e.buf = append(e.buf, ',')
 		}
-		e.buf = appendString(e.buf, k)
+		e.buf = appendString(e.buf, m.key)
 		e.buf = append(e.buf, ':')
-		if err := e.value(byKey[k], depth+1); err != nil {
-			err.path = "[" + strconv.Quote(k) + "]" + err.path
+		if err := e.value(m.val, depth+1); err != nil {
+			err.path = "[" + strconv.Quote(m.key) + "]" + err.path
 			return err
 		}
 	}
@@ -247,111 +246,4 @@ func clip(s string) string {
 		return s[:20] + "..." + s[len(s)-10:]
 	}
 	return s
-}
-
-func decodeJSON(data []byte) (sl.Value, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeValue(dec, 0)
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, errors.New("unexpected end of input")
-		}
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("unexpected data after the value")
-	}
-	return v, nil
-}
-
-func decodeValue(dec *json.Decoder, depth int) (sl.Value, error) {
-	if depth > maxNesting {
-		return nil, fmt.Errorf("nested more than %d levels deep", maxNesting)
-	}
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case nil:
-		return sl.None, nil
-	case bool:
-		return sl.Bool(t), nil
-	case string:
-		return sl.String(t), nil
-	case json.Number:
-		return decodeNumber(string(t))
-	case json.Delim:
-		switch t {
-		case '[':
-			var elems []sl.Value
-			for dec.More() {
-				v, err := decodeValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				elems = append(elems, v)
-			}
-			if _, err := dec.Token(); err != nil { // ']'
-				return nil, err
-			}
-			return sl.NewList(elems), nil
-		case '{':
-			return decodeObject(dec, depth)
-		}
-	}
-	return nil, fmt.Errorf("unexpected %v", tok)
-}
-
-func decodeObject(dec *json.Decoder, depth int) (sl.Value, error) {
-	type member struct {
-		key string
-		val sl.Value
-	}
-	var members []member
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, fmt.Errorf("object key %v is not a string", tok)
-		}
-		v, err := decodeValue(dec, depth+1)
-		if err != nil {
-			return nil, err
-		}
-		members = append(members, member{key, v})
-	}
-	if _, err := dec.Token(); err != nil { // '}'
-		return nil, err
-	}
-	slices.SortStableFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
-	d := sl.NewDict(len(members))
-	for i, m := range members {
-		if i > 0 && members[i-1].key == m.key {
-			return nil, fmt.Errorf("duplicate object key %s", strconv.Quote(clip(m.key)))
-		}
-		if err := d.SetKey(sl.String(m.key), m.val); err != nil {
-			return nil, err
-		}
-	}
-	return d, nil
-}
-
-func decodeNumber(s string) (sl.Value, error) {
-	if strings.ContainsAny(s, ".eE") {
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("number %s is out of the float64 range", clip(s))
-		}
-		return sl.Float(f), nil
-	}
-	i, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return nil, fmt.Errorf("integer %s does not fit in 64 bits", clip(s))
-	}
-	return sl.MakeInt64(i), nil
 }

@@ -135,14 +135,14 @@ func TestFromJSON(t *testing.T) {
 	require.NoError(t, d.SetKey(sl.String("c"), sl.None), "a program may mutate what it is given")
 
 	bad := map[string]string{
-		``:                       "unexpected end",
-		`{"a":1,"a":2}`:          "duplicate object key",
-		`[1] [2]`:                "unexpected data after",
-		`9223372036854775808`:    "does not fit in 64 bits",
-		`1e400`:                  "out of the float64 range",
-		`{"a":}`:                 "invalid",
-		`[1,]`:                   "invalid",
-		`NaN`:                    "invalid",
+		``:                        "unexpected end",
+		`{"a":1,"a":2}`:           "duplicate object key",
+		`[1] [2]`:                 "unexpected data after",
+		`9223372036854775808`:     "does not fit in 64 bits",
+		`1e400`:                   "out of the float64 range",
+		`{"a":}`:                  "invalid",
+		`[1,]`:                    "invalid",
+		`NaN`:                     "invalid",
 		strings.Repeat("[", 1002): "nested more than 1000 levels",
 	}
 	for in, frag := range bad {
@@ -220,17 +220,27 @@ func randomString(r *rand.Rand) string {
 }
 
 func FuzzCanonicalJSON(f *testing.F) {
-	for _, s := range []string{`{"b":1,"a":[1.5,null]}`, `1e21`, `"\u00e9\ud83e\udd86"`, `[[[]]]`, `-0.0`} {
+	for _, s := range []string{`{"b":1,"a":[1.5,null]}`, `1e21`, `"\u00e9\ud83e\udd86"`, `[[[]]]`, `-0.0`, `"\ud800\u0041 \xff"`, ` {"a" : [ 1e-3 , true ] } `} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		canon, err := starlark.CanonicalJSON(data, 1<<20)
 		if err != nil {
+			// Only our deliberate restrictions may refuse what encoding/json accepts.
+			if json.Valid(data) {
+				require.Regexp(t, `duplicate object key|does not fit in 64 bits|out of the float64 range|nested more than|larger than`, err.Error())
+			}
 			return
 		}
+		require.True(t, json.Valid(data), "accepted invalid JSON %q", data)
 		require.True(t, json.Valid(canon), "%q", canon)
 		again, err := starlark.CanonicalJSON(canon, 1<<20)
 		require.NoError(t, err)
 		require.Equal(t, canon, again)
+
+		var a, b any
+		require.NoError(t, json.Unmarshal(data, &a))
+		require.NoError(t, json.Unmarshal(canon, &b))
+		require.Equal(t, a, b, "canonical form changed the meaning of %q", data)
 	})
 }

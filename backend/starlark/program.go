@@ -1,6 +1,7 @@
 package starlark
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -93,7 +94,7 @@ func Compile(name string, source []byte, limits Limits) (*Program, error) {
 	p.digest = "sha256:" + hex.EncodeToString(sum[:])
 
 	var globals sl.StringDict
-	err = p.run(nil, "top-level code", func(th *sl.Thread) (sl.Value, error) {
+	err = p.run(context.Background(), "top-level code", func(th *sl.Thread) (sl.Value, error) {
 		g, err := compiled.Init(th, nil)
 		globals = g
 		return sl.None, err
@@ -117,16 +118,6 @@ func Compile(name string, source []byte, limits Limits) (*Program, error) {
 	}
 	p.initRNG = accepts(p.init, 2)
 	return p, nil
-}
-
-// MustCompile is Compile for programs known to be good, such as the shipped
-// examples; it panics on error.
-func MustCompile(name string, source []byte, limits Limits) *Program {
-	p, err := Compile(name, source, limits)
-	if err != nil {
-		panic(err)
-	}
-	return p
 }
 
 // Name returns the name the program was compiled under.

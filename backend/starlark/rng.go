@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 
 	sl "go.starlark.net/starlark"
 )
@@ -56,7 +57,7 @@ func (r *rngValue) Type() string          { return "rng" }
 func (r *rngValue) Freeze()               {}
 func (r *rngValue) Truth() sl.Bool        { return sl.True }
 func (r *rngValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: rng") }
-func (r *rngValue) AttrNames() []string   { return rngMethodNames }
+func (r *rngValue) AttrNames() []string   { return slices.Clone(rngMethodNames) } // dir() sorts it in place
 
 func (r *rngValue) Attr(name string) (sl.Value, error) {
 	if m, ok := rngMethods[name]; ok {

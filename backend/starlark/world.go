@@ -97,9 +97,12 @@ func (w *World) Step(ctx context.Context, action json.RawMessage) (backend.StepR
 	if len(bytes.TrimSpace(action)) == 0 {
 		action = json.RawMessage("null")
 	}
+	if max := w.prog.limits.MaxStateBytes; len(action) > max {
+		return backend.StepResult{}, backend.Errorf(backend.ELIMIT, "action is %d bytes, more than the limit of %d", len(action), max)
+	}
 	act, err := decodeJSON(action)
 	if err != nil {
-		return backend.StepResult{}, backend.Wrap(err, backend.EINVALID, "action is not valid JSON")
+		return backend.StepResult{}, backend.Errorf(backend.EINVALID, "action is not valid JSON: %v", err)
 	}
 	state, err := w.decodeState()
 	if err != nil {
@@ -157,7 +160,7 @@ func (w *World) ReplaceState(state json.RawMessage) error {
 	}
 	v, err := decodeJSON(state)
 	if err != nil {
-		return backend.Wrap(err, backend.EINVALID, "replacement state is not valid JSON")
+		return backend.Errorf(backend.EINVALID, "replacement state is not valid JSON: %v", err)
 	}
 	b, cerr := encodeJSON(v, w.prog.limits.MaxStateBytes)
 	if cerr != nil {

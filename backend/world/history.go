@@ -1,0 +1,73 @@
+package world
+
+import (
+	"context"
+
+	"ducklm/backend"
+)
+
+// Segment is one stretch of a run's history: the events of Stream from seq 1
+// to ToSeq. A forked run's history is its ancestors' segments up to each
+// fork point, then its own.
+type Segment struct {
+	Stream  string `json:"stream"`
+	WorldID string `json:"worldId"`
+	ToSeq   int64  `json:"toSeq"`
+}
+
+// maxChain bounds a fork chain walk: a longer chain can only be a cycle in a
+// damaged database.
+const maxChain = 100_000
+
+// Segments returns the history of a run as segments, root first. It reads
+// only run records, never events, so it costs the chain's length.
+func (s *Service) Segments(ctx context.Context, runID string) ([]Segment, error) {
+	run, err := s.store.GetRun(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	head, err := s.events.Head(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	segs := []Segment{{Stream: run.ID, WorldID: run.WorldID, ToSeq: head}}
+	seen := map[string]bool{run.ID: true}
+	for run.BaseRunID != "" {
+		base, err := s.store.GetRun(ctx, run.BaseRunID)
+		if err != nil {
+			return nil, err
+		}
+		if seen[base.ID] || len(segs) > maxChain {
+			return nil, backend.Errorf(backend.ECORRUPT, "the fork chain of run %s loops back to run %s; the lineage is damaged", runID, base.ID)
+		}
+		seen[base.ID] = true
+		segs = append(segs, Segment{Stream: base.ID, WorldID: base.WorldID, ToSeq: run.BaseSeq})
+		run = base
+	}
+	for i, j := 0, len(segs)-1; i < j; i, j = i+1, j-1 {
+		segs[i], segs[j] = segs[j], segs[i]
+	}
+	return segs, nil
+}
+
+// History returns a run's full history: its ancestors' events up to each
+// fork point, then its own, read from the ledger by reference. Events whose
+// Stream is not runID are inherited.
+func (s *Service) History(ctx context.Context, runID string) ([]backend.Event, error) {
+	segs, err := s.Segments(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	var out []backend.Event
+	for _, seg := range segs {
+		if seg.ToSeq == 0 {
+			continue
+		}
+		events, err := s.events.Query(ctx, backend.EventQuery{Stream: seg.Stream, FromSeq: 1, ToSeq: seg.ToSeq})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, events...)
+	}
+	return out, nil
+}

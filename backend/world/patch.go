@@ -1,0 +1,92 @@
+package world
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"ducklm/backend"
+)
+
+// mergePatch applies an RFC 7386 JSON merge patch to doc.
+func mergePatch(doc, patch json.RawMessage) (json.RawMessage, error) {
+	d, err := decodeExact(doc)
+	if err != nil {
+		return nil, backend.Errorf(backend.EINVALID, "the state is not valid JSON")
+	}
+	p, err := decodeExact(patch)
+	if err != nil {
+		return nil, backend.Errorf(backend.EINVALID, "the patch is not valid JSON")
+	}
+	out, err := json.Marshal(merge(d, p))
+	if err != nil {
+		return nil, backend.Wrap(err, backend.EINVALID, "the patched state is not JSON")
+	}
+	return out, nil
+}
+
+// decodeExact decodes JSON keeping numbers as written (no float rounding).
+func decodeExact(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var out any
+	if err := dec.Decode(&out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func merge(target, patch any) any {
+	p, ok := patch.(map[string]any)
+	if !ok {
+		return patch
+	}
+	t, ok := target.(map[string]any)
+	if !ok {
+		t = map[string]any{}
+	}
+	for k, v := range p {
+		if v == nil {
+			delete(t, k)
+			continue
+		}
+		t[k] = merge(t[k], v)
+	}
+	return t
+}
+
+// patchParameters is a merge patch that may only change the values of
+// top-level scalar keys the state already has (its parameters): a parameter
+// change never adds, removes or reshapes structure.
+func patchParameters(doc, patch json.RawMessage) (json.RawMessage, error) {
+	var state map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &state); err != nil || state == nil {
+		return nil, backend.Errorf(backend.EINVALID, "a parameter_change needs a state that is a JSON object")
+	}
+	var params map[string]json.RawMessage
+	if err := json.Unmarshal(patch, &params); err != nil {
+		return nil, backend.Errorf(backend.EINVALID, "a parameter_change delta is a JSON object of parameter values")
+	}
+	for k, v := range params {
+		old, ok := state[k]
+		if !ok {
+			return nil, backend.Errorf(backend.EINVALID, "the state has no parameter %q (a parameter_change only changes existing top-level values; use state_patch to add)", k)
+		}
+		if !scalar(old) || !scalar(v) {
+			return nil, backend.Errorf(backend.EINVALID, "%q is not a scalar parameter (use state_patch for structured changes)", k)
+		}
+	}
+	return mergePatch(doc, patch)
+}
+
+func scalar(v json.RawMessage) bool {
+	v = bytes.TrimSpace(v)
+	return len(v) > 0 && v[0] != '{' && v[0] != '[' && !bytes.Equal(v, []byte("null"))
+}
+
+func compactJSON(v json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return v
+	}
+	return b.Bytes()
+}

@@ -1,0 +1,158 @@
+package world
+
+import (
+	"context"
+	"encoding/json"
+
+	"ducklm/backend"
+)
+
+// StepOutcome is what one step did.
+type StepOutcome struct {
+	Run     backend.WorldRun  `json:"run"`
+	State   json.RawMessage   `json:"state"`
+	Emitted []json.RawMessage `json:"emitted,omitempty"`
+	Done    bool              `json:"done"`
+}
+
+// Step applies one action (any JSON; null lets the program choose) to a run.
+// A program error fails the run with the error's sentence and records it;
+// everything recorded before stays.
+func (s *Service) Step(ctx context.Context, runID string, action json.RawMessage) (StepOutcome, error) {
+	defer s.lockRun(runID)()
+	inst, err := s.open(ctx, runID)
+	if err != nil {
+		return StepOutcome{}, err
+	}
+	return s.step(ctx, inst, action)
+}
+
+func (s *Service) step(ctx context.Context, inst *instance, action json.RawMessage) (StepOutcome, error) {
+	if inst.run.Status.Terminal() {
+		return StepOutcome{}, backend.Errorf(backend.EINVALID, "run %s is %s; fork it to continue from one of its checkpoints", inst.run.ID, inst.run.Status)
+	}
+	action = actionOrNull(action)
+	if !json.Valid(action) {
+		return StepOutcome{}, backend.Errorf(backend.EINVALID, "the action is not valid JSON")
+	}
+	res, err := inst.world.Step(ctx, action)
+	if err != nil {
+		if ctx.Err() != nil {
+			return StepOutcome{}, err // cancelled by the caller: the run stays open
+		}
+		s.fail(ctx, inst, err)
+		return StepOutcome{}, err
+	}
+	compact, _ := json.Marshal(json.RawMessage(action))
+	events := []backend.Event{s.event(inst, EventStep, stepPayload{
+		Action: compact, StateDigest: digest(res.State), Emitted: len(res.Emitted), Done: res.Done,
+	})}
+	for _, payload := range res.Emitted {
+		e := s.event(inst, EventEmitted, nil)
+		e.Payload = payload
+		events = append(events, e)
+	}
+	if res.Done {
+		inst.run.Status = backend.RunCompleted
+		events = append(events, s.event(inst, EventCompleted, map[string]any{"stateDigest": digest(res.State)}))
+	}
+	if err := s.save(ctx, inst, events, nil); err != nil {
+		return StepOutcome{}, err
+	}
+	return StepOutcome{Run: inst.run, State: res.State, Emitted: res.Emitted, Done: res.Done}, nil
+}
+
+// fail records a run's failure. The in-memory world is unchanged (a failed
+// step is atomic), so the record holds exactly what happened before.
+func (s *Service) fail(ctx context.Context, inst *instance, cause error) {
+	inst.run.Status = backend.RunFailed
+	inst.run.Error = backend.ErrorMessage(cause)
+	e := s.event(inst, EventFailed, map[string]any{"error": inst.run.Error, "code": backend.ErrorCode(cause)})
+	_ = s.save(context.WithoutCancel(ctx), inst, []backend.Event{e}, nil)
+}
+
+// RunOptions drive several steps.
+type RunOptions struct {
+	Steps           int
+	Action          json.RawMessage // the same action every step; null lets the program choose
+	CheckpointEvery int             // 0 = only at the end
+	Progress        func(done, total int)
+}
+
+// RunSteps applies up to opts.Steps steps, stopping early when the world is
+// done, and checkpoints every CheckpointEvery steps and at the end.
+func (s *Service) RunSteps(ctx context.Context, runID string, opts RunOptions) (StepOutcome, error) {
+	if opts.Steps <= 0 {
+		return StepOutcome{}, backend.Errorf(backend.EINVALID, "the number of steps must be positive, not %d", opts.Steps)
+	}
+	defer s.lockRun(runID)()
+	inst, err := s.open(ctx, runID)
+	if err != nil {
+		return StepOutcome{}, err
+	}
+	var out StepOutcome
+	for i := 1; i <= opts.Steps; i++ {
+		if out, err = s.step(ctx, inst, opts.Action); err != nil {
+			return out, err
+		}
+		if opts.Progress != nil {
+			opts.Progress(i, opts.Steps)
+		}
+		last := i == opts.Steps || out.Done
+		if last || (opts.CheckpointEvery > 0 && i%opts.CheckpointEvery == 0) {
+			if _, err := s.checkpoint(ctx, inst); err != nil {
+				return out, err
+			}
+			out.Run = inst.run
+		}
+		if out.Done {
+			break
+		}
+	}
+	return out, nil
+}
+
+// Checkpoint takes an exact checkpoint of a run's current state.
+func (s *Service) Checkpoint(ctx context.Context, runID string) (backend.Checkpoint, error) {
+	defer s.lockRun(runID)()
+	inst, err := s.open(ctx, runID)
+	if err != nil {
+		return backend.Checkpoint{}, err
+	}
+	return s.checkpoint(ctx, inst)
+}
+
+func (s *Service) checkpoint(ctx context.Context, inst *instance) (backend.Checkpoint, error) {
+	cp, e, err := s.snapshot(ctx, inst)
+	if err != nil {
+		return backend.Checkpoint{}, err
+	}
+	prev := inst.run.LatestCheckpointID
+	inst.run.LatestCheckpointID = cp.ID
+	if err := s.save(ctx, inst, []backend.Event{e}, &cp); err != nil {
+		inst.run.LatestCheckpointID = prev
+		return backend.Checkpoint{}, err
+	}
+	cp.LedgerSeq = inst.head
+	return cp, nil
+}
+
+// State returns a run's current state (canonical JSON).
+func (s *Service) State(ctx context.Context, runID string) (json.RawMessage, error) {
+	defer s.lockRun(runID)()
+	inst, err := s.open(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	return inst.world.State(), nil
+}
+
+// Observe returns what role sees of a run's current state.
+func (s *Service) Observe(ctx context.Context, runID, role string) (json.RawMessage, error) {
+	defer s.lockRun(runID)()
+	inst, err := s.open(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	return inst.world.Observe(ctx, role)
+}
