@@ -22,7 +22,7 @@ func NewWorlds(db *DB, ledger *Ledger) *Worlds {
 	return &Worlds{db: db, ledger: ledger}
 }
 
-func micros(t time.Time) int64     { return t.UnixMicro() }
+func micros(t time.Time) int64      { return t.UnixMicro() }
 func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
 
 func specRow(s backend.WorldSpec) WorldSpecRow {
