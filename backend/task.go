@@ -1,0 +1,87 @@
+package backend
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// TaskNode is one step of a task graph.
+type TaskNode struct {
+	ID        string          `json:"id"`
+	Kind      string          `json:"kind"` // "tool" or "coder"
+	Tool      string          `json:"tool,omitempty"`
+	Args      json.RawMessage `json:"args,omitempty"`
+	DependsOn []string        `json:"depends_on"`
+	Title     string          `json:"title,omitempty"`
+}
+
+// TaskGraph is a plan as the runtime executes it: a DAG of steps.
+type TaskGraph struct {
+	Nodes []TaskNode `json:"nodes"`
+}
+
+// Step kinds.
+const (
+	KindToolStep  = "tool"
+	KindCoderStep = "coder"
+)
+
+// Limits bound one sandboxed step.
+type Limits struct {
+	Timeout     time.Duration `json:"timeout"`
+	MemoryBytes int64         `json:"memoryBytes"`
+	CPUSeconds  int64         `json:"cpuSeconds"`
+	FileBytes   int64         `json:"fileBytes"`   // largest file a step may write
+	OutputBytes int64         `json:"outputBytes"` // stdout and stderr each are cut past this
+	Processes   int64         `json:"processes"`
+}
+
+// DefaultLimits are the limits of a step nobody configured.
+func DefaultLimits() Limits {
+	return Limits{
+		Timeout:     2 * time.Minute,
+		MemoryBytes: 1 << 30,
+		CPUSeconds:  120,
+		FileBytes:   256 << 20,
+		OutputBytes: 1 << 20,
+		Processes:   256,
+	}
+}
+
+// ToolCall is one invocation of a tool by the engine.
+type ToolCall struct {
+	RunID     string          `json:"runId"`
+	StepID    string          `json:"stepId"`
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args"`
+	Workspace string          `json:"workspace"` // the run's folder; file tools are confined to it
+	Network   bool            `json:"network"`   // approved with network access
+	Limits    Limits          `json:"limits"`
+}
+
+// ToolResult is the structured outcome of a tool call.
+type ToolResult struct {
+	ExitCode     int             `json:"exitCode"`
+	Stdout       []byte          `json:"-"`
+	Stderr       []byte          `json:"-"`
+	Truncated    bool            `json:"truncated"` // stdout or stderr was cut at the output limit
+	TimedOut     bool            `json:"timedOut"`
+	Duration     time.Duration   `json:"duration"`
+	FilesChanged []string        `json:"filesChanged,omitempty"` // relative to the workspace
+	Output       json.RawMessage `json:"output,omitempty"`       // a tool's structured result (file content, world ids)
+	Sandboxed    bool            `json:"sandboxed"`
+}
+
+// Tool is something a step can run.
+type Tool interface {
+	Name() string
+	// Description tells a planning model what the tool does.
+	Description() string
+	// ArgsSchema is the JSON Schema of the tool's args.
+	ArgsSchema() json.RawMessage
+	// Run executes one call. A failure of the thing run (non-zero exit,
+	// timeout) is a result, not an error; an error means the tool could not
+	// run at all (bad args, sandbox unavailable, cancelled).
+	Run(ctx context.Context, call ToolCall) (ToolResult, error)
+}
