@@ -32,9 +32,11 @@ deps: .deps/apt go-deps frontend-deps
 	fi
 	@mkdir -p .deps && touch $@
 
+# Go fetches the modules a build needs by itself; this only checks the
+# toolchain is there, with a sentence when it is not.
 go-deps: .deps/go
 .deps/go: go.mod go.sum
-	go mod download
+	@command -v go >/dev/null || { echo "Go is missing: install Go 1.26 from https://go.dev/dl and run make again."; exit 1; }
 	@mkdir -p .deps && touch $@
 
 frontend-deps: frontend/node_modules/.ci-stamp

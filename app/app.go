@@ -42,6 +42,9 @@ func (a *App) Overview() (service.Overview, error) {
 		return service.Overview{}, err
 	}
 	o, err := a.svc.Overview(a.context(), 50)
+	if err == nil {
+		a.log.Info("overview served", "events", o.Counts.Events, "worlds", o.Counts.Worlds)
+	}
 	return o, a.userError("overview", err)
 }
 

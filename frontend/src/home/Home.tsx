@@ -1,0 +1,62 @@
+import { useEffect } from 'react';
+import { type DucklmApi, copyText } from '../bridge';
+import { ChecksPanel } from './ChecksPanel';
+import { CountTiles } from './CountTiles';
+import { ErrorPanel } from './ErrorPanel';
+import { EventTable } from './EventTable';
+import { LocationPanel } from './LocationPanel';
+import { useHome } from './useHome';
+
+interface HomeProps {
+  api: DucklmApi;
+  /** Told the backend's version once the overview has loaded (the shell shows it). */
+  onVersion?: (version: string) => void;
+  copy?: (text: string) => Promise<void>;
+}
+
+/** Home is the first screen: where the data is, how much there is, what happened last, and whether this machine is ready. */
+export function Home({ api, onVersion, copy = copyText }: HomeProps) {
+  const { overview, checks, retry, rerunChecks } = useHome(api);
+  const version = overview.status === 'ready' ? overview.overview.version : undefined;
+
+  useEffect(() => {
+    if (version !== undefined) onVersion?.(version);
+  }, [version, onVersion]);
+
+  if (overview.status === 'error') {
+    return (
+      <div className="home home-error">
+        <ErrorPanel message={overview.message} onRetry={retry} />
+        {/* When the backend itself is unreachable the checks fail with the same sentence. */}
+        {!(checks.status === 'error' && checks.message === overview.message) && (
+          <ChecksPanel state={checks} onRerun={rerunChecks} />
+        )}
+      </div>
+    );
+  }
+
+  if (overview.status === 'loading') {
+    return (
+      <div className="home home-loading" aria-busy="true">
+        <p className="loading">
+          <span className="spinner" aria-hidden="true" /> Opening the ledger…
+        </p>
+        <ChecksPanel state={checks} onRerun={rerunChecks} />
+      </div>
+    );
+  }
+
+  const { overview: o, feed } = overview;
+  return (
+    <div className="home">
+      <div className="home-top">
+        <LocationPanel overview={o} copy={copy} />
+        <CountTiles counts={o.counts} events={feed.total} />
+      </div>
+      <div className="home-main">
+        <EventTable feed={feed} />
+        <ChecksPanel state={checks} onRerun={rerunChecks} />
+      </div>
+    </div>
+  );
+}
