@@ -211,8 +211,9 @@ func (w *Worlds) CreateRun(ctx context.Context, r backend.WorldRun) error {
 	})
 }
 
-// SaveRun writes a run's mutable fields (status, clocks, latest checkpoint,
-// error) together with its events, in the events' transaction.
+// SaveRun writes a run's mutable fields (status with error, world-local time,
+// latest checkpoint; zero values keep what is stored) together with its
+// events, in the events' transaction.
 func (w *Worlds) SaveRun(ctx context.Context, r backend.WorldRun, expect int64, events []backend.Event, cp *backend.Checkpoint) ([]backend.Event, error) {
 	then := func(gtx *gorm.DB, stored []backend.Event) error {
 		if cp != nil {
@@ -232,13 +233,20 @@ func (w *Worlds) SaveRun(ctx context.Context, r backend.WorldRun, expect int64, 
 }
 
 func (w *Worlds) updateRun(ctx context.Context, gtx *gorm.DB, r backend.WorldRun) error {
-	res := gtx.WithContext(ctx).Model(&WorldRunRow{}).Where("id = ?", r.ID).Updates(map[string]any{
-		"status":               string(r.Status),
-		"world_local_time":     r.WorldLocalTime,
-		"latest_checkpoint_id": r.LatestCheckpointID,
-		"error":                r.Error,
-		"updated_at":           micros(r.UpdatedAt),
-	})
+	// Zero fields keep what is stored, so concurrent writers of one run
+	// (the loop and its step workers) only write what they changed.
+	fields := map[string]any{"updated_at": micros(r.UpdatedAt)}
+	if r.Status != "" {
+		fields["status"] = string(r.Status)
+		fields["error"] = r.Error
+	}
+	if r.WorldLocalTime > 0 {
+		fields["world_local_time"] = r.WorldLocalTime
+	}
+	if r.LatestCheckpointID != "" {
+		fields["latest_checkpoint_id"] = r.LatestCheckpointID
+	}
+	res := gtx.WithContext(ctx).Model(&WorldRunRow{}).Where("id = ?", r.ID).Updates(fields)
 	if res.Error != nil {
 		return dbErr(res.Error, "update run "+r.ID)
 	}
