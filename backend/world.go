@@ -139,7 +139,7 @@ const (
 	DivergeActionOverride  DivergenceType = "action_override"  // delta: {"actions": [...]} applied first in the child
 	DivergeSeedChange      DivergenceType = "seed_change"      // the RNG is reseeded by the seed policy
 	DivergeProgramChange   DivergenceType = "program_change"   // delta: {"program": "<new source>"}
-	DivergeParameterChange DivergenceType = "parameter_change" // delta: a JSON merge patch of state["params"]
+	DivergeParameterChange DivergenceType = "parameter_change" // delta: new values of existing scalars in state["params"] (or the top level)
 	DivergePlanEdit        DivergenceType = "plan_edit"        // task runs: delta: the edited plan
 )
 

@@ -28,7 +28,7 @@ func TestForkRecordsProvenanceAndSharesHistoryByReference(t *testing.T) {
 	steps(t, f, run.ID, 5) // the parent goes on after the checkpoint
 
 	fork, child, childRun, err := f.worlds.Fork(f.ctx, world.ForkRequest{
-		CheckpointID: cp.ID, Divergence: backend.DivergeStatePatch, Delta: json.RawMessage(`{"inc": 10}`),
+		CheckpointID: cp.ID, Divergence: backend.DivergeStatePatch, Delta: json.RawMessage(`{"params": {"inc": 10}}`),
 		SeedPolicy: backend.SeedInherit, Name: "fast", DeliberationIndex: 2,
 	})
 	require.NoError(t, err)
@@ -39,7 +39,7 @@ func TestForkRecordsProvenanceAndSharesHistoryByReference(t *testing.T) {
 	require.Equal(t, run.ID, fork.ParentRunID)
 	require.Equal(t, cp.ID, fork.CheckpointID)
 	require.Equal(t, backend.DivergeStatePatch, fork.Divergence)
-	require.JSONEq(t, `{"inc":10}`, string(fork.Delta))
+	require.JSONEq(t, `{"params":{"inc":10}}`, string(fork.Delta))
 	require.Equal(t, backend.SeedInherit, fork.SeedPolicy)
 	require.Equal(t, parent.Seed, child.Seed)
 	require.Equal(t, run.ID, childRun.BaseRunID)
@@ -122,7 +122,7 @@ func TestForkDivergences(t *testing.T) {
 	require.EqualValues(t, 6, state(t, f, param.ID)["n"])
 	_, _, err = fork(backend.DivergeParameterChange, `{"newkey": 3}`, backend.SeedInherit)
 	require.Equal(t, backend.EINVALID, backend.ErrorCode(err))
-	_, _, err = fork(backend.DivergeParameterChange, `{"params": 3}`, backend.SeedInherit)
+	_, _, err = fork(backend.DivergeParameterChange, `{"inc": {"x": 1}}`, backend.SeedInherit)
 	require.Equal(t, backend.EINVALID, backend.ErrorCode(err))
 
 	// A program change runs the new program from the restored state.
@@ -174,12 +174,12 @@ func TestForkOfAForkAndInheritedCheckpoints(t *testing.T) {
 	steps(t, f, root.ID, 3)
 	cp1, err := f.worlds.Checkpoint(f.ctx, root.ID)
 	require.NoError(t, err)
-	_, _, a, err := f.worlds.Fork(f.ctx, world.ForkRequest{CheckpointID: cp1.ID, Divergence: backend.DivergeStatePatch, Delta: json.RawMessage(`{"inc": 2}`)})
+	_, _, a, err := f.worlds.Fork(f.ctx, world.ForkRequest{CheckpointID: cp1.ID, Divergence: backend.DivergeStatePatch, Delta: json.RawMessage(`{"params": {"inc": 2}}`)})
 	require.NoError(t, err)
 	steps(t, f, a.ID, 3)
 	cp2, err := f.worlds.Checkpoint(f.ctx, a.ID)
 	require.NoError(t, err)
-	_, _, b, err := f.worlds.Fork(f.ctx, world.ForkRequest{CheckpointID: cp2.ID, Divergence: backend.DivergeStatePatch, Delta: json.RawMessage(`{"inc": 5}`)})
+	_, _, b, err := f.worlds.Fork(f.ctx, world.ForkRequest{CheckpointID: cp2.ID, Divergence: backend.DivergeStatePatch, Delta: json.RawMessage(`{"params": {"inc": 5}}`)})
 	require.NoError(t, err)
 	steps(t, f, b.ID, 1)
 

@@ -134,9 +134,9 @@ func TestDiffAfterCommonAncestor(t *testing.T) {
 	steps(t, f, run.ID, 3)
 	cp, err := f.worlds.Checkpoint(f.ctx, run.ID)
 	require.NoError(t, err)
-	_, _, a, err := f.worlds.Fork(f.ctx, world.ForkRequest{CheckpointID: cp.ID, Divergence: backend.DivergeStatePatch, Delta: json.RawMessage(`{"inc": 2}`)})
+	_, _, a, err := f.worlds.Fork(f.ctx, world.ForkRequest{CheckpointID: cp.ID, Divergence: backend.DivergeStatePatch, Delta: json.RawMessage(`{"params": {"inc": 2}}`)})
 	require.NoError(t, err)
-	_, _, b, err := f.worlds.Fork(f.ctx, world.ForkRequest{CheckpointID: cp.ID, Divergence: backend.DivergeStatePatch, Delta: json.RawMessage(`{"inc": 3, "params": {"tag": "b"}}`)})
+	_, _, b, err := f.worlds.Fork(f.ctx, world.ForkRequest{CheckpointID: cp.ID, Divergence: backend.DivergeStatePatch, Delta: json.RawMessage(`{"params": {"inc": 3, "tag": "b"}}`)})
 	require.NoError(t, err)
 	steps(t, f, a.ID, 2)
 	steps(t, f, b.ID, 1)
@@ -151,7 +151,7 @@ func TestDiffAfterCommonAncestor(t *testing.T) {
 	for _, c := range d.StateChanges {
 		paths[c.Path] = c.Kind
 	}
-	require.Equal(t, "changed", paths["/inc"])
+	require.Equal(t, "changed", paths["/params/inc"])
 	require.Equal(t, "added", paths["/params/tag"])
 	require.Equal(t, "changed", paths["/n"])
 }

@@ -54,26 +54,35 @@ func merge(target, patch any) any {
 	return t
 }
 
-// patchParameters is a merge patch that may only change the values of
-// top-level scalar keys the state already has (its parameters): a parameter
-// change never adds, removes or reshapes structure.
+// patchParameters changes parameters: the existing scalar values of the
+// state's "params" object when it has one (as the Branching Grid does), else
+// of the state's top level. It never adds, removes or reshapes structure.
 func patchParameters(doc, patch json.RawMessage) (json.RawMessage, error) {
 	var state map[string]json.RawMessage
 	if err := json.Unmarshal(doc, &state); err != nil || state == nil {
 		return nil, backend.Errorf(backend.EINVALID, "a parameter_change needs a state that is a JSON object")
 	}
-	var params map[string]json.RawMessage
-	if err := json.Unmarshal(patch, &params); err != nil {
+	var changes map[string]json.RawMessage
+	if err := json.Unmarshal(patch, &changes); err != nil || changes == nil {
 		return nil, backend.Errorf(backend.EINVALID, "a parameter_change delta is a JSON object of parameter values")
 	}
-	for k, v := range params {
-		old, ok := state[k]
+	params, where := state, "the state"
+	var nested map[string]json.RawMessage
+	if raw, ok := state["params"]; ok && json.Unmarshal(raw, &nested) == nil && nested != nil {
+		params, where = nested, `the state's "params"`
+	}
+	for k, v := range changes {
+		old, ok := params[k]
 		if !ok {
-			return nil, backend.Errorf(backend.EINVALID, "the state has no parameter %q (a parameter_change only changes existing top-level values; use state_patch to add)", k)
+			return nil, backend.Errorf(backend.EINVALID, "%s has no parameter %q (a parameter_change only changes existing values; use state_patch to add)", where, k)
 		}
 		if !scalar(old) || !scalar(v) {
 			return nil, backend.Errorf(backend.EINVALID, "%q is not a scalar parameter (use state_patch for structured changes)", k)
 		}
+	}
+	if nested != nil {
+		wrapped, _ := json.Marshal(map[string]json.RawMessage{"params": patch})
+		return mergePatch(doc, wrapped)
 	}
 	return mergePatch(doc, patch)
 }

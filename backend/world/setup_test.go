@@ -49,11 +49,11 @@ func (f fixture) reopen() *world.Service {
 // counter is a small random world: a counter plus a draw from the rng.
 const counter = `
 def init(seed):
-    return {"n": 0, "sum": 0, "params": {"inc": 1}, "inc": 1}
+    return {"n": 0, "sum": 0, "params": {"inc": 1}}
 
 def step(state, action, rng):
     d = rng.randint(0, 9)
-    s = {"n": state["n"] + state["inc"], "sum": state["sum"] + d, "params": state["params"], "inc": state["inc"]}
+    s = {"n": state["n"] + state["params"]["inc"], "sum": state["sum"] + d, "params": state["params"]}
     if action != None and type(action) == "dict" and action.get("add"):
         s["sum"] = s["sum"] + action["add"]
     return s, [{"drew": d}]

@@ -44,12 +44,15 @@ func (s *Service) step(ctx context.Context, inst *instance, action json.RawMessa
 		return StepOutcome{}, err
 	}
 	compact, _ := json.Marshal(json.RawMessage(action))
-	events := []backend.Event{s.event(inst, EventStep, stepPayload{
+	stepEvent := s.event(inst, EventStep, stepPayload{
 		Action: compact, StateDigest: digest(res.State), Emitted: len(res.Emitted), Done: res.Done,
-	})}
+	})
+	stepEvent.ID = backend.NewID(backend.KindEvent)
+	events := []backend.Event{stepEvent}
 	for _, payload := range res.Emitted {
 		e := s.event(inst, EventEmitted, nil)
 		e.Payload = payload
+		e.CausationID = stepEvent.ID // what the program emitted points back to its step
 		events = append(events, e)
 	}
 	if res.Done {
@@ -123,6 +126,12 @@ func (s *Service) Checkpoint(ctx context.Context, runID string) (backend.Checkpo
 }
 
 func (s *Service) checkpoint(ctx context.Context, inst *instance) (backend.Checkpoint, error) {
+	// A run that has not moved since its latest checkpoint already has it.
+	if inst.run.LatestCheckpointID != "" {
+		if last, err := s.store.GetCheckpoint(ctx, inst.run.LatestCheckpointID); err == nil && last.RunID == inst.run.ID && last.LedgerSeq == inst.head {
+			return last, nil
+		}
+	}
 	cp, e, err := s.snapshot(ctx, inst)
 	if err != nil {
 		return backend.Checkpoint{}, err

@@ -338,3 +338,36 @@ func digest(b []byte) string {
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
+
+// Spec returns a world's spec.
+func (s *Service) Spec(ctx context.Context, worldID string) (backend.WorldSpec, error) {
+	return s.store.GetSpec(ctx, worldID)
+}
+
+// Specs returns every world's spec, oldest first.
+func (s *Service) Specs(ctx context.Context) ([]backend.WorldSpec, error) { return s.store.ListSpecs(ctx) }
+
+// Run returns a run.
+func (s *Service) Run(ctx context.Context, runID string) (backend.WorldRun, error) {
+	return s.store.GetRun(ctx, runID)
+}
+
+// Runs returns the runs of a world (all runs for ""), newest first.
+func (s *Service) Runs(ctx context.Context, worldID string) ([]backend.WorldRun, error) {
+	return s.store.ListRuns(ctx, worldID)
+}
+
+// GetCheckpoint returns a checkpoint record.
+func (s *Service) GetCheckpoint(ctx context.Context, id string) (backend.Checkpoint, error) {
+	return s.store.GetCheckpoint(ctx, id)
+}
+
+// Checkpoints returns a run's own checkpoints in ledger order.
+func (s *Service) Checkpoints(ctx context.Context, runID string) ([]backend.Checkpoint, error) {
+	return s.store.ListCheckpoints(ctx, runID)
+}
+
+// ForkOf returns the fork that created a world (ENOTFOUND for a root).
+func (s *Service) ForkOf(ctx context.Context, worldID string) (backend.Fork, error) {
+	return s.store.ForkOf(ctx, worldID)
+}

@@ -1,0 +1,469 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"ducklm/backend"
+	"ducklm/backend/service"
+	"ducklm/backend/starlark"
+	"ducklm/backend/world"
+)
+
+// worldCommand is one `ducklm world` sub-command.
+type worldCommand struct {
+	name    string
+	args    string // what follows the name in its usage line
+	summary string
+	write   bool // holds the data directory lock while it runs
+	run     func(s *session, args []string) error
+}
+
+// worldCommands lists the sub-commands in the order the usage shows them.
+var worldCommands = []worldCommand{
+	{"new", "[--name N] (--program FILE | --example NAME) [--seed S] [--json]", "create a simulated world and its first run", true, runWorldNew},
+	{"step", "RUN [--action JSON] [--json]", "apply one action (null lets the program choose)", true, runWorldStep},
+	{"run", "RUN --steps N [--action JSON] [--checkpoint-every K] [--json]", "apply up to N steps, stopping when the world is done", true, runWorldRun},
+	{"checkpoint", "RUN [--json]", "take an exact checkpoint of a run", true, runWorldCheckpoint},
+	{"fork", "CHECKPOINT [--run RUN] --divergence TYPE [--delta JSON] [--seed-policy inherit|derive|fresh] [--name N] [--deliberation-index I] [--json]", "fork a new world from a checkpoint", true, runWorldFork},
+	{"ls", "[--json]", "list worlds", false, runWorldLs},
+	{"show", "WORLD|RUN [--json]", "show a world or run: spec, runs, checkpoints, fork provenance", false, runWorldShow},
+	{"events", "RUN [--full] [--type T[,T...]] [--limit N] [--json]", "list a run's events (--full: with inherited history)", false, runWorldEvents},
+	{"lineage", "[WORLD] [--json]", "the fork tree, or one world's ancestors and descendants", false, runWorldLineage},
+	{"diff", "RUN RUN [--json]", "compare two runs after their shared history", false, runWorldDiff},
+	{"verify", "RUN [--json]", "re-execute a run and compare it with its record", false, runWorldVerify},
+	{"demo", "[--json]", "run the Branching Grid fork demo end to end", true, runWorldDemo},
+}
+
+func init() {
+	register("world", "create, run, fork and compare simulated worlds (ducklm world help)", worldUsage(), runWorld)
+}
+
+// worldUsage is the sub-command listing shown by `ducklm world help` and
+// after a bad `ducklm world` invocation.
+func worldUsage() string {
+	var b strings.Builder
+	b.WriteString("world <command> [arguments]\n\nCommands:")
+	for _, c := range worldCommands {
+		fmt.Fprintf(&b, "\n  ducklm world %s %s\n      %s", c.name, c.args, c.summary)
+	}
+	b.WriteString("\n\nDivergence types: state_patch, action_override, seed_change, program_change, parameter_change.")
+	b.WriteString("\nExamples: " + strings.Join(exampleNames(), ", ") + ".")
+	return b.String()
+}
+
+func runWorld(env Env, args []string) error {
+	if len(args) == 0 {
+		return usageError("usage: name a world command (ducklm world help lists them)")
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintf(env.Stdout, "usage: ducklm %s\n", worldUsage())
+		return nil
+	}
+	for _, c := range worldCommands {
+		if c.name == args[0] {
+			return c.exec(env, args[1:])
+		}
+	}
+	return usageError("usage: unknown world command %q", args[0])
+}
+
+// usage returns the one-line usage of c.
+func (c worldCommand) usage() string { return "ducklm world " + c.name + " " + c.args }
+
+// bad is a usage mistake in c's arguments: one sentence with c's usage.
+func (c worldCommand) bad(format string, args ...any) error {
+	return backend.Errorf(backend.EINVALID, "%s (usage: %s)", fmt.Sprintf(format, args...), c.usage())
+}
+
+// session is one invocation of a sub-command and, once open has been
+// called, the data directory it works on.
+type session struct {
+	env  Env
+	ctx  context.Context
+	cmd  worldCommand
+	lock *service.Lock
+	svc  *service.Service
+	json bool
+}
+
+// exec runs c. The command parses and checks its arguments first and then
+// calls open, so bad input never touches (or waits for) the data directory.
+func (c worldCommand) exec(env Env, args []string) error {
+	if hasHelpFlag(args) {
+		fmt.Fprintf(env.Stdout, "usage: %s\n    %s\n", c.usage(), c.summary)
+		return nil
+	}
+	ctx := env.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	s := &session{env: env, ctx: ctx, cmd: c}
+	defer s.close()
+	return c.run(s, args)
+}
+
+// open opens the data directory, under its lock when the command writes.
+func (s *session) open() error {
+	dir, err := service.DataDir()
+	if err != nil {
+		return err
+	}
+	if s.cmd.write {
+		if s.lock, err = service.AcquireLock(dir); err != nil {
+			return err
+		}
+	}
+	if s.svc, err = service.Open(s.ctx, dir); err != nil {
+		return err
+	}
+	return nil
+}
+
+// close closes the data directory and releases its lock.
+func (s *session) close() {
+	if s.svc != nil {
+		s.svc.Close()
+	}
+	s.lock.Release()
+}
+
+func hasHelpFlag(args []string) bool {
+	for _, a := range args {
+		if a == "-h" || a == "--help" || a == "-help" {
+			return true
+		}
+		if a == "--" {
+			return false
+		}
+	}
+	return false
+}
+
+// flags returns a flag set with --json bound to the session.
+func (s *session) flags() *flag.FlagSet {
+	fs := newFlags("world " + s.cmd.name)
+	fs.BoolVar(&s.json, "json", false, "print JSON")
+	return fs
+}
+
+// parse parses flags that may come before, between or after the positional
+// arguments, and checks how many positionals there are.
+func (s *session) parse(fs *flag.FlagSet, args []string, minPos, maxPos int) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, s.cmd.bad("%v", err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	switch {
+	case len(pos) < minPos:
+		return nil, s.cmd.bad("world %s needs %s", s.cmd.name, strings.Fields(s.cmd.args)[len(pos)])
+	case len(pos) > maxPos && maxPos == 0:
+		return nil, s.cmd.bad("world %s takes no arguments, but got %q", s.cmd.name, pos[0])
+	case len(pos) > maxPos:
+		return nil, s.cmd.bad("world %s takes at most %d argument(s), but got %d", s.cmd.name, maxPos, len(pos))
+	}
+	return pos, nil
+}
+
+// out prints v as indented JSON when --json was given, and otherwise calls text.
+func (s *session) out(v any, text func(w io.Writer)) error {
+	if s.json {
+		enc := json.NewEncoder(s.env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	text(s.env.Stdout)
+	return nil
+}
+
+// needID checks that id is a well-formed id of kind, naming the argument.
+func needID(id string, kind backend.IDKind) error {
+	if err := backend.CheckID(id, kind); err != nil {
+		return backend.Errorf(backend.EINVALID, "%s", strings.TrimSuffix(backend.ErrorMessage(err), "."))
+	}
+	return nil
+}
+
+// jsonFlag checks an optional JSON flag value; empty stays nil.
+func jsonFlag(name, value string) (json.RawMessage, error) {
+	if value == "" {
+		return nil, nil
+	}
+	if !json.Valid([]byte(value)) {
+		return nil, backend.Errorf(backend.EINVALID, "--%s is not valid JSON: %s", name, clip(value, 60))
+	}
+	return json.RawMessage(value), nil
+}
+
+// compact returns raw JSON on one line.
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func exampleNames() []string {
+	var names []string
+	for n := range starlark.Examples() {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// newOut is what `world new` prints.
+type newOut struct {
+	World      backend.WorldSpec  `json:"world"`
+	Run        backend.WorldRun   `json:"run"`
+	Checkpoint backend.Checkpoint `json:"checkpoint"` // the run's checkpoint at time 0
+}
+
+func runWorldNew(s *session, args []string) error {
+	fs := s.flags()
+	name := fs.String("name", "", "world name")
+	program := fs.String("program", "", "Starlark program file")
+	example := fs.String("example", "", "example program")
+	seed := fs.Int64("seed", 0, "seed")
+	if _, err := s.parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+	var source []byte
+	switch {
+	case (*program == "") == (*example == ""):
+		return s.cmd.bad("give exactly one of --program FILE or --example NAME")
+	case *example != "":
+		src, ok := starlark.Examples()[*example]
+		if !ok {
+			return backend.Errorf(backend.EINVALID, "there is no example %q (the examples are: %s)", *example, strings.Join(exampleNames(), ", "))
+		}
+		source = src
+		if *name == "" {
+			*name = *example
+		}
+	default:
+		src, err := os.ReadFile(*program)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return backend.Wrap(err, backend.EINVALID, "there is no program file %s", *program)
+		case err != nil:
+			return backend.Wrap(err, backend.EINVALID, "cannot read the program file %s", *program)
+		}
+		source = src
+		if *name == "" {
+			*name = strings.TrimSuffix(filepath.Base(*program), filepath.Ext(*program))
+		}
+	}
+	if *seed < 0 {
+		return backend.Errorf(backend.EINVALID, "--seed is a whole number from 0 to 2^63-1, not %d", *seed)
+	}
+	if err := s.open(); err != nil {
+		return err
+	}
+	spec, run, err := s.svc.Worlds.Create(s.ctx, world.NewWorld{Name: *name, Program: source, Seed: *seed})
+	if err != nil {
+		if *program != "" && (backend.ErrorCode(err) == backend.EINVALID || backend.ErrorCode(err) == backend.ELIMIT) {
+			return backend.Wrap(err, backend.EINVALID, "%s: %s", *program, backend.ErrorMessage(err))
+		}
+		return err
+	}
+	cp, err := s.svc.Worlds.GetCheckpoint(s.ctx, run.LatestCheckpointID)
+	if err != nil {
+		return err
+	}
+	return s.out(newOut{World: spec, Run: run, Checkpoint: cp}, func(w io.Writer) {
+		fmt.Fprintf(w, "world: %s\nrun: %s\ncheckpoint: %s\n", spec.ID, run.ID, cp.ID)
+		fmt.Fprintf(w, "name: %s\nseed: %d\nprogram: %s\n", spec.Name, spec.Seed, spec.Program.Digest)
+	})
+}
+
+func runWorldStep(s *session, args []string) error {
+	fs := s.flags()
+	action := fs.String("action", "", "action JSON (default null)")
+	pos, err := s.parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	if err := needID(pos[0], backend.KindRun); err != nil {
+		return err
+	}
+	a, err := jsonFlag("action", *action)
+	if err != nil {
+		return err
+	}
+	if err := s.open(); err != nil {
+		return err
+	}
+	out, err := s.svc.Worlds.Step(s.ctx, pos[0], a)
+	if err != nil {
+		return err
+	}
+	return s.out(out, func(w io.Writer) {
+		fmt.Fprintf(w, "time: %d\nstatus: %s\ndone: %t\nstate: %s\n", out.Run.WorldLocalTime, out.Run.Status, out.Done, compact(out.State))
+		for _, e := range out.Emitted {
+			fmt.Fprintf(w, "event: %s\n", compact(e))
+		}
+	})
+}
+
+// runOut is what `world run` prints.
+type runOut struct {
+	world.StepOutcome
+	Steps int `json:"steps"` // steps applied by this command
+}
+
+func runWorldRun(s *session, args []string) error {
+	fs := s.flags()
+	steps := fs.Int("steps", 0, "number of steps")
+	action := fs.String("action", "", "action JSON (default null)")
+	every := fs.Int("checkpoint-every", 0, "checkpoint every K steps")
+	pos, err := s.parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	if err := needID(pos[0], backend.KindRun); err != nil {
+		return err
+	}
+	if *steps == 0 {
+		return s.cmd.bad("world run needs --steps N")
+	}
+	if *steps < 0 {
+		return s.cmd.bad("--steps must be a positive number of steps, not %d", *steps)
+	}
+	if *every < 0 {
+		return s.cmd.bad("--checkpoint-every must not be negative")
+	}
+	a, err := jsonFlag("action", *action)
+	if err != nil {
+		return err
+	}
+	if err := s.open(); err != nil {
+		return err
+	}
+	taken := 0
+	tick := max(1, *steps/10)
+	res, err := s.svc.Worlds.RunSteps(s.ctx, pos[0], world.RunOptions{
+		Steps: *steps, Action: a, CheckpointEvery: *every,
+		Progress: func(done, total int) {
+			taken = done
+			if done%tick == 0 || done == total {
+				fmt.Fprintf(s.env.Stderr, "step %d/%d\n", done, total)
+			}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if res.Done && taken%tick != 0 && taken != *steps {
+		fmt.Fprintf(s.env.Stderr, "step %d/%d (done)\n", taken, *steps)
+	}
+	return s.out(runOut{StepOutcome: res, Steps: taken}, func(w io.Writer) {
+		r := res.Run
+		fmt.Fprintf(w, "run: %s\nstatus: %s\ntime: %d\nsteps: %d\ndone: %t\n", r.ID, r.Status, r.WorldLocalTime, taken, res.Done)
+		fmt.Fprintf(w, "checkpoint: %s\nstate: %s\n", r.LatestCheckpointID, compact(res.State))
+	})
+}
+
+func runWorldCheckpoint(s *session, args []string) error {
+	fs := s.flags()
+	pos, err := s.parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	if err := needID(pos[0], backend.KindRun); err != nil {
+		return err
+	}
+	if err := s.open(); err != nil {
+		return err
+	}
+	cp, err := s.svc.Worlds.Checkpoint(s.ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	return s.out(cp, func(w io.Writer) {
+		fmt.Fprintf(w, "checkpoint: %s\ntime: %d\ndigest: %s\n", cp.ID, cp.WorldLocalTime, cp.Blob.Digest)
+	})
+}
+
+// forkOut is what `world fork` prints.
+type forkOut struct {
+	Fork  backend.Fork      `json:"fork"`
+	World backend.WorldSpec `json:"world"`
+	Run   backend.WorldRun  `json:"run"`
+}
+
+func runWorldFork(s *session, args []string) error {
+	fs := s.flags()
+	run := fs.String("run", "", "the run whose history holds the checkpoint")
+	div := fs.String("divergence", "", "divergence type")
+	delta := fs.String("delta", "", "divergence delta JSON")
+	policy := fs.String("seed-policy", string(backend.SeedInherit), "inherit, derive or fresh")
+	name := fs.String("name", "", "child world name")
+	index := fs.Int64("deliberation-index", 0, "deliberation index")
+	pos, err := s.parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	if err := needID(pos[0], backend.KindCheckpoint); err != nil {
+		return err
+	}
+	if *run != "" {
+		if err := needID(*run, backend.KindRun); err != nil {
+			return err
+		}
+	}
+	if *div == "" {
+		return s.cmd.bad("world fork needs --divergence")
+	}
+	switch backend.SeedPolicy(*policy) {
+	case backend.SeedInherit, backend.SeedDerive, backend.SeedFresh:
+	default:
+		return backend.Errorf(backend.EINVALID, "unknown seed policy %q (use inherit, derive or fresh)", *policy)
+	}
+	if *index < 0 {
+		return backend.Errorf(backend.EINVALID, "--deliberation-index must not be negative")
+	}
+	d, err := jsonFlag("delta", *delta)
+	if err != nil {
+		return err
+	}
+	if err := s.open(); err != nil {
+		return err
+	}
+	f, spec, child, err := s.svc.Worlds.Fork(s.ctx, world.ForkRequest{
+		CheckpointID: pos[0], ParentRunID: *run, Divergence: backend.DivergenceType(*div), Delta: d,
+		SeedPolicy: backend.SeedPolicy(*policy), Name: *name, DeliberationIndex: *index,
+	})
+	if err != nil {
+		return err
+	}
+	return s.out(forkOut{Fork: f, World: spec, Run: child}, func(w io.Writer) {
+		fmt.Fprintf(w, "fork: %s\nworld: %s\nrun: %s\n", f.ID, spec.ID, child.ID)
+		fmt.Fprintf(w, "parent world: %s\nparent run: %s\ntime: %d\nseed: %d\n", f.ParentWorldID, f.ParentRunID, child.WorldLocalTime, spec.Seed)
+	})
+}
