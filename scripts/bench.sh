@@ -22,10 +22,18 @@ echo "== ledger appends with the SQLite glebarez pins (modernc.org/sqlite v1.23.
 GOFLAGS=-mod=mod go test -modfile="$out/old.mod" -run '^$' -bench 'Append' -benchtime "$benchtime" -count 1 ./backend/sqlite/ \
   | tee "$out/old.txt" | grep -E '^Benchmark'
 
+echo "== worlds (backend/world)"
+go test -run '^$' -bench '^Benchmark(Fork|ForkFloor|ListCheckpoints1000)$' -benchtime "$benchtime" -count 1 ./backend/world/ \
+  | tee "$out/worlds.txt" | grep -E '^Benchmark'
+# One iteration is seconds long (1,000 checkpoints of 1 MB; 10,000 durable steps), so run each once.
+go test -run '^$' -bench '^Benchmark(Checkpoints1000Unchanged1MB|RunSteps10k)$' -benchtime 1x -count 1 ./backend/world/ \
+  | tee -a "$out/worlds.txt" | grep -E '^Benchmark'
+
 metric() { # file benchmark-name unit
   awk -v name="$2" -v unit="$3" '$1 ~ "^"name"(-[0-9]+)?$" { for (i = 2; i < NF; i++) if ($(i+1) == unit) print $i }' "$1" | head -n1
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+scale() { awk -v a="$1" -v d="$2" 'BEGIN { if (a == "") print "n/a"; else printf "%.2f", a / d }'; } # value divisor
 
 echo
 echo "== summary"
@@ -37,3 +45,19 @@ printf "batched append of 1000:  ledger %8.0f events/s, raw %8.0f events/s, rati
 printf "new vs pinned SQLite:    raw batch %s x, ledger batch %s x faster with the current modernc.org/sqlite\n" "$(ratio "$rb" "$ob")" "$(ratio "$lb" "$olb")"
 printf "read a 100k-event stream: %s ms (goal <= 400)\n" "$(metric "$out/ledger.txt" BenchmarkReadStream100k ms/read)"
 printf "newest 500 of 1M events:  %s ms (goal <= 20)\n" "$(metric "$out/ledger.txt" BenchmarkNewestPage500Of1M ms/page)"
+w="$out/worlds.txt"
+fs=$(metric "$w" BenchmarkFork/history=100 ns/fork); fl=$(metric "$w" BenchmarkFork/history=100000 ns/fork)
+printf "fork at 100k vs 100 events: %s ms vs %s ms, ratio %s (goal <= 1.5, and <= 1 ms each)\n" "$(scale "$fl" 1e6)" "$(scale "$fs" 1e6)" "$(ratio "$fl" "$fs")"
+printf "  interleaved forks:        %s ms vs %s ms, ratio %s\n" "$(scale "$(metric "$w" BenchmarkFork/interleaved ns/fork-100000)" 1e6)" \
+  "$(scale "$(metric "$w" BenchmarkFork/interleaved ns/fork-100)" 1e6)" "$(metric "$w" BenchmarkFork/interleaved long/short)"
+printf "  a fork's durable writes:  commit %s ms, put of a stored blob %s ms (the floor on this disk)\n" \
+  "$(scale "$(metric "$w" BenchmarkForkFloor/commit ns/commit)" 1e6)" "$(scale "$(metric "$w" BenchmarkForkFloor/put-stored ns/put)" 1e6)"
+printf "1000 checkpoints of an unchanged 1 MB state: blob folder %s MB for a %s MB state, %s ms/checkpoint (goal <= 1.1 MB)\n" \
+  "$(scale "$(metric "$w" BenchmarkCheckpoints1000Unchanged1MB blob-bytes)" 1e6)" "$(scale "$(metric "$w" BenchmarkCheckpoints1000Unchanged1MB state-bytes)" 1e6)" \
+  "$(metric "$w" BenchmarkCheckpoints1000Unchanged1MB ms/checkpoint)"
+lr=$(metric "$w" BenchmarkListCheckpoints1000/registry ms/list); lw=$(metric "$w" BenchmarkListCheckpoints1000/raw ms/list)
+printf "list 1000 checkpoints:     %s ms (goal <= 8), raw database/sql %s ms, ratio %s\n" "$lr" "$lw" "$(ratio "$lr" "$lw")"
+for c in counter grid; do
+  printf "10k steps, %-7s + events + checkpoint every 100: %8.0f steps/s, %s s/run\n" "$c" \
+    "$(metric "$w" "BenchmarkRunSteps10k/$c" steps/s)" "$(scale "$(metric "$w" "BenchmarkRunSteps10k/$c" ms/run)" 1e3)"
+done

@@ -345,7 +345,9 @@ func (s *Service) Spec(ctx context.Context, worldID string) (backend.WorldSpec, 
 }
 
 // Specs returns every world's spec, oldest first.
-func (s *Service) Specs(ctx context.Context) ([]backend.WorldSpec, error) { return s.store.ListSpecs(ctx) }
+func (s *Service) Specs(ctx context.Context) ([]backend.WorldSpec, error) {
+	return s.store.ListSpecs(ctx)
+}
 
 // Run returns a run.
 func (s *Service) Run(ctx context.Context, runID string) (backend.WorldRun, error) {
