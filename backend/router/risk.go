@@ -1,0 +1,209 @@
+package router
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The tools the risk policy knows.
+const (
+	ToolShell     = "shell_exec"
+	ToolFileRead  = "file_read"
+	ToolFileWrite = "file_write"
+	ToolWorldSim  = "world_sim"
+	// ToolCoder stands for a coder step: a model writes a script, which then
+	// runs as a sandboxed step.
+	ToolCoder = "coder"
+)
+
+// Level is how risky a step is.
+type Level int
+
+// The risk levels, in increasing order.
+const (
+	Low Level = iota + 1
+	Medium
+	High
+)
+
+// String returns "low", "medium" or "high"; any other value is "high",
+// because an unknown risk is treated as high everywhere.
+func (l Level) String() string {
+	switch l {
+	case Low:
+		return "low"
+	case Medium:
+		return "medium"
+	}
+	return "high"
+}
+
+// MarshalText encodes a level as its name.
+func (l Level) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// UnmarshalText decodes a level from its name.
+func (l *Level) UnmarshalText(text []byte) error {
+	switch string(text) {
+	case "low":
+		*l = Low
+	case "medium":
+		*l = Medium
+	case "high":
+		*l = High
+	default:
+		return fmt.Errorf("risk level %q is not low, medium or high", text)
+	}
+	return nil
+}
+
+// normal maps any value outside Low..High to High.
+func (l Level) normal() Level {
+	if l < Low || l > High {
+		return High
+	}
+	return l
+}
+
+// Assessment is the risk of one step, from its tool and args alone.
+type Assessment struct {
+	Level Level `json:"level"`
+	// Rule is the id of the rule in Rules that decided the level.
+	Rule string `json:"rule"`
+	// Why says in a clause what the step does that made the rule apply.
+	Why string `json:"why"`
+	// Network is true when the step needs network access; the sandbox
+	// grants it only to an approved step.
+	Network bool `json:"network"`
+	// Shell is true when the step runs a process on the machine (a shell
+	// command or a generated script); without a sandbox such a step always
+	// needs approval.
+	Shell bool `json:"shell"`
+}
+
+// Rule is one row of the risk policy.
+type Rule struct {
+	ID          string `json:"id"`
+	Level       Level  `json:"level"`
+	Description string `json:"description"`
+}
+
+// The ids of the risk rules.
+const (
+	RuleReadOnly         = "read_only"
+	RuleSimulation       = "simulation"
+	RuleFileWrite        = "file_write"
+	RuleShellSandboxed   = "shell_sandboxed"
+	RuleShellUnsandboxed = "shell_unsandboxed"
+	RuleNetwork          = "network"
+	RuleDestructive      = "destructive"
+	RulePrivilege        = "privilege"
+	RuleGeneratedCode    = "generated_code"
+	RuleUnknownTool      = "unknown_tool"
+	RuleUnreadableArgs   = "unreadable_args"
+	RuleInDoubt          = "in_doubt"
+)
+
+// rules is the risk policy in one table. A shell command is matched by
+// tokens, conservatively: a command word counts wherever it appears in the
+// command, inside quotes or as an argument too, so `echo "rm -rf /"` and
+// `bash -c 'curl x'` are flagged. When several shell rules match, the first
+// in this order decides the rule (destructive, privilege, network) and Why
+// names them all.
+var rules = []Rule{
+	{RuleReadOnly, Low, "file_read only reads a file inside the run's workspace."},
+	{RuleSimulation, Low, "world_sim runs a deterministic simulated world; nothing outside it changes."},
+	{RuleFileWrite, Medium, "file_write creates or changes a file inside the run's workspace."},
+	{RuleShellSandboxed, Medium, "A shell command under bubblewrap: read-only system, writable workspace only, no network."},
+	{RuleShellUnsandboxed, High, "A shell command without a sandbox (bubblewrap is unavailable) runs with the user's full rights."},
+	{RuleDestructive, High, "The command can destroy data or stop the system: rm with -r/-R/--recursive, mkfs, dd, shred, wipefs, " +
+		"fdisk, sfdisk, parted, blkdiscard, chmod/chown/chgrp -R, find -delete, a redirect or tee into /dev/ (other than " +
+		"null, stdout, stderr, stdin, tty, fd), shutdown, reboot, halt, poweroff, killall, pkill."},
+	{RulePrivilege, High, "The command asks for more privilege: sudo, su, doas, pkexec, runuser."},
+	{RuleNetwork, High, "The command reaches the network, which the sandbox allows only to an approved step: curl, wget, ssh, " +
+		"scp, sftp, rsync, nc, ncat, netcat, socat, telnet, ftp, ping, dig, nslookup; git clone/fetch/pull/push/ls-remote/submodule; " +
+		"pip/npm/yarn/pnpm/gem/cargo/go/uv/docker/podman installs and pulls; system package managers (apt, apt-get, dnf, yum, pacman, apk, brew, snap, flatpak, zypper)."},
+	{RuleGeneratedCode, High, "A coder step runs a script a model wrote; generated scripts always need approval."},
+	{RuleUnknownTool, High, "A tool this policy does not know is treated as high risk."},
+	{RuleUnreadableArgs, High, "The step's args could not be read, so nothing can be said about what it does."},
+	{RuleInDoubt, High, "The step was running when ducklm stopped and may already have had its effect; running it again always needs a new approval."},
+}
+
+// Rules returns the risk policy, one row per rule, in the order the UI
+// should list them.
+func Rules() []Rule { return slices.Clone(rules) }
+
+// RuleByID returns the rule with the given id.
+func RuleByID(id string) (Rule, bool) {
+	for _, r := range rules {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
+
+// Risk assesses a step from its tool and args alone, never from what a model
+// says about it. sandboxed is true when bubblewrap is usable.
+func Risk(tool string, args json.RawMessage, sandboxed bool) Assessment {
+	switch tool {
+	case ToolFileRead:
+		return Assessment{Level: Low, Rule: RuleReadOnly, Why: "it reads a file in the workspace"}
+	case ToolWorldSim:
+		return Assessment{Level: Low, Rule: RuleSimulation, Why: "it runs a simulated world"}
+	case ToolFileWrite:
+		return Assessment{Level: Medium, Rule: RuleFileWrite, Why: "it writes a file in the workspace"}
+	case ToolCoder:
+		return Assessment{Level: High, Rule: RuleGeneratedCode, Why: "it runs a script a model wrote", Shell: true}
+	case ToolShell:
+		return shellRisk(args, sandboxed)
+	}
+	return Assessment{Level: High, Rule: RuleUnknownTool, Why: fmt.Sprintf("tool %q is not one the risk policy knows", tool)}
+}
+
+func shellRisk(args json.RawMessage, sandboxed bool) Assessment {
+	var a struct {
+		Command string `json:"command"`
+	}
+	if err := json.Unmarshal(args, &a); err != nil || strings.TrimSpace(a.Command) == "" {
+		return Assessment{Level: High, Rule: RuleUnreadableArgs, Why: "its args hold no readable command", Shell: true}
+	}
+	f := scan(a.Command)
+	var parts []string
+	if len(f.destructive) > 0 {
+		parts = append(parts, "can destroy data ("+strings.Join(f.destructive, ", ")+")")
+	}
+	if len(f.privilege) > 0 {
+		parts = append(parts, "asks for more privilege ("+strings.Join(f.privilege, ", ")+")")
+	}
+	if len(f.network) > 0 {
+		parts = append(parts, "reaches the network ("+strings.Join(f.network, ", ")+")")
+	}
+	out := Assessment{Level: High, Network: len(f.network) > 0, Shell: true}
+	switch {
+	case len(f.destructive) > 0:
+		out.Rule = RuleDestructive
+	case len(f.privilege) > 0:
+		out.Rule = RulePrivilege
+	case len(f.network) > 0:
+		out.Rule = RuleNetwork
+	case sandboxed:
+		return Assessment{Level: Medium, Rule: RuleShellSandboxed, Why: "the command runs in the sandbox", Shell: true}
+	default:
+		return Assessment{Level: High, Rule: RuleShellUnsandboxed, Why: "the command would run without a sandbox", Shell: true}
+	}
+	if !sandboxed {
+		parts = append(parts, "would run without a sandbox")
+	}
+	out.Why = "the command " + joinClauses(parts)
+	return out
+}
+
+// joinClauses joins clauses as English: "a", "a and b", "a, b and c".
+func joinClauses(p []string) string {
+	if len(p) <= 1 {
+		return strings.Join(p, "")
+	}
+	return strings.Join(p[:len(p)-1], ", ") + " and " + p[len(p)-1]
+}

@@ -1,0 +1,215 @@
+package router
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"ducklm/backend"
+)
+
+// ruleConfidence is the confidence of a decision a rule made: certain.
+const ruleConfidence = 1
+
+// PlanPayload is the payload of a plan decision.
+type PlanPayload struct {
+	// Model is the planner model, "" for the offline planner.
+	Model string `json:"model"`
+}
+
+// ReplanPayload is the payload of a replan decision.
+type ReplanPayload struct {
+	// Error is the validation message the planner must fix.
+	Error string `json:"error"`
+	// Model is the planner model, "" for the offline planner.
+	Model string `json:"model"`
+}
+
+// StepPayload is the payload of a tool or coder decision.
+type StepPayload struct {
+	Step string `json:"step"`
+	Tool string `json:"tool,omitempty"`
+	// Network is true when the step was approved with network access.
+	Network bool `json:"network"`
+	// Model is a coder step's model; "" when no model is available.
+	Model string `json:"model,omitempty"`
+}
+
+// Why a run failed, as FailPayload.Cause.
+const (
+	CauseCancelled   = "cancelled"
+	CauseInvalidPlan = "invalid_plan"
+	CauseNoPlan      = "no_plan"
+	CauseStepLimit   = "step_limit"
+	CauseStepsFailed = "steps_failed"
+	CauseBadStep     = "bad_step"
+)
+
+// FailPayload is the payload of a fail decision.
+type FailPayload struct {
+	// Cause is one of the Cause constants.
+	Cause string `json:"cause"`
+	// Error is the last validation message, for CauseInvalidPlan.
+	Error string `json:"error,omitempty"`
+	// Steps are the steps concerned: the failed ones for CauseStepsFailed.
+	Steps []string `json:"steps,omitempty"`
+}
+
+// PermissionPayload is the payload of a request_permission decision: what
+// the UI shows the user, and the rule that asked.
+type PermissionPayload struct {
+	Step    string          `json:"step"`
+	Kind    string          `json:"kind"`
+	Tool    string          `json:"tool"`
+	Args    json.RawMessage `json:"args"`
+	Rule    string          `json:"rule"`
+	Risk    Level           `json:"risk"`
+	Why     string          `json:"why"`
+	Network bool            `json:"network"`
+}
+
+// Route returns the next decision for a run. It is a pure function of its
+// input; every decision it makes follows a rule, so its confidence is 1.
+//
+// In order: a cancelled run fails; a finished one is a noop; a plan that
+// failed validation is replanned while replans remain, else the run fails;
+// a run without a graph is planned; past MaxSteps the run fails; the first
+// ready step runs, or its approval is asked for; while steps run or an
+// approval is awaited, noop; then the run fails if any step failed and
+// completes otherwise.
+func Route(s State, c Context) backend.Decision {
+	maxReplans := max(s.MaxReplans, 0)
+	switch {
+	case s.Cancelled:
+		return fail(FailPayload{Cause: CauseCancelled}, "The run was cancelled.")
+	case s.Phase == PhaseFinished:
+		return decide(backend.DecisionNoop, struct{}{}, "The run has finished; there is nothing left to do.")
+	case s.ValidationError != "":
+		if s.Replans < maxReplans {
+			model, _ := PickModel(RolePlanner, c.AvailableModels, c.Settings)
+			return decide(backend.DecisionReplan, ReplanPayload{Error: s.ValidationError, Model: model},
+				fmt.Sprintf("The plan is invalid, so the planner tries again (replan %d of %d).", s.Replans+1, maxReplans))
+		}
+		return fail(FailPayload{Cause: CauseInvalidPlan, Error: s.ValidationError},
+			sentence(fmt.Sprintf("The plan is still invalid after %d %s: %s", s.Replans, plural(s.Replans, "replan"), s.ValidationError)))
+	case !s.HasGraph:
+		if s.Replans > maxReplans {
+			return fail(FailPayload{Cause: CauseNoPlan}, fmt.Sprintf("There is no valid plan after %d %s.", s.Replans, plural(s.Replans, "replan")))
+		}
+		model, ok := PickModel(RolePlanner, c.AvailableModels, c.Settings)
+		reason := fmt.Sprintf("The task has no plan yet, so %s plans it.", model)
+		if !ok {
+			reason = "The task has no plan yet and no planner model is available, so the offline planner plans it."
+		}
+		return decide(backend.DecisionPlan, PlanPayload{Model: model}, reason)
+	case s.MaxSteps > 0 && s.StepsRun > s.MaxSteps:
+		return fail(FailPayload{Cause: CauseStepLimit}, fmt.Sprintf("The run has started %d steps, more than its limit of %d.", s.StepsRun, s.MaxSteps))
+	}
+
+	if len(s.Ready) > 0 {
+		if s.MaxSteps > 0 && s.StepsRun >= s.MaxSteps {
+			return fail(FailPayload{Cause: CauseStepLimit},
+				fmt.Sprintf("The run reached its limit of %d %s with steps still to run.", s.MaxSteps, plural(s.MaxSteps, "step")))
+		}
+		return next(s, c, s.Ready[0])
+	}
+	switch {
+	case s.Running > 0:
+		return decide(backend.DecisionNoop, struct{}{}, fmt.Sprintf("Waiting for %d running %s.", s.Running, plural(s.Running, "step")))
+	case s.Phase == PhaseAwaitingApproval:
+		return decide(backend.DecisionNoop, struct{}{}, "Waiting for the user's approval.")
+	case len(s.Failed) > 0:
+		// Sorted, so a caller that gathers failures from a map still gets
+		// one decision.
+		failed := slices.Sorted(slices.Values(s.Failed))
+		return fail(FailPayload{Cause: CauseStepsFailed, Steps: failed},
+			fmt.Sprintf("The run cannot go on because %s failed: %s.", plural(len(failed), "step"), quoteList(failed)))
+	}
+	return decide(backend.DecisionComplete, struct{}{}, "Every step of the plan is done.")
+}
+
+// next decides about the first ready step: ask, or run it.
+func next(s State, c Context, r ReadyStep) backend.Decision {
+	n := r.Node
+	tool := n.Tool
+	if n.Kind == backend.KindCoderStep {
+		tool = ToolCoder
+	}
+	a := Risk(tool, n.Args, s.Sandboxed)
+	if r.InDoubt && !r.Approved {
+		a.Level, a.Rule = High, RuleInDoubt
+		a.Why = "it was running when ducklm stopped and may already have had its effect"
+		return ask(n, tool, a, fmt.Sprintf("Step %q needs a new approval because %s.", n.ID, a.Why))
+	}
+	if !r.Approved && NeedsPermission(s.ApprovalMode, a, s.Sandboxed) {
+		return ask(n, tool, a, fmt.Sprintf("Step %q needs approval in mode %s: %s, which rule %s rates %s risk.",
+			n.ID, modeName(s.ApprovalMode), a.Why, a.Rule, a.Level.normal()))
+	}
+	switch n.Kind {
+	case backend.KindToolStep:
+		return decide(backend.DecisionTool, StepPayload{Step: n.ID, Tool: tool, Network: a.Network},
+			fmt.Sprintf("Step %q is ready, so %s runs it.", n.ID, tool))
+	case backend.KindCoderStep:
+		model, ok := PickModel(RoleCoder, c.AvailableModels, c.Settings)
+		reason := fmt.Sprintf("Step %q is ready, so the coder writes its script with %s.", n.ID, model)
+		if !ok {
+			reason = fmt.Sprintf("Step %q is ready, but no coder model is available.", n.ID)
+		}
+		return decide(backend.DecisionCoder, StepPayload{Step: n.ID, Tool: ToolCoder, Model: model}, reason)
+	}
+	return fail(FailPayload{Cause: CauseBadStep, Steps: []string{n.ID}}, fmt.Sprintf("Step %q has kind %q, which cannot run.", n.ID, n.Kind))
+}
+
+// ask builds a request_permission decision.
+func ask(n backend.TaskNode, tool string, a Assessment, reason string) backend.Decision {
+	args := json.RawMessage(bytes.TrimSpace(n.Args))
+	if len(args) == 0 || !json.Valid(args) {
+		args = json.RawMessage("{}")
+	}
+	d := decide(backend.DecisionRequestPermission, PermissionPayload{
+		Step: n.ID, Kind: n.Kind, Tool: tool, Args: args,
+		Rule: a.Rule, Risk: a.Level.normal(), Why: a.Why, Network: a.Network,
+	}, reason)
+	d.RequiresPermission = true
+	return d
+}
+
+func decide(t backend.DecisionType, payload any, reason string) backend.Decision {
+	return backend.NewDecision(t, payload, ruleConfidence, reason)
+}
+
+func fail(p FailPayload, reason string) backend.Decision {
+	return decide(backend.DecisionFail, p, reason)
+}
+
+// sentence ends s with a full stop unless it already ends a sentence.
+func sentence(s string) string {
+	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "!") || strings.HasSuffix(s, "?") {
+		return s
+	}
+	return s + "."
+}
+
+func modeName(m ApprovalMode) string {
+	if m == "" {
+		return "unset"
+	}
+	return string(m)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+func quoteList(ids []string) string {
+	q := make([]string, len(ids))
+	for i, id := range ids {
+		q[i] = fmt.Sprintf("%q", id)
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,97 @@
+package router
+
+import "ducklm/backend"
+
+// Phase is where a run stands in its lifecycle.
+type Phase string
+
+// The phases of a run.
+const (
+	PhaseNew              Phase = "new"
+	PhasePlanned          Phase = "planned"
+	PhaseExecuting        Phase = "executing"
+	PhaseAwaitingApproval Phase = "awaiting_approval"
+	PhaseFinished         Phase = "finished"
+)
+
+// ApprovalMode is how much the user wants to be asked before a step runs.
+type ApprovalMode string
+
+// The approval modes.
+const (
+	// AskEvery asks before every step.
+	AskEvery ApprovalMode = "ask_every"
+	// AskRisky asks before medium- and high-risk steps.
+	AskRisky ApprovalMode = "ask_risky"
+	// AutoSandboxed asks only before high-risk steps, and before every step
+	// when there is no sandbox.
+	AutoSandboxed ApprovalMode = "auto_sandboxed"
+)
+
+// Role is what a model is used for.
+type Role string
+
+// The model roles.
+const (
+	RolePlanner  Role = "planner"
+	RoleCoder    Role = "coder"
+	RoleCritic   Role = "critic"
+	RoleEmbedder Role = "embedder"
+)
+
+// State is what the router knows of a run. The runtime loop builds it from
+// the run's ledger; the router never changes it.
+type State struct {
+	RunID string
+	Task  string
+	Phase Phase
+	// HasGraph is true once a plan has been validated into a task graph.
+	HasGraph bool
+	// Ready holds the steps that may start now, in topological order
+	// (taskgraph.Graph.Ready).
+	Ready []ReadyStep
+	// Running is the number of steps running now.
+	Running int
+	// Failed holds the ids of the steps that failed, in any order.
+	Failed []string
+	// Replans is how many replans the run has had; MaxReplans bounds them.
+	Replans    int
+	MaxReplans int
+	// ValidationError is the message of the last plan's validation failure,
+	// "" when the last plan was valid or there is none yet.
+	ValidationError string
+	ApprovalMode    ApprovalMode
+	// Sandboxed is true when bubblewrap is usable.
+	Sandboxed bool
+	// StepsRun is how many steps have started; MaxSteps bounds them (0: no
+	// bound).
+	StepsRun  int
+	MaxSteps  int
+	Cancelled bool
+}
+
+// ReadyStep is a step that may start now.
+type ReadyStep struct {
+	Node backend.TaskNode
+	// Approved is true when the user has approved this step. For an
+	// in-doubt step only an approval given after it went in doubt counts.
+	Approved bool
+	// InDoubt is true when the step was running when the process stopped,
+	// so it may already have had its effect.
+	InDoubt bool
+}
+
+// Context is the assembled context the router decides with.
+type Context struct {
+	// AvailableModels are the models Ollama lists; empty when Ollama is
+	// unreachable.
+	AvailableModels []string
+	Settings        Settings
+}
+
+// Settings are the user's choices the router honours.
+type Settings struct {
+	// Models is the user's model per role; a missing or unavailable one
+	// falls back to PickModel's preference.
+	Models map[Role]string
+}
