@@ -1,0 +1,120 @@
+package ollama
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"ducklm/backend"
+)
+
+// Message is one turn of a chat.
+type Message struct {
+	Role    string `json:"role"` // "system", "user" or "assistant"
+	Content string `json:"content"`
+}
+
+// ChatRequest is one chat call.
+type ChatRequest struct {
+	Model    string
+	Messages []Message
+	// Format constrains the answer: a JSON Schema object, or the JSON string
+	// "json" for any JSON; nil for free text.
+	Format json.RawMessage
+	// Options are model options (temperature, num_ctx, seed, ...).
+	Options map[string]any
+	// OnToken, if set, receives each piece of the answer as it arrives, in
+	// order. It runs on the caller's goroutine and slows the stream if slow.
+	OnToken func(string)
+	// Timeout bounds this call; 0 uses the client's timeout.
+	Timeout time.Duration
+}
+
+// ChatResponse is the whole answer of a finished chat.
+type ChatResponse struct {
+	Content      string
+	Model        string
+	DoneReason   string // "stop", or "length" when the answer hit the token limit
+	PromptTokens int
+	EvalTokens   int
+	Duration     time.Duration // Ollama's total time, or the wall time if it sent none
+}
+
+// Chat sends the messages and streams the answer, handing each token to
+// req.OnToken. It returns the assembled answer once Ollama says it is done;
+// a stream that ends without that is an error, never a short answer.
+func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error) {
+	cl := call{op: opChat, model: req.Model}
+	if req.Model == "" {
+		return ChatResponse{}, backend.Errorf(backend.EINVALID, "no chat model was named")
+	}
+	if err := checkFormat(req.Format); err != nil {
+		return ChatResponse{}, err
+	}
+	msgs := make([]api.Message, len(req.Messages))
+	for i, m := range req.Messages {
+		msgs[i] = api.Message{Role: m.Role, Content: m.Content}
+	}
+	stream := true
+	areq := &api.ChatRequest{Model: req.Model, Messages: msgs, Stream: &stream, Format: req.Format, Options: req.Options}
+
+	ctx, cancel := c.callContext(ctx, req.Timeout)
+	defer cancel()
+	start := time.Now()
+	var (
+		content strings.Builder
+		out     ChatResponse
+		done    bool
+	)
+	err := c.api.Chat(ctx, areq, func(r api.ChatResponse) error {
+		cl.started = true
+		if tok := r.Message.Content; tok != "" {
+			content.WriteString(tok)
+			if req.OnToken != nil {
+				req.OnToken(tok)
+			}
+		}
+		if r.Done {
+			done = true
+			out.Model = r.Model
+			out.DoneReason = r.DoneReason
+			out.PromptTokens = r.PromptEvalCount
+			out.EvalTokens = r.EvalCount
+			out.Duration = r.TotalDuration
+		}
+		return nil
+	})
+	// api.Client.Chat reads the stream with a bufio.Scanner and ignores its
+	// error, so a cancelled context or a cut connection ends the stream with
+	// a nil error: only the missing final "done" message tells them apart
+	// from a finished answer.
+	if err == nil && !done {
+		err = errDropped
+	}
+	if err != nil {
+		return ChatResponse{}, c.classify(ctx, err, cl)
+	}
+	out.Content = content.String()
+	if out.Model == "" {
+		out.Model = req.Model
+	}
+	if out.Duration <= 0 {
+		out.Duration = time.Since(start)
+	}
+	return out, nil
+}
+
+// checkFormat rejects what Ollama would reject only after loading the model.
+func checkFormat(f json.RawMessage) error {
+	s := strings.TrimSpace(string(f))
+	switch {
+	case s == "", s == "null", s == `""`, s == `"json"`:
+		return nil
+	case strings.HasPrefix(s, "{") && json.Valid(f):
+		return nil
+	}
+	return backend.Errorf(backend.EINVALID, `a chat format must be "json" or a JSON Schema object`)
+}
