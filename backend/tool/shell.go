@@ -1,0 +1,136 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"ducklm/backend"
+	"ducklm/backend/bwrap"
+)
+
+var _ backend.Tool = (*Shell)(nil)
+
+// sandboxAvailable is bwrap.Available; tests replace it to play a machine
+// without bubblewrap.
+var sandboxAvailable = bwrap.Available
+
+// SandboxMode says what Shell does when bubblewrap cannot run here.
+type SandboxMode int
+
+const (
+	// RequireSandbox refuses the call with EUNAVAILABLE. It is the zero
+	// value, so a Shell nobody configured never runs unsandboxed.
+	RequireSandbox SandboxMode = iota
+	// AllowUnsandboxed runs the command without isolation (same limits,
+	// no confinement). The runtime picks it only for a call a person
+	// approved knowing there is no sandbox.
+	AllowUnsandboxed
+)
+
+// Shell runs a shell command in the call's workspace: under bubblewrap when
+// it is available, otherwise only as Sandbox allows.
+type Shell struct {
+	Sandbox SandboxMode
+	// Env is added to the command's minimal environment (PATH, HOME, LANG).
+	Env map[string]string
+}
+
+const shellSchema = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "shell_exec arguments",
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["command"],
+  "properties": {
+    "command": {"type": "string", "minLength": 1, "description": "A POSIX shell command line, run with /bin/sh -c in the workspace."},
+    "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": 86400, "description": "Stop the command after this many seconds; it cannot exceed the step's time limit."}
+  }
+}`
+
+// shellOutput is Shell's ToolResult.Output.
+type shellOutput struct {
+	Signal        string   `json:"signal,omitempty"`
+	Enforced      []string `json:"enforced"`
+	ChangesCapped bool     `json:"changes_capped,omitempty"` // the workspace has too many files to compare all
+}
+
+// Name implements backend.Tool.
+func (*Shell) Name() string { return "shell_exec" }
+
+// Description implements backend.Tool.
+func (*Shell) Description() string {
+	return "Runs one POSIX shell command line with /bin/sh -c, with the run's workspace as the " +
+		"current and home folder, and returns its exit code, stdout, stderr and the workspace " +
+		"files it added, changed or removed. The command runs in a sandbox: the system's " +
+		"programs and libraries are readable, only the workspace is writable, /tmp is private " +
+		"and emptied afterwards, there is no network unless the step was approved for it, and " +
+		"time, CPU, memory, file size, process count and output are limited; output past the " +
+		"limit is dropped and marked truncated. Nothing it starts outlives it. Prefer file_read " +
+		"and file_write for reading and writing single files."
+}
+
+// ArgsSchema implements backend.Tool.
+func (*Shell) ArgsSchema() json.RawMessage { return json.RawMessage(shellSchema) }
+
+// Run implements backend.Tool. A command that fails or times out is a
+// result; an error means it could not run (bad args, no sandbox and no
+// permission to run without one, cancelled).
+func (s *Shell) Run(ctx context.Context, call backend.ToolCall) (backend.ToolResult, error) {
+	var args struct {
+		Command        *string `json:"command"`
+		TimeoutSeconds *int64  `json:"timeout_seconds"`
+	}
+	if err := decodeArgs(s.Name(), call.Args, &args); err != nil {
+		return backend.ToolResult{}, err
+	}
+	if args.Command == nil || *args.Command == "" {
+		return backend.ToolResult{}, backend.Errorf(backend.EINVALID, "shell_exec needs a command")
+	}
+	if err := checkWorkspace(call.Workspace); err != nil {
+		return backend.ToolResult{}, err
+	}
+	lim := limits(call)
+	if t := args.TimeoutSeconds; t != nil {
+		if *t < 1 || *t > 86400 {
+			return backend.ToolResult{}, backend.Errorf(backend.EINVALID, "timeout_seconds must be between 1 and 86400")
+		}
+		// The call may ask for less time than the step allows, never more.
+		lim.Timeout = min(lim.Timeout, time.Duration(*t)*time.Second)
+	}
+	spec := bwrap.Spec{
+		Argv:      []string{"/bin/sh", "-c", *args.Command},
+		Workspace: call.Workspace,
+		Network:   call.Network,
+		Limits:    lim,
+		Env:       s.Env,
+	}
+	_, ok, why := sandboxAvailable()
+	if !ok && s.Sandbox != AllowUnsandboxed {
+		return backend.ToolResult{}, backend.Errorf(backend.EUNAVAILABLE,
+			"%s; shell commands can only run unsandboxed, with your approval", why)
+	}
+
+	before := takeSnapshot(call.Workspace)
+	run := bwrap.Run
+	if !ok {
+		run = bwrap.RunUnsandboxed
+	}
+	res, err := run(ctx, spec)
+	if err != nil && res.Duration == 0 {
+		return backend.ToolResult{}, err // it never ran
+	}
+	after := takeSnapshot(call.Workspace)
+	out := shellOutput{Signal: res.Signal, Enforced: res.Enforced, ChangesCapped: before.truncated || after.truncated}
+	return backend.ToolResult{
+		ExitCode:     res.ExitCode,
+		Stdout:       res.Stdout,
+		Stderr:       res.Stderr,
+		Truncated:    res.Truncated,
+		TimedOut:     res.TimedOut,
+		Duration:     res.Duration,
+		FilesChanged: changedFiles(before, after),
+		Output:       mustJSON(out),
+		Sandboxed:    res.Sandboxed,
+	}, err
+}
