@@ -1,0 +1,175 @@
+package runtime
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+
+	"ducklm/backend"
+	"ducklm/backend/router"
+)
+
+// requestApproval parks one step behind an approval request: the request is
+// an event, so it survives a restart, and only an answer to this request
+// (by its id) releases the step.
+func (c *Controller) requestApproval(ctx context.Context, st *RunState, dec backend.Decision) error {
+	var p router.PermissionPayload
+	if err := json.Unmarshal(dec.Payload, &p); err != nil {
+		return backend.Errorf(backend.EINVALID, "the approval request is unreadable")
+	}
+	step := st.Steps[p.Step]
+	if step == nil {
+		return backend.Errorf(backend.EINVALID, "the router asked approval for an unknown step %q", p.Step)
+	}
+	req := approvalRequest{
+		RequestID: backend.NewID(backend.KindApproval), Step: p.Step, Tool: p.Tool, Args: p.Args,
+		Rule: p.Rule, Risk: p.Risk.String(), Why: p.Why, Network: p.Network,
+		Sandboxed: c.d.Sandboxed(), Limits: st.Request.Limits, InDoubt: step.State == StepInDoubt,
+	}
+	if step.Script != nil {
+		// The user approves the script the coder wrote, not the goal.
+		req.Args, _ = json.Marshal(map[string]string{"language": step.Script.Language, "script": step.Script.Source})
+	}
+	if err := c.append(ctx, st, EvApprovalRequested, req); err != nil {
+		return err
+	}
+	return c.catchUp(ctx, st)
+}
+
+// Answer is a user's answer to one approval request.
+type Answer struct {
+	RequestID string
+	Approve   bool
+	// Args, when set, replaces the step's arguments (edit and approve).
+	Args json.RawMessage
+	// Network allows the step to reach the network.
+	Network bool
+	Reason  string
+	// IdempotencyKey makes a retried answer a no-op; "" means one per request.
+	IdempotencyKey string
+	By             string
+}
+
+// Approval is an open request, as the UI and CLI show it.
+type Approval struct {
+	RunID     string          `json:"runId"`
+	RequestID string          `json:"requestId"`
+	Step      string          `json:"step"`
+	Title     string          `json:"title,omitempty"`
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args"`
+	Rule      string          `json:"rule"`
+	Risk      string          `json:"risk"`
+	Why       string          `json:"why"`
+	Network   bool            `json:"network"`
+	Sandboxed bool            `json:"sandboxed"`
+	InDoubt   bool            `json:"inDoubt"`
+	Limits    backend.Limits  `json:"limits"`
+}
+
+// Approvals lists the open requests of one run, or of every run ("").
+func (c *Controller) Approvals(ctx context.Context, runID string) ([]Approval, error) {
+	runs := []string{runID}
+	if runID == "" {
+		all, err := c.taskRuns(ctx)
+		if err != nil {
+			return nil, err
+		}
+		runs = runs[:0]
+		for _, r := range all {
+			if r.Status == backend.RunAwaitingApproval || r.Status == backend.RunRunning {
+				runs = append(runs, r.ID)
+			}
+		}
+	}
+	var out []Approval
+	for _, id := range runs {
+		st, _, err := c.Load(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range st.PendingApprovals() {
+			a := s.Approval
+			out = append(out, Approval{RunID: id, RequestID: a.RequestID, Step: a.Step, Title: s.Node.Title, Tool: a.Tool,
+				Args: a.Args, Rule: a.Rule, Risk: a.Risk, Why: a.Why, Network: a.Network, Sandboxed: a.Sandboxed,
+				InDoubt: a.InDoubt, Limits: a.Limits})
+		}
+	}
+	return out, nil
+}
+
+// Answer approves or denies one request. The answer is an event whose id is
+// derived from the request and the idempotency key, so a retried answer is a
+// no-op and never approves anything else.
+func (c *Controller) Answer(ctx context.Context, runID string, a Answer) error {
+	if err := backend.CheckID(a.RequestID, backend.KindApproval); err != nil {
+		return err
+	}
+	st, _, err := c.Load(ctx, runID)
+	if err != nil {
+		return err
+	}
+	key := a.IdempotencyKey
+	if key == "" {
+		key = "once"
+	}
+	id := answerEventID(a.RequestID, key)
+	var step *StepRecord
+	for _, s := range st.PendingApprovals() {
+		if s.Approval.RequestID == a.RequestID {
+			step = s
+		}
+	}
+	if step == nil {
+		// Already answered with this key: the retry is a no-op.
+		events, err := c.d.Events.Query(ctx, backend.EventQuery{Stream: runID, Types: []string{EvApproved, EvDenied}})
+		if err != nil {
+			return err
+		}
+		for _, e := range events {
+			if e.ID == id {
+				return nil
+			}
+		}
+		return backend.Errorf(backend.ENOTFOUND, "run %s has no open approval request %s (it was answered or the run moved on)", runID, a.RequestID)
+	}
+	if st.Status.Terminal() {
+		return backend.Errorf(backend.EINVALID, "run %s is %s; its requests can no longer be answered", runID, st.Status)
+	}
+	ans := approvalAnswer{RequestID: a.RequestID, Step: step.Node.ID, IdempotencyKey: key, Network: a.Network, Reason: a.Reason, By: a.By}
+	typ := EvDenied
+	if a.Approve {
+		typ = EvApproved
+		if len(a.Args) > 0 && step.Script == nil {
+			if err := c.checkArgs(step.Node, a.Args); err != nil {
+				return err
+			}
+			ans.Args = compact(a.Args)
+		}
+	}
+	e := event(typ, ans, st.Ticks)
+	e.ID = id
+	if err := c.appendWith(ctx, st, nil, e); err != nil {
+		return err
+	}
+	c.Start(runID)
+	return nil
+}
+
+func answerEventID(requestID, key string) string {
+	sum := sha256.Sum256([]byte(requestID + "\x00" + key))
+	return string(backend.KindEvent) + "_" + hex.EncodeToString(sum[:16])
+}
+
+func compact(raw json.RawMessage) json.RawMessage {
+	var b strings.Builder
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return raw
+	}
+	out, _ := json.Marshal(v)
+	b.Write(out)
+	return json.RawMessage(b.String())
+}

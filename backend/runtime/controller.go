@@ -1,0 +1,291 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"ducklm/backend"
+)
+
+// RunStore is what the loop needs of the world registry.
+type RunStore interface {
+	CreateSpecAndRun(ctx context.Context, s backend.WorldSpec, r backend.WorldRun) error
+	GetSpec(ctx context.Context, id string) (backend.WorldSpec, error)
+	GetRun(ctx context.Context, id string) (backend.WorldRun, error)
+	ListRuns(ctx context.Context, worldID string) ([]backend.WorldRun, error)
+	ListSpecs(ctx context.Context) ([]backend.WorldSpec, error)
+	SaveRun(ctx context.Context, r backend.WorldRun, expect int64, events []backend.Event, cp *backend.Checkpoint) ([]backend.Event, error)
+	GetCheckpoint(ctx context.Context, id string) (backend.Checkpoint, error)
+	CreateFork(ctx context.Context, f backend.Fork, child backend.WorldSpec, run backend.WorldRun, events []backend.Event, cp *backend.Checkpoint) ([]backend.Event, error)
+}
+
+// Events is what the loop reads of the ledger.
+type Events interface {
+	Query(ctx context.Context, q backend.EventQuery) ([]backend.Event, error)
+}
+
+// Tools is the tool catalog.
+type Tools interface {
+	Get(name string) (backend.Tool, error)
+	List() []backend.Tool
+}
+
+// BackendTask names the world backend of task runs.
+const BackendTask = "task"
+
+// Deps are the components the loop coordinates.
+type Deps struct {
+	Store  RunStore
+	Events Events
+	Blobs  backend.BlobStore
+	Tools  Tools
+	// Planner plans with a model; Offline serves without one.
+	Planner Planner
+	Offline Planner
+	Critic  Critic
+	Coder   Coder
+	// Models lists the models Ollama offers (nil: no Ollama configured).
+	Models ModelLister
+	// Sandboxed reports whether bubblewrap can sandbox steps here.
+	Sandboxed func() bool
+	// WorkRoot holds the runs' default workspaces.
+	WorkRoot string
+	// Tokens receives streamed model tokens (not stored).
+	Tokens func(runID, stepID, token string)
+	// Memories retrieves what the memory store knows about a query (the
+	// seam the memory subsystem fills; nil: none).
+	Memories func(ctx context.Context, query string) ([]string, error)
+	// ScriptTool runs a coder script (language, source) as a sandboxed step.
+	ScriptTool func(language, source string) backend.Tool
+	Log    func(msg string, args ...any)
+}
+
+// Controller is the Runtime Loop Controller.
+type Controller struct {
+	d   Deps
+	now func() time.Time
+
+	mu      sync.Mutex
+	drivers map[string]*driver
+	closed  bool
+	wg      sync.WaitGroup
+}
+
+// driver is the goroutine that moves one run forward.
+type driver struct {
+	cancel context.CancelFunc
+	wake   chan struct{}
+	done   chan struct{}
+}
+
+// New returns a controller.
+func New(d Deps) *Controller {
+	if d.Log == nil {
+		d.Log = func(string, ...any) {}
+	}
+	if d.Sandboxed == nil {
+		d.Sandboxed = func() bool { return false }
+	}
+	return &Controller{d: d, now: time.Now, drivers: map[string]*driver{}}
+}
+
+// Submit validates a task, records it as a new run of a new real-domain
+// world, and starts driving it. It returns the run.
+func (c *Controller) Submit(ctx context.Context, req TaskRequest) (backend.WorldRun, error) {
+	req, err := c.normalise(req)
+	if err != nil {
+		return backend.WorldRun{}, err
+	}
+	data, _ := json.Marshal(req)
+	ref, err := c.d.Blobs.Put(ctx, data, "application/json")
+	if err != nil {
+		return backend.WorldRun{}, err
+	}
+	now := c.now().UTC()
+	spec := backend.WorldSpec{
+		ID: backend.NewID(backend.KindWorld), Name: taskName(req), Domain: backend.DomainReal, Backend: BackendTask,
+		Program: ref, Params: json.RawMessage("{}"), CreatedAt: now,
+	}
+	run := backend.WorldRun{ID: backend.NewID(backend.KindRun), WorldID: spec.ID, Status: backend.RunPending, CreatedAt: now, UpdatedAt: now}
+	if req.Workspace == "" {
+		req.Workspace = filepath.Join(c.d.WorkRoot, run.ID)
+	}
+	if err := os.MkdirAll(req.Workspace, 0o700); err != nil {
+		return backend.WorldRun{}, backend.Wrap(err, backend.EUNAVAILABLE, "cannot create the workspace %s", req.Workspace)
+	}
+	if err := c.d.Store.CreateSpecAndRun(ctx, spec, run); err != nil {
+		return backend.WorldRun{}, err
+	}
+	st := NewRunState(run.ID, spec.ID)
+	if err := c.append(ctx, st, EvTaskReceived, req); err != nil {
+		return backend.WorldRun{}, err
+	}
+	c.Start(run.ID)
+	return c.d.Store.GetRun(ctx, run.ID)
+}
+
+func taskName(req TaskRequest) string {
+	name := strings.TrimSpace(req.Task)
+	if name == "" && req.Plan != nil {
+		name = "explicit plan"
+	}
+	if r := []rune(name); len(r) > 80 {
+		name = string(r[:79]) + "…"
+	}
+	return name
+}
+
+// normalise fills defaults and refuses a request that cannot run.
+func (c *Controller) normalise(req TaskRequest) (TaskRequest, error) {
+	req.Task = strings.TrimSpace(req.Task)
+	if req.Task == "" && req.Plan == nil {
+		return req, backend.Errorf(backend.EINVALID, "a task needs text or an explicit plan")
+	}
+	switch req.ApprovalMode {
+	case "":
+		req.ApprovalMode = AskRisky
+	case AskEvery, AskRisky, AutoSandboxed:
+	default:
+		return req, backend.Errorf(backend.EINVALID, "approval mode %q is not ask_every, ask_risky or auto_sandboxed", req.ApprovalMode)
+	}
+	def := backend.DefaultLimits()
+	if req.Limits.Timeout <= 0 {
+		req.Limits.Timeout = def.Timeout
+	}
+	if req.Limits.MemoryBytes <= 0 {
+		req.Limits.MemoryBytes = def.MemoryBytes
+	}
+	if req.Limits.CPUSeconds <= 0 {
+		req.Limits.CPUSeconds = def.CPUSeconds
+	}
+	if req.Limits.FileBytes <= 0 {
+		req.Limits.FileBytes = def.FileBytes
+	}
+	if req.Limits.OutputBytes <= 0 {
+		req.Limits.OutputBytes = def.OutputBytes
+	}
+	if req.Limits.Processes <= 0 {
+		req.Limits.Processes = def.Processes
+	}
+	if req.MaxSteps <= 0 {
+		req.MaxSteps = 50
+	}
+	if req.MaxReplans <= 0 {
+		req.MaxReplans = 2
+	}
+	if req.MaxRetries < 0 {
+		req.MaxRetries = 0
+	} else if req.MaxRetries == 0 {
+		req.MaxRetries = 1
+	}
+	if req.Concurrency <= 0 {
+		req.Concurrency = 2
+	}
+	if req.Workspace != "" {
+		abs, err := filepath.Abs(req.Workspace)
+		if err != nil {
+			return req, backend.Errorf(backend.EINVALID, "workspace %q is not a usable path", req.Workspace)
+		}
+		req.Workspace = abs
+	}
+	return req, nil
+}
+
+// Load folds a run's events into its state: from its latest checkpoint when
+// it has one, then the events after it.
+func (c *Controller) Load(ctx context.Context, runID string) (*RunState, backend.WorldRun, error) {
+	run, err := c.d.Store.GetRun(ctx, runID)
+	if err != nil {
+		return nil, run, err
+	}
+	spec, err := c.d.Store.GetSpec(ctx, run.WorldID)
+	if err != nil {
+		return nil, run, err
+	}
+	if spec.Backend != BackendTask {
+		return nil, run, backend.Errorf(backend.EINVALID, "run %s is a simulated world run, not a task run", runID)
+	}
+	st := NewRunState(run.ID, run.WorldID)
+	if run.LatestCheckpointID != "" {
+		cp, err := c.d.Store.GetCheckpoint(ctx, run.LatestCheckpointID)
+		if err != nil {
+			return nil, run, err
+		}
+		data, err := c.d.Blobs.Get(ctx, cp.Blob)
+		if err != nil {
+			return nil, run, err
+		}
+		if err := json.Unmarshal(data, st); err != nil {
+			return nil, run, backend.Errorf(backend.ECORRUPT, "checkpoint %s of run %s is unreadable", cp.ID, runID)
+		}
+		if st.Steps == nil {
+			st.Steps = map[string]*StepRecord{}
+		}
+		st.RunID, st.WorldID = run.ID, run.WorldID // a fork's start checkpoint carries the parent's ids
+		if cp.RunID != run.ID {
+			st.Seq = 0
+		}
+	}
+	if err := c.catchUp(ctx, st); err != nil {
+		return nil, run, err
+	}
+	return st, run, nil
+}
+
+// catchUp folds the run's events after st.Seq.
+func (c *Controller) catchUp(ctx context.Context, st *RunState) error {
+	events, err := c.d.Events.Query(ctx, backend.EventQuery{Stream: st.RunID, FromSeq: st.Seq + 1})
+	if err != nil {
+		return err
+	}
+	for _, e := range events {
+		st.Apply(e)
+	}
+	return nil
+}
+
+// append records one event on the run. Every append also writes the run's
+// registry row (status, clock, error) in the same transaction, so the row
+// never disagrees with the ledger. It does not fold: the driver folds the
+// ledger in seq order (catchUp), because step workers append concurrently.
+func (c *Controller) append(ctx context.Context, st *RunState, typ string, payload any) error {
+	return c.appendWith(ctx, st, nil, event(typ, payload, st.Ticks))
+}
+
+func event(typ string, payload any, tick int64) backend.Event {
+	data, err := json.Marshal(payload)
+	if err != nil {
+		data = []byte("{}")
+	}
+	return backend.Event{Type: typ, Payload: data, Reality: backend.ExternalReal, WorldLocalTime: tick}
+}
+
+// statusEvents change a run's status; only they write it to the run's row.
+var statusEvents = map[string]bool{EvTaskReceived: true, EvStatus: true, EvCompleted: true, EvFailed: true, EvCancelled: true}
+
+// appendWith appends events (with an optional checkpoint record).
+func (c *Controller) appendWith(ctx context.Context, st *RunState, cp *backend.Checkpoint, events ...backend.Event) error {
+	next := st.Clone()
+	run := backend.WorldRun{ID: st.RunID, UpdatedAt: c.now().UTC()}
+	for _, e := range events {
+		next.Apply(e)
+		if statusEvents[e.Type] {
+			run.Status, run.Error = next.Status, next.Error
+		}
+	}
+	if next.Ticks > st.Ticks {
+		run.WorldLocalTime = next.Ticks
+	}
+	if cp != nil {
+		run.LatestCheckpointID = cp.ID
+	}
+	// A cancelled caller still records what happened (a step that ran, a
+	// cancellation): losing the fact would be worse than finishing the write.
+	_, err := c.d.Store.SaveRun(context.WithoutCancel(ctx), run, backend.ExpectAny, events, cp)
+	return err
+}

@@ -1,0 +1,46 @@
+package runtime
+
+import (
+	"context"
+
+	"ducklm/backend"
+	"ducklm/backend/critic"
+	"ducklm/backend/planner"
+)
+
+// Planner returns a plan (or respond/fail/replan) decision; it never executes.
+type Planner interface {
+	Plan(ctx context.Context, req planner.Request) (backend.Decision, error)
+}
+
+// Critic scores a step result; it never decides what is stored or retried.
+type Critic interface {
+	Evaluate(ctx context.Context, req critic.Request) critic.Critique
+}
+
+// Coder writes a helper script for a coder step; the script then runs as a
+// sandboxed step that needs approval.
+type Coder interface {
+	Write(ctx context.Context, req CoderRequest) (CoderScript, error)
+}
+
+// CoderRequest asks for a script.
+type CoderRequest struct {
+	Task     string
+	Goal     string
+	Language string // "python" or "sh"
+	Model    string
+	OnToken  func(string)
+}
+
+// CoderScript is what the coder wrote.
+type CoderScript struct {
+	Language string
+	Source   string
+	Model    string
+}
+
+// ModelLister lists the models Ollama offers.
+type ModelLister interface {
+	ModelNames(ctx context.Context) ([]string, error)
+}

@@ -1,0 +1,221 @@
+package runtime
+
+import (
+	"context"
+
+	"ducklm/backend"
+	"ducklm/backend/router"
+	"ducklm/backend/taskgraph"
+)
+
+// Start drives a run in the background unless a driver already moves it;
+// when one does, it wakes it (an approval arrived, a step finished).
+func (c *Controller) Start(runID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	if d, ok := c.drivers[runID]; ok {
+		select {
+		case d.wake <- struct{}{}:
+		default:
+		}
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &driver{cancel: cancel, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	c.drivers[runID] = d
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer close(d.done)
+		defer cancel()
+		c.drive(ctx, runID, d)
+		c.mu.Lock()
+		delete(c.drivers, runID)
+		c.mu.Unlock()
+	}()
+}
+
+// Close stops every driver (running steps are cancelled and recorded) and
+// waits for them.
+func (c *Controller) Close() {
+	c.mu.Lock()
+	c.closed = true
+	for _, d := range c.drivers {
+		d.cancel()
+	}
+	c.mu.Unlock()
+	c.wg.Wait()
+}
+
+// Wait blocks until the run's driver stops (terminal, parked for approval,
+// or paused) or ctx ends.
+func (c *Controller) Wait(ctx context.Context, runID string) error {
+	c.mu.Lock()
+	d, ok := c.drivers[runID]
+	c.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	select {
+	case <-d.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// drive moves a run through the loop until it ends or parks: context →
+// router → (planner | approval request | engine) → critic → checkpoint.
+func (c *Controller) drive(ctx context.Context, runID string, d *driver) {
+	st, _, err := c.Load(ctx, runID)
+	if err != nil {
+		c.d.Log("load run", "run", runID, "err", err)
+		return
+	}
+	if st.Status.Terminal() {
+		return
+	}
+	if err := c.markInDoubt(ctx, st); err != nil {
+		c.d.Log("in-doubt check", "run", runID, "err", err)
+		return
+	}
+	if st.Status != backend.RunRunning {
+		if err := c.setStatus(ctx, st, backend.RunRunning, ""); err != nil {
+			return
+		}
+	}
+	steps := newWorkers(c, st.RunID)
+	defer steps.wait()
+	var graph *taskgraph.Graph // rebuilt only when the accepted plan changes
+	var graphOf *backend.TaskGraph
+	for {
+		if err := c.catchUp(ctx, st); err != nil {
+			c.d.Log("read run", "run", runID, "err", err)
+			return
+		}
+		if ctx.Err() != nil || st.Status.Terminal() {
+			return
+		}
+		if st.Graph != graphOf {
+			graphOf, graph = st.Graph, nil
+			if st.Graph != nil {
+				g, err := taskgraph.Validate(*st.Graph, c.catalogForValidation())
+				if err != nil {
+					c.fail(ctx, st, "the accepted plan no longer validates: "+backend.ErrorMessage(err))
+					return
+				}
+				graph = g
+			}
+		}
+		rs := routerState(st, graph, steps.running(), c.d.Sandboxed())
+		rc := c.routerContext(ctx, st)
+		dec := router.Route(rs, rc)
+		if err := dec.Validate(); err != nil {
+			c.fail(ctx, st, "the router returned an invalid decision: "+backend.ErrorMessage(err))
+			return
+		}
+		if dec.Type != backend.DecisionNoop {
+			if err := c.append(ctx, st, EvDecision, decisionRecord{Source: "router", Decision: dec}); err != nil {
+				return
+			}
+		}
+		switch dec.Type {
+		case backend.DecisionPlan, backend.DecisionReplan:
+			if stop := c.plan(ctx, st, dec); stop {
+				return
+			}
+		case backend.DecisionRequestPermission:
+			if err := c.requestApproval(ctx, st, dec); err != nil {
+				c.d.Log("approval request", "run", runID, "err", err)
+				return
+			}
+		case backend.DecisionTool, backend.DecisionCoder:
+			stepID := payloadString(dec.Payload, "step")
+			if !steps.start(ctx, st, stepID) {
+				steps.waitOne(ctx, d.wake)
+			}
+		case backend.DecisionComplete:
+			c.complete(ctx, st, dec.Reason)
+			return
+		case backend.DecisionFail:
+			c.fail(ctx, st, dec.Reason)
+			return
+		case backend.DecisionRespond:
+			c.completeWith(ctx, st, dec.Reason, payloadString(dec.Payload, "text"))
+			return
+		case backend.DecisionNoop:
+			if steps.running() > 0 {
+				steps.waitOne(ctx, d.wake)
+				continue
+			}
+			if len(st.PendingApprovals()) > 0 {
+				// Park durably: an approval (an event) wakes the run, even
+				// after a restart.
+				_ = c.setStatus(ctx, st, backend.RunAwaitingApproval, dec.Reason)
+				return
+			}
+			c.fail(ctx, st, "the run cannot make progress: "+dec.Reason)
+			return
+		default:
+			c.fail(ctx, st, "the router asked for "+string(dec.Type)+", which a task run cannot apply")
+			return
+		}
+	}
+}
+
+// decisionRecord is the payload of decision.applied.
+type decisionRecord struct {
+	Source   string           `json:"source"`
+	Decision backend.Decision `json:"decision"`
+}
+
+func (c *Controller) setStatus(ctx context.Context, st *RunState, status backend.RunStatus, reason string) error {
+	if st.Status == status && st.StatusReason == reason {
+		return nil
+	}
+	if err := c.append(ctx, st, EvStatus, statusPayload{Status: status, Reason: reason}); err != nil {
+		c.d.Log("status", "run", st.RunID, "err", err)
+		return err
+	}
+	return c.catchUp(ctx, st)
+}
+
+func (c *Controller) complete(ctx context.Context, st *RunState, reason string) {
+	c.completeWith(ctx, st, reason, "")
+}
+
+func (c *Controller) completeWith(ctx context.Context, st *RunState, reason, response string) {
+	if err := c.append(ctx, st, EvCompleted, endPayload{Reason: reason, Response: response}); err != nil {
+		c.d.Log("complete", "run", st.RunID, "err", err)
+		return
+	}
+	_ = c.catchUp(ctx, st)
+	c.checkpoint(ctx, st)
+}
+
+func (c *Controller) fail(ctx context.Context, st *RunState, reason string) {
+	if err := c.append(ctx, st, EvFailed, endPayload{Reason: reason}); err != nil {
+		c.d.Log("fail", "run", st.RunID, "err", err)
+		return
+	}
+	_ = c.catchUp(ctx, st)
+	c.checkpoint(ctx, st)
+}
+
+// markInDoubt turns every step that started but never finished (the app
+// died between the two) into an in-doubt step: it is shown for re-approval,
+// never silently re-run.
+func (c *Controller) markInDoubt(ctx context.Context, st *RunState) error {
+	for _, id := range st.Order() {
+		if s := st.Steps[id]; s.State == StepRunning {
+			if err := c.append(ctx, st, EvStepInDoubt, stepNote{Step: id, Attempt: s.Attempts,
+				Reason: "ducklm stopped while this step was running; it may or may not have taken effect"}); err != nil {
+				return err
+			}
+		}
+	}
+	return c.catchUp(ctx, st)
+}

@@ -1,0 +1,156 @@
+package runtime
+
+import (
+	"encoding/json"
+
+	"ducklm/backend"
+)
+
+// Event types of a task run, in the order a run usually records them.
+const (
+	EvTaskReceived      = "task.received"
+	EvDecision          = "decision.applied"
+	EvPlanProposed      = "plan.proposed"
+	EvPlanInvalid       = "plan.invalid"
+	EvPlanAccepted      = "plan.accepted"
+	EvModelMessage      = "model.message"
+	EvApprovalRequested = "step.approval_requested"
+	EvApproved          = "step.approved"
+	EvDenied            = "step.denied"
+	EvStepStarted       = "step.started"
+	EvStepFinished      = "step.finished"
+	EvStepRetrying      = "step.retrying"
+	EvStepInDoubt       = "step.in_doubt"
+	EvStepSkipped       = "step.skipped"
+	EvCoderScript       = "coder.script"
+	EvCritique          = "critic.scored"
+	EvCheckpoint        = "run.checkpoint"
+	EvStatus            = "run.status"
+	EvCompleted         = "run.completed"
+	EvFailed            = "run.failed"
+	EvCancelled         = "run.cancelled"
+	EvForked            = "run.forked"
+)
+
+// ApprovalMode says which steps a run asks its user about.
+type ApprovalMode string
+
+// The approval modes.
+const (
+	AskEvery      ApprovalMode = "ask_every"      // every step
+	AskRisky      ApprovalMode = "ask_risky"      // medium and high risk steps
+	AutoSandboxed ApprovalMode = "auto_sandboxed" // only high risk or unsandboxed steps
+)
+
+// TaskRequest is what a user submits.
+type TaskRequest struct {
+	Task         string             `json:"task"`
+	Plan         *backend.TaskGraph `json:"plan,omitempty"` // an explicit plan skips the planner
+	ApprovalMode ApprovalMode       `json:"approvalMode"`
+	Models       map[string]string  `json:"models,omitempty"` // role → model
+	Workspace    string             `json:"workspace,omitempty"`
+	Limits       backend.Limits     `json:"limits"`
+	MaxSteps     int                `json:"maxSteps"`
+	MaxReplans   int                `json:"maxReplans"`
+	MaxRetries   int                `json:"maxRetries"`
+	Concurrency  int                `json:"concurrency"`
+}
+
+// payloads of the events the fold reads.
+
+type planPayload struct {
+	Graph   backend.TaskGraph `json:"graph"`
+	Model   string            `json:"model,omitempty"`
+	Attempt int               `json:"attempt"`
+}
+
+type planInvalidPayload struct {
+	Error   string `json:"error"`
+	Attempt int    `json:"attempt"`
+	Raw     string `json:"raw,omitempty"`
+}
+
+type approvalRequest struct {
+	RequestID string          `json:"requestId"`
+	Step      string          `json:"step"`
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args"`
+	Rule      string          `json:"rule"`
+	Risk      string          `json:"risk"`
+	Why       string          `json:"why"`
+	Network   bool            `json:"network"`
+	Sandboxed bool            `json:"sandboxed"`
+	Limits    backend.Limits  `json:"limits"`
+	InDoubt   bool            `json:"inDoubt,omitempty"`
+}
+
+type approvalAnswer struct {
+	RequestID      string          `json:"requestId"`
+	Step           string          `json:"step"`
+	IdempotencyKey string          `json:"idempotencyKey"`
+	Args           json.RawMessage `json:"args,omitempty"` // edited args, when the user changed them
+	Network        bool            `json:"network"`
+	Reason         string          `json:"reason,omitempty"`
+	By             string          `json:"by,omitempty"` // "ui", "cli"
+}
+
+type stepStarted struct {
+	Step      string          `json:"step"`
+	Attempt   int             `json:"attempt"`
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args"`
+	Sandboxed bool            `json:"sandboxed"`
+	Network   bool            `json:"network"`
+}
+
+type stepFinished struct {
+	Step         string           `json:"step"`
+	Attempt      int              `json:"attempt"`
+	OK           bool             `json:"ok"`
+	ExitCode     int              `json:"exitCode"`
+	TimedOut     bool             `json:"timedOut"`
+	Truncated    bool             `json:"truncated"`
+	DurationMS   int64            `json:"durationMs"`
+	Stdout       *backend.BlobRef `json:"stdout,omitempty"`
+	Stderr       *backend.BlobRef `json:"stderr,omitempty"`
+	StdoutTail   string           `json:"stdoutTail,omitempty"`
+	StderrTail   string           `json:"stderrTail,omitempty"`
+	FilesChanged []string         `json:"filesChanged,omitempty"`
+	Output       json.RawMessage  `json:"output,omitempty"`
+	Error        string           `json:"error,omitempty"` // the tool could not run at all
+	Retryable    bool             `json:"retryable,omitempty"`
+	Sandboxed    bool             `json:"sandboxed"`
+}
+
+type stepNote struct {
+	Step    string `json:"step"`
+	Attempt int    `json:"attempt,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	DelayMS int64  `json:"delayMs,omitempty"`
+}
+
+type coderScript struct {
+	Step     string          `json:"step"`
+	Language string          `json:"language"`
+	Blob     backend.BlobRef `json:"blob"`
+	Source   string          `json:"source"` // the script, shown on the approval card
+	Model    string          `json:"model,omitempty"`
+}
+
+type critiquePayload struct {
+	Step        string  `json:"step"`
+	Score       float64 `json:"score"`
+	Explanation string  `json:"explanation"`
+	Source      string  `json:"source"`
+	Model       string  `json:"model,omitempty"`
+}
+
+type statusPayload struct {
+	Status backend.RunStatus `json:"status"`
+	Reason string            `json:"reason,omitempty"`
+}
+
+type endPayload struct {
+	Reason   string `json:"reason,omitempty"`
+	Response string `json:"response,omitempty"`
+}

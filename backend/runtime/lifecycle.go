@@ -1,0 +1,232 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"ducklm/backend"
+	"ducklm/backend/planner"
+	"ducklm/backend/taskgraph"
+)
+
+// checkpoint stores the run's state exactly (canonical JSON of the fold) in
+// the blob store with a record, after a critical transition. A run with a
+// checkpoint resumes from it; a fork starts from one.
+func (c *Controller) checkpoint(ctx context.Context, st *RunState) {
+	snap := st.Clone()
+	data, err := json.Marshal(snap)
+	if err != nil {
+		c.d.Log("checkpoint", "run", st.RunID, "err", err)
+		return
+	}
+	ref, err := c.d.Blobs.Put(context.WithoutCancel(ctx), data, "application/json")
+	if err != nil {
+		c.d.Log("checkpoint", "run", st.RunID, "err", err)
+		return
+	}
+	cp := backend.Checkpoint{ID: backend.NewID(backend.KindCheckpoint), WorldID: st.WorldID, RunID: st.RunID,
+		WorldLocalTime: st.Ticks, Blob: ref, CreatedAt: c.now().UTC()}
+	e := event(EvCheckpoint, map[string]any{"checkpointId": cp.ID, "digest": ref.Digest, "size": ref.Size, "seq": st.Seq}, st.Ticks)
+	// The snapshot covers the events up to st.Seq; the record's ledger seq is
+	// that of its own event, which the fold of the snapshot already passed.
+	if err := c.appendWith(ctx, st, &cp, e); err != nil {
+		c.d.Log("checkpoint", "run", st.RunID, "err", err)
+	}
+}
+
+// Cancel stops a run: its running steps are killed (their whole process
+// groups), and the run ends as terminated.
+func (c *Controller) Cancel(ctx context.Context, runID string, reason string) error {
+	st, _, err := c.Load(ctx, runID)
+	if err != nil {
+		return err
+	}
+	if st.Status.Terminal() {
+		return backend.Errorf(backend.EINVALID, "run %s is already %s", runID, st.Status)
+	}
+	c.mu.Lock()
+	d := c.drivers[runID]
+	c.mu.Unlock()
+	if d != nil {
+		d.cancel()
+		<-d.done
+	}
+	if reason == "" {
+		reason = "cancelled by the user"
+	}
+	st, _, err = c.Load(ctx, runID)
+	if err != nil {
+		return err
+	}
+	if err := c.append(ctx, st, EvCancelled, endPayload{Reason: reason}); err != nil {
+		return err
+	}
+	_ = c.catchUp(ctx, st)
+	c.checkpoint(ctx, st)
+	return nil
+}
+
+// Resume drives a paused or interrupted run again (after Ollama came back,
+// or after a restart).
+func (c *Controller) Resume(ctx context.Context, runID string) error {
+	st, _, err := c.Load(ctx, runID)
+	if err != nil {
+		return err
+	}
+	if st.Status.Terminal() {
+		return backend.Errorf(backend.EINVALID, "run %s is %s; fork it from a checkpoint to go on", runID, st.Status)
+	}
+	c.Start(runID)
+	return nil
+}
+
+// ResumeAll restarts every task run that was moving when ducklm stopped.
+// Runs waiting for approval stay parked, but a step they were running is
+// marked in doubt so the user is asked again. It returns the resumed runs.
+func (c *Controller) ResumeAll(ctx context.Context) ([]string, error) {
+	runs, err := c.taskRuns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var resumed []string
+	for _, r := range runs {
+		switch r.Status {
+		case backend.RunRunning, backend.RunPending, backend.RunAwaitingApproval:
+			c.Start(r.ID)
+			resumed = append(resumed, r.ID)
+		}
+	}
+	return resumed, nil
+}
+
+// RunSummary is a task run as lists show it.
+type RunSummary struct {
+	Run       backend.WorldRun `json:"run"`
+	Task      string           `json:"task"`
+	Approvals int              `json:"approvals"`
+	Steps     int              `json:"steps"`
+	StepsDone int              `json:"stepsDone"`
+}
+
+// Runs lists task runs, runs waiting for approval first, then newest first.
+func (c *Controller) Runs(ctx context.Context) ([]RunSummary, error) {
+	runs, err := c.taskRuns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RunSummary, 0, len(runs))
+	for _, r := range runs {
+		st, _, err := c.Load(ctx, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		s := RunSummary{Run: r, Task: st.Request.Task, Approvals: len(st.PendingApprovals()), Steps: len(st.Steps)}
+		if s.Task == "" {
+			s.Task = "explicit plan"
+		}
+		for _, rec := range st.Steps {
+			if rec.State == StepDone {
+				s.StepsDone++
+			}
+		}
+		out = append(out, s)
+	}
+	waiting := out[:0:0]
+	rest := out[:0:0]
+	for _, s := range out {
+		if s.Approvals > 0 {
+			waiting = append(waiting, s)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	return append(waiting, rest...), nil
+}
+
+// taskRuns returns the runs of real-domain worlds, newest first.
+func (c *Controller) taskRuns(ctx context.Context) ([]backend.WorldRun, error) {
+	specs, err := c.d.Store.ListSpecs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	task := map[string]bool{}
+	for _, s := range specs {
+		if s.Backend == BackendTask {
+			task[s.ID] = true
+		}
+	}
+	all, err := c.d.Store.ListRuns(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	var out []backend.WorldRun
+	for _, r := range all {
+		if task[r.WorldID] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// catalog describes the tools to planners.
+func (c *Controller) catalog() []planner.ToolInfo {
+	return planner.CatalogOf(c.d.Tools.List()...)
+}
+
+// catalogForValidation is the registry as taskgraph validation needs it.
+func (c *Controller) catalogForValidation() taskgraph.Catalog {
+	m := taskgraph.MapCatalog{}
+	for _, t := range c.d.Tools.List() {
+		m[t.Name()] = t.ArgsSchema()
+	}
+	return m
+}
+
+// checkArgs validates a user's edited arguments for a step.
+func (c *Controller) checkArgs(node backend.TaskNode, args json.RawMessage) error {
+	node.Args = args
+	_, err := taskgraph.Validate(backend.TaskGraph{Nodes: []backend.TaskNode{{ID: node.ID, Kind: node.Kind, Tool: node.Tool, Args: args}}},
+		c.catalogForValidation())
+	if err != nil {
+		return backend.Errorf(backend.EINVALID, "the edited arguments are not valid: %s", backend.ErrorMessage(err))
+	}
+	return nil
+}
+
+// buildContext assembles what the planner is told besides the task: what
+// this run has done so far. It reads only the run's own external-real
+// record; simulated results reach it only as labelled hypotheses.
+func (c *Controller) buildContext(ctx context.Context, st *RunState) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Workspace: %s\n", st.Request.Workspace)
+	if c.d.Sandboxed() {
+		b.WriteString("Shell steps run in a bubblewrap sandbox: read-only system, writable workspace, no network unless approved.\n")
+	} else {
+		b.WriteString("No sandbox is available here: every shell step needs the user's approval.\n")
+	}
+	for _, id := range st.Order() {
+		rec := st.Steps[id]
+		if rec.Result == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "Step %s (%s) %s", id, rec.Node.Tool, rec.State)
+		if rec.Result.StdoutTail != "" {
+			out := rec.Result.StdoutTail
+			if len(out) > 400 {
+				out = out[len(out)-400:]
+			}
+			fmt.Fprintf(&b, "; output ends: %q", out)
+		}
+		b.WriteString("\n")
+	}
+	if c.d.Memories != nil {
+		if mems, err := c.d.Memories(ctx, st.Request.Task); err == nil {
+			for _, m := range mems {
+				b.WriteString("Memory: " + m + "\n")
+			}
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,118 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+
+	"ducklm/backend"
+	"ducklm/backend/planner"
+	"ducklm/backend/router"
+	"ducklm/backend/taskgraph"
+)
+
+// plan asks the planner (a model, or the offline planner when the router
+// chose none) for a plan, validates it into a task graph and records the
+// outcome. It reports whether the driver must stop (the run ended or paused).
+func (c *Controller) plan(ctx context.Context, st *RunState, dec backend.Decision) (stop bool) {
+	var p router.ReplanPayload
+	_ = json.Unmarshal(dec.Payload, &p)
+	req := planner.Request{
+		Task: st.Request.Task, Context: c.buildContext(ctx, st), Catalog: c.catalog(),
+		Model: p.Model, Feedback: p.Error, Attempt: st.PlanAttempts + 1, Explicit: st.Request.Plan,
+		OnToken: func(tok string) { c.token(st.RunID, "", tok) },
+	}
+	var pl Planner = c.d.Offline
+	if p.Model != "" && c.d.Planner != nil && st.Request.Plan == nil {
+		pl = c.d.Planner
+	}
+	if pl == nil {
+		c.fail(ctx, st, "no planner is configured")
+		return true
+	}
+	out, err := pl.Plan(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return true
+		}
+		if backend.ErrorCode(err) == backend.EUNAVAILABLE || backend.ErrorCode(err) == backend.ENOTFOUND {
+			// The model is gone (Ollama stopped, model removed): pause with
+			// the reason; the run resumes when the model is back.
+			_ = c.setStatus(ctx, st, backend.RunPaused, backend.ErrorMessage(err))
+			return true
+		}
+		c.fail(ctx, st, "the planner failed: "+backend.ErrorMessage(err))
+		return true
+	}
+	if err := out.Validate(); err != nil {
+		out = backend.NewDecision(backend.DecisionReplan, planner.ReplanPayload{Error: backend.ErrorMessage(err)}, 0, "the planner returned an invalid decision")
+	}
+	if err := c.append(ctx, st, EvDecision, decisionRecord{Source: "planner", Decision: out}); err != nil {
+		return true
+	}
+	switch out.Type {
+	case backend.DecisionPlan:
+		var pp planner.PlanPayload
+		if err := json.Unmarshal(out.Payload, &pp); err != nil {
+			return c.invalidPlan(ctx, st, "the plan decision has no readable graph", p.Model)
+		}
+		if err := c.append(ctx, st, EvPlanProposed, planPayload{Graph: pp.Graph, Model: pp.Model, Attempt: st.PlanAttempts + 1}); err != nil {
+			return true
+		}
+		g, err := taskgraph.Validate(pp.Graph, c.catalogForValidation())
+		if err != nil {
+			return c.invalidPlan(ctx, st, backend.ErrorMessage(err), p.Model)
+		}
+		if err := c.append(ctx, st, EvPlanAccepted, planPayload{Graph: g.TaskGraph(), Model: pp.Model, Attempt: st.PlanAttempts}); err != nil {
+			return true
+		}
+		if err := c.catchUp(ctx, st); err != nil {
+			return true
+		}
+		c.checkpoint(ctx, st)
+		return false
+	case backend.DecisionReplan:
+		var rp planner.ReplanPayload
+		_ = json.Unmarshal(out.Payload, &rp)
+		if rp.Output != "" {
+			_ = c.append(ctx, st, EvModelMessage, map[string]any{"role": "planner", "model": rp.Model, "content": rp.Output})
+		}
+		return c.invalidPlan(ctx, st, rp.Error, p.Model)
+	case backend.DecisionRespond:
+		var rp planner.RespondPayload
+		_ = json.Unmarshal(out.Payload, &rp)
+		_ = c.append(ctx, st, EvModelMessage, map[string]any{"role": "planner", "model": rp.Model, "content": rp.Text})
+		c.completeWith(ctx, st, out.Reason, rp.Text)
+		return true
+	case backend.DecisionFail:
+		var fp planner.FailPayload
+		_ = json.Unmarshal(out.Payload, &fp)
+		reason := out.Reason
+		if fp.Error != "" {
+			reason = fp.Error
+		}
+		if fp.NeedsModel {
+			// Nothing is wrong with the task: it waits for a model.
+			_ = c.setStatus(ctx, st, backend.RunPaused, reason)
+			return true
+		}
+		c.fail(ctx, st, reason)
+		return true
+	}
+	c.fail(ctx, st, "the planner answered "+string(out.Type)+", which is not a plan")
+	return true
+}
+
+// invalidPlan records why a plan was refused; the router bounds the replans.
+func (c *Controller) invalidPlan(ctx context.Context, st *RunState, reason, model string) bool {
+	if err := c.append(ctx, st, EvPlanInvalid, planInvalidPayload{Error: reason, Attempt: st.PlanAttempts}); err != nil {
+		return true
+	}
+	return c.catchUp(ctx, st) != nil
+}
+
+// token forwards a streamed model token to whoever listens (the window).
+func (c *Controller) token(runID, stepID, tok string) {
+	if c.d.Tokens != nil {
+		c.d.Tokens(runID, stepID, tok)
+	}
+}

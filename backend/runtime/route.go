@@ -1,0 +1,88 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+
+	"ducklm/backend"
+	"ducklm/backend/router"
+	"ducklm/backend/taskgraph"
+)
+
+// routerState is what the router sees of a run: built from the fold, never
+// shared with it (the router cannot change the run).
+func routerState(st *RunState, g *taskgraph.Graph, running int, sandboxed bool) router.State {
+	rs := router.State{
+		RunID: st.RunID, Task: st.Request.Task, HasGraph: st.Graph != nil,
+		Running: running, Replans: st.Replans, MaxReplans: st.Request.MaxReplans,
+		ValidationError: st.InvalidPlan, ApprovalMode: router.ApprovalMode(st.Request.ApprovalMode),
+		Sandboxed: sandboxed, StepsRun: st.StepsRun, MaxSteps: st.Request.MaxSteps,
+		Cancelled: st.Status == backend.RunTerminated,
+	}
+	switch {
+	case st.Status.Terminal():
+		rs.Phase = router.PhaseFinished
+	case len(st.PendingApprovals()) > 0:
+		rs.Phase = router.PhaseAwaitingApproval
+	case st.Graph == nil:
+		rs.Phase = router.PhaseNew
+	default:
+		rs.Phase = router.PhaseExecuting
+	}
+	if g == nil {
+		return rs
+	}
+	states := make(map[string]taskgraph.StepState, len(st.Steps))
+	for id, s := range st.Steps {
+		switch s.State {
+		case StepInDoubt:
+			// In the graph's maths an in-doubt step may run again (once approved).
+			states[id] = taskgraph.Pending
+		default:
+			states[id] = taskgraph.StepState(s.State)
+		}
+		if s.State == StepFailed {
+			rs.Failed = append(rs.Failed, id)
+		}
+	}
+	for _, id := range g.Ready(states) {
+		s := st.Steps[id]
+		if s.State == StepRunning || s.State == StepAwaitingApproval {
+			continue
+		}
+		node := s.Node
+		node.Args = s.Args()
+		approved := s.Approved
+		if node.Kind == backend.KindCoderStep && s.Script == nil {
+			// Writing the script is a model call with no effect on the
+			// machine; the script is what needs approval, once written.
+			approved = true
+		}
+		rs.Ready = append(rs.Ready, router.ReadyStep{Node: node, Approved: approved, InDoubt: s.State == StepInDoubt})
+	}
+	return rs
+}
+
+// routerContext is what the router chooses models with.
+func (c *Controller) routerContext(ctx context.Context, st *RunState) router.Context {
+	rc := router.Context{Settings: router.Settings{Models: map[router.Role]string{}}}
+	for role, model := range st.Request.Models {
+		rc.Settings.Models[router.Role(role)] = model
+	}
+	if c.d.Models != nil {
+		if names, err := c.d.Models.ModelNames(ctx); err == nil {
+			rc.AvailableModels = names
+		}
+	}
+	return rc
+}
+
+func payloadString(p json.RawMessage, key string) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(p, &m) != nil {
+		return ""
+	}
+	var s string
+	_ = json.Unmarshal(m[key], &s)
+	return s
+}

@@ -1,0 +1,263 @@
+package runtime
+
+import (
+	"encoding/json"
+
+	"ducklm/backend"
+)
+
+// Step states as the run records them.
+const (
+	StepPending          = "pending"
+	StepRunning          = "running"
+	StepAwaitingApproval = "awaiting_approval"
+	StepDone             = "done"
+	StepFailed           = "failed"
+	StepSkipped          = "skipped"
+	StepInDoubt          = "in_doubt"
+)
+
+// StepRecord is what the run knows of one step.
+type StepRecord struct {
+	Node     backend.TaskNode `json:"node"`
+	State    string           `json:"state"`
+	Attempts int              `json:"attempts"`
+	// Approval is the open request for this step, if any.
+	Approval *approvalRequest `json:"approval,omitempty"`
+	// Approved holds for the step's next start only: a retry or an in-doubt
+	// step needs a fresh approval.
+	Approved     bool             `json:"approved"`
+	ApprovedArgs json.RawMessage  `json:"approvedArgs,omitempty"`
+	Network      bool             `json:"network"`
+	Result       *stepFinished    `json:"result,omitempty"`
+	Critique     *critiquePayload `json:"critique,omitempty"`
+	Script       *coderScript     `json:"script,omitempty"` // a coder step's script, once written
+	Error        string           `json:"error,omitempty"`
+}
+
+// Args returns the arguments the step runs with: the user's edit if any.
+func (s *StepRecord) Args() json.RawMessage {
+	if len(s.ApprovedArgs) > 0 {
+		return s.ApprovedArgs
+	}
+	return s.Node.Args
+}
+
+// RunState is the fold of a task run's events. It is also the content of the
+// run's checkpoints.
+type RunState struct {
+	RunID        string                 `json:"runId"`
+	WorldID      string                 `json:"worldId"`
+	Request      TaskRequest            `json:"request"`
+	Status       backend.RunStatus      `json:"status"`
+	StatusReason string                 `json:"statusReason,omitempty"`
+	Graph        *backend.TaskGraph     `json:"graph,omitempty"`
+	Steps        map[string]*StepRecord `json:"steps"`
+	PlanAttempts int                    `json:"planAttempts"`
+	Replans      int                    `json:"replans"`
+	InvalidPlan  string                 `json:"invalidPlan,omitempty"` // the last validation error, until a plan is accepted
+	Ticks        int64                  `json:"ticks"`                 // decisions applied: the run's world-local time
+	StepsRun     int                    `json:"stepsRun"`
+	Response     string                 `json:"response,omitempty"`
+	Error        string                 `json:"error,omitempty"`
+	Seq          int64                  `json:"seq"` // the last event folded in
+}
+
+// NewRunState returns the state of a run before its first event.
+func NewRunState(runID, worldID string) *RunState {
+	return &RunState{RunID: runID, WorldID: worldID, Status: backend.RunPending, Steps: map[string]*StepRecord{}}
+}
+
+// Clone returns a deep copy (through JSON: the state is data).
+func (s *RunState) Clone() *RunState {
+	data, _ := json.Marshal(s)
+	out := &RunState{}
+	_ = json.Unmarshal(data, out)
+	if out.Steps == nil {
+		out.Steps = map[string]*StepRecord{}
+	}
+	return out
+}
+
+// Order returns the step ids in plan order.
+func (s *RunState) Order() []string {
+	if s.Graph == nil {
+		return nil
+	}
+	ids := make([]string, len(s.Graph.Nodes))
+	for i, n := range s.Graph.Nodes {
+		ids[i] = n.ID
+	}
+	return ids
+}
+
+// PendingApprovals returns the open approval requests in plan order.
+func (s *RunState) PendingApprovals() []*StepRecord {
+	var out []*StepRecord
+	for _, id := range s.Order() {
+		if st := s.Steps[id]; st != nil && st.Approval != nil {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// Apply folds one event into the state. It is pure: it reads only the event
+// and the state, so folding the same events always gives the same state.
+func (s *RunState) Apply(e backend.Event) {
+	s.Seq = e.Seq
+	step := func(id string) *StepRecord {
+		if st, ok := s.Steps[id]; ok {
+			return st
+		}
+		return &StepRecord{} // an event about an unknown step changes nothing that is kept
+	}
+	switch e.Type {
+	case EvTaskReceived:
+		var r TaskRequest
+		if json.Unmarshal(e.Payload, &r) == nil {
+			s.Request = r
+		}
+		s.Status = backend.RunRunning
+	case EvDecision:
+		s.Ticks++
+	case EvPlanProposed:
+		s.PlanAttempts++
+	case EvPlanInvalid:
+		var p planInvalidPayload
+		_ = json.Unmarshal(e.Payload, &p)
+		s.Replans++
+		s.InvalidPlan = p.Error
+	case EvPlanAccepted:
+		var p planPayload
+		if json.Unmarshal(e.Payload, &p) == nil {
+			g := p.Graph
+			s.Graph = &g
+			s.InvalidPlan = ""
+			s.Steps = make(map[string]*StepRecord, len(g.Nodes))
+			for _, n := range g.Nodes {
+				s.Steps[n.ID] = &StepRecord{Node: n, State: StepPending}
+			}
+		}
+	case EvApprovalRequested:
+		var p approvalRequest
+		if json.Unmarshal(e.Payload, &p) == nil {
+			st := step(p.Step)
+			st.State = StepAwaitingApproval
+			st.Approval = &p
+		}
+	case EvApproved:
+		var p approvalAnswer
+		if json.Unmarshal(e.Payload, &p) == nil {
+			st := step(p.Step)
+			if st.Approval != nil && st.Approval.RequestID == p.RequestID {
+				st.Approval = nil
+				st.Approved = true
+				st.Network = p.Network
+				if len(p.Args) > 0 {
+					st.ApprovedArgs = p.Args
+				}
+				st.State = StepPending
+			}
+		}
+	case EvDenied:
+		var p approvalAnswer
+		if json.Unmarshal(e.Payload, &p) == nil {
+			st := step(p.Step)
+			if st.Approval != nil && st.Approval.RequestID == p.RequestID {
+				st.Approval = nil
+				st.State = StepFailed
+				st.Error = "denied by the user"
+				if p.Reason != "" {
+					st.Error += ": " + p.Reason
+				}
+			}
+		}
+	case EvStepStarted:
+		var p stepStarted
+		if json.Unmarshal(e.Payload, &p) == nil {
+			st := step(p.Step)
+			st.State = StepRunning
+			st.Attempts = p.Attempt
+			st.Approved = false // an approval covers one start
+			s.StepsRun++
+		}
+	case EvStepFinished:
+		var p stepFinished
+		if json.Unmarshal(e.Payload, &p) == nil {
+			st := step(p.Step)
+			st.Result = &p
+			if p.OK {
+				st.State = StepDone
+				st.Error = ""
+			} else {
+				st.State = StepFailed
+				st.Error = failureSentence(p)
+			}
+		}
+	case EvStepRetrying:
+		var p stepNote
+		if json.Unmarshal(e.Payload, &p) == nil {
+			step(p.Step).State = StepPending
+		}
+	case EvStepInDoubt:
+		var p stepNote
+		if json.Unmarshal(e.Payload, &p) == nil {
+			st := step(p.Step)
+			st.State = StepInDoubt
+			st.Approved = false
+		}
+	case EvStepSkipped:
+		var p stepNote
+		if json.Unmarshal(e.Payload, &p) == nil {
+			st := step(p.Step)
+			st.State = StepSkipped
+			st.Error = p.Reason
+		}
+	case EvCoderScript:
+		var p coderScript
+		if json.Unmarshal(e.Payload, &p) == nil {
+			st := step(p.Step)
+			st.Script = &p
+			st.Approved = false // the script, not the goal, is what the user approves
+		}
+	case EvCritique:
+		var p critiquePayload
+		if json.Unmarshal(e.Payload, &p) == nil {
+			step(p.Step).Critique = &p
+		}
+	case EvStatus:
+		var p statusPayload
+		if json.Unmarshal(e.Payload, &p) == nil {
+			s.Status, s.StatusReason = p.Status, p.Reason
+		}
+	case EvCompleted:
+		var p endPayload
+		_ = json.Unmarshal(e.Payload, &p)
+		s.Status, s.StatusReason, s.Response = backend.RunCompleted, p.Reason, p.Response
+	case EvFailed:
+		var p endPayload
+		_ = json.Unmarshal(e.Payload, &p)
+		s.Status, s.StatusReason, s.Error = backend.RunFailed, p.Reason, p.Reason
+	case EvCancelled:
+		var p endPayload
+		_ = json.Unmarshal(e.Payload, &p)
+		s.Status, s.StatusReason = backend.RunTerminated, p.Reason
+	}
+}
+
+func failureSentence(p stepFinished) string {
+	switch {
+	case p.Error != "":
+		return p.Error
+	case p.TimedOut:
+		return "timed out"
+	default:
+		return "exited with code " + itoa(p.ExitCode)
+	}
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
