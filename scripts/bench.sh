@@ -26,7 +26,7 @@ echo "== worlds (backend/world)"
 go test -run '^$' -bench '^Benchmark(Fork|ForkFloor|ListCheckpoints1000)$' -benchtime "$benchtime" -count 1 ./backend/world/ \
   | tee "$out/worlds.txt" | grep -E '^Benchmark'
 # One iteration is seconds long (1,000 checkpoints of 1 MB; 10,000 durable steps), so run each once.
-go test -run '^$' -bench '^Benchmark(Checkpoints1000Unchanged1MB|RunSteps10k)$' -benchtime 1x -count 1 ./backend/world/ \
+go test -run '^$' -bench '^Benchmark(CheckpointsUnchanged1MB|RunSteps10k)$' -benchtime 1x -count 1 ./backend/world/ \
   | tee -a "$out/worlds.txt" | grep -E '^Benchmark'
 
 metric() { # file benchmark-name unit
@@ -52,9 +52,11 @@ printf "  interleaved forks:        %s ms vs %s ms, ratio %s\n" "$(scale "$(metr
   "$(scale "$(metric "$w" BenchmarkFork/interleaved ns/fork-100)" 1e6)" "$(metric "$w" BenchmarkFork/interleaved long/short)"
 printf "  a fork's durable writes:  commit %s ms, put of a stored blob %s ms (the floor on this disk)\n" \
   "$(scale "$(metric "$w" BenchmarkForkFloor/commit ns/commit)" 1e6)" "$(scale "$(metric "$w" BenchmarkForkFloor/put-stored ns/put)" 1e6)"
-printf "1000 checkpoints of an unchanged 1 MB state: blob folder %s MB for a %s MB state, %s ms/checkpoint (goal <= 1.1 MB)\n" \
-  "$(scale "$(metric "$w" BenchmarkCheckpoints1000Unchanged1MB blob-bytes)" 1e6)" "$(scale "$(metric "$w" BenchmarkCheckpoints1000Unchanged1MB state-bytes)" 1e6)" \
-  "$(metric "$w" BenchmarkCheckpoints1000Unchanged1MB ms/checkpoint)"
+cu=BenchmarkCheckpointsUnchanged1MB
+printf "1000 checkpoints of an unchanged 1 MB state: blob folder %s MB, %s ms/checkpoint, %s records (goal <= 1.1 MB)\n" \
+  "$(scale "$(metric "$w" "$cu/idle=1000" blob-bytes)" 1e6)" "$(metric "$w" "$cu/idle=1000" ms/checkpoint)" "$(metric "$w" "$cu/idle=1000" records)"
+printf "  with a step between (clock advances): %s MB a checkpoint, so %s MB for 1000; %s ms/step+checkpoint\n" \
+  "$(scale "$(metric "$w" "$cu/stepped=20" B/checkpoint)" 1e6)" "$(scale "$(metric "$w" "$cu/stepped=20" B/checkpoint)" 1e3)" "$(metric "$w" "$cu/stepped=20" ms/checkpoint)"
 lr=$(metric "$w" BenchmarkListCheckpoints1000/registry ms/list); lw=$(metric "$w" BenchmarkListCheckpoints1000/raw ms/list)
 printf "list 1000 checkpoints:     %s ms (goal <= 8), raw database/sql %s ms, ratio %s\n" "$lr" "$lw" "$(ratio "$lr" "$lw")"
 for c in counter grid; do

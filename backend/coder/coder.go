@@ -51,7 +51,7 @@ func (m Model) Write(ctx context.Context, req runtime.CoderRequest) (runtime.Cod
 	user := fmt.Sprintf("Task: %s\nGoal of this step: %s", req.Task, req.Goal)
 	resp, err := m.Client.Chat(ctx, ollama.ChatRequest{Model: model, Format: schema(), OnToken: req.OnToken,
 		Messages: []ollama.Message{{Role: "system", Content: system}, {Role: "user", Content: user}},
-		Options: map[string]any{"temperature": 0}})
+		Options:  map[string]any{"temperature": 0}})
 	if err != nil {
 		return runtime.CoderScript{}, err
 	}

@@ -62,7 +62,7 @@ type Deps struct {
 	Memories func(ctx context.Context, query string) ([]string, error)
 	// ScriptTool runs a coder script (language, source) as a sandboxed step.
 	ScriptTool func(language, source string) backend.Tool
-	Log    func(msg string, args ...any)
+	Log        func(msg string, args ...any)
 }
 
 // Controller is the Runtime Loop Controller.
