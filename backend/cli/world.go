@@ -26,22 +26,23 @@ type worldCommand struct {
 	summary string
 	write   bool // holds the data directory lock while it runs
 	run     func(s *session, args []string) error
+	top     bool // a top-level command (ducklm NAME), not ducklm world NAME
 }
 
 // worldCommands lists the sub-commands in the order the usage shows them.
 var worldCommands = []worldCommand{
-	{"new", "[--name N] (--program FILE | --example NAME) [--seed S] [--json]", "create a simulated world and its first run", true, runWorldNew},
-	{"step", "RUN [--action JSON] [--json]", "apply one action (null lets the program choose)", true, runWorldStep},
-	{"run", "RUN --steps N [--action JSON] [--checkpoint-every K] [--json]", "apply up to N steps, stopping when the world is done", true, runWorldRun},
-	{"checkpoint", "RUN [--json]", "take an exact checkpoint of a run", true, runWorldCheckpoint},
-	{"fork", "CHECKPOINT [--run RUN] --divergence TYPE [--delta JSON] [--seed-policy inherit|derive|fresh] [--name N] [--deliberation-index I] [--json]", "fork a new world from a checkpoint", true, runWorldFork},
-	{"ls", "[--json]", "list worlds", false, runWorldLs},
-	{"show", "WORLD|RUN [--json]", "show a world or run: spec, runs, checkpoints, fork provenance", false, runWorldShow},
-	{"events", "RUN [--full] [--type T[,T...]] [--limit N] [--json]", "list a run's events (--full: with inherited history)", false, runWorldEvents},
-	{"lineage", "[WORLD] [--json]", "the fork tree, or one world's ancestors and descendants", false, runWorldLineage},
-	{"diff", "RUN RUN [--json]", "compare two runs after their shared history", false, runWorldDiff},
-	{"verify", "RUN [--json]", "re-execute a run and compare it with its record", false, runWorldVerify},
-	{"demo", "[--json]", "run the Branching Grid fork demo end to end", true, runWorldDemo},
+	{"new", "[--name N] (--program FILE | --example NAME) [--seed S] [--json]", "create a simulated world and its first run", true, runWorldNew, false},
+	{"step", "RUN [--action JSON] [--json]", "apply one action (null lets the program choose)", true, runWorldStep, false},
+	{"run", "RUN --steps N [--action JSON] [--checkpoint-every K] [--json]", "apply up to N steps, stopping when the world is done", true, runWorldRun, false},
+	{"checkpoint", "RUN [--json]", "take an exact checkpoint of a run", true, runWorldCheckpoint, false},
+	{"fork", "CHECKPOINT [--run RUN] --divergence TYPE [--delta JSON] [--seed-policy inherit|derive|fresh] [--name N] [--deliberation-index I] [--json]", "fork a new world from a checkpoint", true, runWorldFork, false},
+	{"ls", "[--json]", "list worlds", false, runWorldLs, false},
+	{"show", "WORLD|RUN [--json]", "show a world or run: spec, runs, checkpoints, fork provenance", false, runWorldShow, false},
+	{"events", "RUN [--full] [--type T[,T...]] [--limit N] [--json]", "list a run's events (--full: with inherited history)", false, runWorldEvents, false},
+	{"lineage", "[WORLD] [--json]", "the fork tree, or one world's ancestors and descendants", false, runWorldLineage, false},
+	{"diff", "RUN RUN [--json]", "compare two runs after their shared history", false, runWorldDiff, false},
+	{"verify", "RUN [--json]", "re-execute a run and compare it with its record", false, runWorldVerify, false},
+	{"demo", "[--json]", "run the Branching Grid fork demo end to end", true, runWorldDemo, false},
 }
 
 func init() {
@@ -78,7 +79,20 @@ func runWorld(env Env, args []string) error {
 }
 
 // usage returns the one-line usage of c.
-func (c worldCommand) usage() string { return "ducklm world " + c.name + " " + c.args }
+func (c worldCommand) usage() string {
+	if c.top {
+		return "ducklm " + c.name + " " + c.args
+	}
+	return "ducklm world " + c.name + " " + c.args
+}
+
+// title names the command in sentences.
+func (c worldCommand) title() string {
+	if c.top {
+		return c.name
+	}
+	return "world " + c.name
+}
 
 // bad is a usage mistake in c's arguments: one sentence with c's usage.
 func (c worldCommand) bad(format string, args ...any) error {
@@ -94,6 +108,9 @@ type session struct {
 	lock *service.Lock
 	svc  *service.Service
 	json bool
+	// stdinClosed is set once the prompt's input has ended: later
+	// approvals are left waiting instead of asked.
+	stdinClosed bool
 }
 
 // exec runs c. The command parses and checks its arguments first and then
@@ -151,7 +168,11 @@ func hasHelpFlag(args []string) bool {
 
 // flags returns a flag set with --json bound to the session.
 func (s *session) flags() *flag.FlagSet {
-	fs := newFlags("world " + s.cmd.name)
+	name := "world " + s.cmd.name
+	if s.cmd.top {
+		name = s.cmd.name
+	}
+	fs := newFlags(name)
 	fs.BoolVar(&s.json, "json", false, "print JSON")
 	return fs
 }
@@ -173,11 +194,11 @@ func (s *session) parse(fs *flag.FlagSet, args []string, minPos, maxPos int) ([]
 	}
 	switch {
 	case len(pos) < minPos:
-		return nil, s.cmd.bad("world %s needs %s", s.cmd.name, strings.Fields(s.cmd.args)[len(pos)])
+		return nil, s.cmd.bad("%s needs %s", s.cmd.title(), strings.Fields(s.cmd.args)[len(pos)])
 	case len(pos) > maxPos && maxPos == 0:
-		return nil, s.cmd.bad("world %s takes no arguments, but got %q", s.cmd.name, pos[0])
+		return nil, s.cmd.bad("%s takes no arguments, but got %q", s.cmd.title(), pos[0])
 	case len(pos) > maxPos:
-		return nil, s.cmd.bad("world %s takes at most %d argument(s), but got %d", s.cmd.name, maxPos, len(pos))
+		return nil, s.cmd.bad("%s takes at most %d argument(s), but got %d", s.cmd.title(), maxPos, len(pos))
 	}
 	return pos, nil
 }

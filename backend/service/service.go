@@ -2,12 +2,20 @@ package service
 
 import (
 	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"strings"
 
 	"ducklm/backend"
 	"ducklm/backend/blob"
 	"ducklm/backend/bus"
+	"ducklm/backend/ollama"
+	"ducklm/backend/runtime"
 	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
+	"ducklm/backend/tool"
 	"ducklm/backend/world"
 )
 
@@ -19,11 +27,41 @@ type Service struct {
 	Bus    *bus.Bus
 	Blobs  *blob.Store
 	Worlds *world.Service
+	// Runtime drives task runs; StartRuntime resumes them.
+	Runtime *runtime.Controller
+	Tools   *tool.Registry
+	Ollama  *ollama.Client
+	// Sandboxed reports whether bubblewrap can sandbox steps here.
+	Sandboxed bool
+	models    *modelCache
+}
+
+// Options tune Open.
+type Options struct {
+	// OllamaHost overrides OLLAMA_HOST.
+	OllamaHost string
+	Log        *slog.Logger
 }
 
 // Open opens the data directory dir (creating it when new) and applies the
 // schema migrations. The caller decides whether to hold the directory's Lock.
 func Open(ctx context.Context, dir string) (*Service, error) {
+	return OpenWith(ctx, dir, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	oc := ollama.FromEnv()
+	if opts.OllamaHost != "" {
+		u, err := parseOllamaHost(opts.OllamaHost)
+		if err != nil {
+			return nil, err
+		}
+		oc = ollama.New(u, nil)
+	}
 	db, err := sqlite.Open(ctx, dbPath(dir))
 	if err != nil {
 		return nil, err
@@ -37,11 +75,18 @@ func Open(ctx context.Context, dir string) (*Service, error) {
 	b := bus.New(ledger)
 	ledger.OnCommit(b.Publish)
 	worlds := world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits())
-	return &Service{Dir: dir, DB: db, Ledger: ledger, Bus: b, Blobs: blobs, Worlds: worlds}, nil
+	models := &modelCache{c: oc}
+	rt, tools, sandboxed := newRuntime(dir, db, ledger, blobs, worlds, oc, models, opts.Log)
+	return &Service{Dir: dir, DB: db, Ledger: ledger, Bus: b, Blobs: blobs, Worlds: worlds,
+		Runtime: rt, Tools: tools, Ollama: oc, Sandboxed: sandboxed, models: models}, nil
 }
 
-// Close closes the database.
-func (s *Service) Close() error { return s.DB.Close() }
+// Close stops the runtime (running steps are cancelled and recorded) and
+// closes the database.
+func (s *Service) Close() error {
+	s.Runtime.Close()
+	return s.DB.Close()
+}
 
 // Counts are the sizes of what the data directory holds.
 type Counts struct {
@@ -96,4 +141,20 @@ func (s *Service) counts(ctx context.Context) (Counts, error) {
 	var err error
 	c.Events, err = s.Ledger.Count(ctx)
 	return c, err
+}
+
+// parseOllamaHost reads a host as OLLAMA_HOST is read: "host", "host:port"
+// or a URL; the scheme defaults to http and the port to 11434.
+func parseOllamaHost(h string) (*url.URL, error) {
+	if !strings.Contains(h, "://") {
+		h = "http://" + h
+	}
+	u, err := url.Parse(h)
+	if err != nil || u.Host == "" {
+		return nil, backend.Errorf(backend.EINVALID, "%q is not an Ollama host (expected host, host:port or http://host:port)", h)
+	}
+	if u.Port() == "" {
+		u.Host = net.JoinHostPort(u.Hostname(), "11434")
+	}
+	return u, nil
 }

@@ -1,0 +1,426 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"ducklm/backend"
+	"ducklm/backend/runtime"
+)
+
+// taskCommands are the top-level commands over task runs.
+var taskCommands = []worldCommand{
+	{name: "run", args: `"TASK" [--plan FILE] [--approve ask|risky|auto] [--model ROLE=NAME]... [--workspace DIR] [--timeout D] [--max-steps N] [--detach] [--json]`,
+		summary: "run a task: plan it, ask approvals at the prompt, stream its events", write: true, run: runTask, top: true},
+	{name: "runs", args: "[--json]", summary: "list task runs, those waiting for approval first", run: runRuns, top: true},
+	{name: "resume", args: "RUN [--detach]", summary: "drive a paused or interrupted run again", write: true, run: runResume, top: true},
+	{name: "cancel", args: "RUN [--reason TEXT]", summary: "cancel a run and kill its running steps", write: true, run: runCancel, top: true},
+	{name: "approve", args: "REQUEST [--args JSON] [--network] [--detach]", summary: "approve one waiting step (optionally with edited arguments)", write: true, run: runApprove, top: true},
+	{name: "deny", args: "REQUEST [--reason TEXT]", summary: "deny one waiting step", write: true, run: runDeny, top: true},
+}
+
+func init() {
+	for _, c := range taskCommands {
+		c := c
+		register(c.name, c.summary, c.usage(), c.exec)
+	}
+}
+
+var approveModes = map[string]runtime.ApprovalMode{"ask": runtime.AskEvery, "risky": runtime.AskRisky, "auto": runtime.AutoSandboxed,
+	string(runtime.AskEvery): runtime.AskEvery, string(runtime.AskRisky): runtime.AskRisky, string(runtime.AutoSandboxed): runtime.AutoSandboxed}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func runTask(s *session, args []string) error {
+	fs := s.flags()
+	planFile := fs.String("plan", "", "")
+	approve := fs.String("approve", "risky", "")
+	workspace := fs.String("workspace", "", "")
+	timeout := fs.Duration("timeout", 0, "")
+	maxSteps := fs.Int("max-steps", 0, "")
+	detach := fs.Bool("detach", false, "")
+	var models multiFlag
+	fs.Var(&models, "model", "")
+	pos, err := s.parse(fs, args, 0, 1)
+	if err != nil {
+		return err
+	}
+	req := runtime.TaskRequest{Workspace: *workspace, MaxSteps: *maxSteps, Models: map[string]string{}}
+	if len(pos) == 1 {
+		req.Task = pos[0]
+	}
+	mode, ok := approveModes[*approve]
+	if !ok {
+		return s.cmd.bad("--approve is ask, risky or auto, not %q", *approve)
+	}
+	req.ApprovalMode = mode
+	req.Limits.Timeout = *timeout
+	for _, m := range models {
+		role, name, ok := strings.Cut(m, "=")
+		if !ok || name == "" {
+			return s.cmd.bad("--model takes ROLE=NAME (planner, coder, critic), not %q", m)
+		}
+		req.Models[role] = name
+	}
+	if *planFile != "" {
+		data, err := os.ReadFile(*planFile)
+		if err != nil {
+			return backend.Errorf(backend.EINVALID, "cannot read the plan file %s", *planFile)
+		}
+		var g backend.TaskGraph
+		if err := json.Unmarshal(data, &g); err != nil || len(g.Nodes) == 0 {
+			return backend.Errorf(backend.EINVALID, `%s is not a plan: expected {"nodes": [...]}`, *planFile)
+		}
+		req.Plan = &g
+	}
+	if req.Task == "" && req.Plan == nil {
+		return s.cmd.bad("run needs a task or --plan")
+	}
+	if err := s.open(); err != nil {
+		return err
+	}
+	run, err := s.svc.Runtime.Submit(s.ctx, req)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.env.Stderr, "run %s started\n", run.ID)
+	if *detach {
+		fmt.Fprintln(s.env.Stdout, run.ID)
+		return s.svc.Runtime.Wait(s.ctx, run.ID)
+	}
+	return s.follow(run.ID, 1, true)
+}
+
+// follow streams a run's events from seq `from` until it ends or parks,
+// asking its approvals at the prompt when interactive.
+func (s *session) follow(runID string, from int64, interactive bool) error {
+	sub := s.svc.Bus.Subscribe(s.ctx, runID, from)
+	defer sub.Close()
+	in := bufio.NewReader(s.stdin())
+	asked := map[string]bool{}
+	for {
+		select {
+		case e, ok := <-sub.C():
+			if !ok {
+				return s.ctx.Err()
+			}
+			if !s.json {
+				printEvent(s.env.Stdout, e)
+			} else {
+				_ = json.NewEncoder(s.env.Stdout).Encode(e)
+			}
+			continue
+		case <-time.After(150 * time.Millisecond):
+		case <-s.ctx.Done():
+			return s.ctx.Err()
+		}
+		st, _, err := s.svc.Runtime.Load(s.ctx, runID)
+		if err != nil {
+			return err
+		}
+		if st.Status.Terminal() {
+			return s.drain(sub, st)
+		}
+		if st.Status == backend.RunPaused {
+			fmt.Fprintf(s.env.Stderr, "run %s is paused: %s\nresume it with: ducklm resume %s\n", runID, st.StatusReason, runID)
+			return nil
+		}
+		for _, p := range st.PendingApprovals() {
+			a := p.Approval
+			if asked[a.RequestID] {
+				continue
+			}
+			asked[a.RequestID] = true
+			if !interactive {
+				continue
+			}
+			if !s.ask(in, runID, p) && !s.stdinClosed {
+				delete(asked, a.RequestID) // the answer was refused (say, bad edited args): ask again
+			}
+		}
+		if st.Status == backend.RunAwaitingApproval && (!interactive || allAsked(st, asked)) && len(st.PendingApprovals()) > 0 {
+			if !interactive || s.stdinClosed {
+				for _, p := range st.PendingApprovals() {
+					fmt.Fprintf(s.env.Stderr, "waiting for approval of step %s: ducklm approve %s (or deny)\n", p.Node.ID, p.Approval.RequestID)
+				}
+				return nil
+			}
+		}
+	}
+}
+
+func allAsked(st *runtime.RunState, asked map[string]bool) bool {
+	for _, p := range st.PendingApprovals() {
+		if !asked[p.Approval.RequestID] {
+			return false
+		}
+	}
+	return true
+}
+
+// drain prints what is left of the stream and the run's outcome.
+func (s *session) drain(sub interface{ C() <-chan backend.Event }, st *runtime.RunState) error {
+	for {
+		select {
+		case e, ok := <-sub.C():
+			if !ok {
+				return nil
+			}
+			if !s.json {
+				printEvent(s.env.Stdout, e)
+			}
+			if e.Seq < st.Seq {
+				continue
+			}
+		case <-time.After(300 * time.Millisecond):
+		}
+		break
+	}
+	if st.Response != "" && !s.json {
+		fmt.Fprintf(s.env.Stdout, "\n%s\n", st.Response)
+	}
+	fmt.Fprintf(s.env.Stderr, "run %s %s", st.RunID, st.Status)
+	if st.StatusReason != "" {
+		fmt.Fprintf(s.env.Stderr, ": %s", st.StatusReason)
+	}
+	fmt.Fprintln(s.env.Stderr)
+	if st.Status != backend.RunCompleted {
+		return errExit{ExitFail}
+	}
+	return nil
+}
+
+// ask shows one approval request, reads the answer and reports whether the
+// runtime took it.
+func (s *session) ask(in *bufio.Reader, runID string, p *runtime.StepRecord) bool {
+	a := p.Approval
+	w := s.env.Stderr
+	fmt.Fprintf(w, "\nstep %s wants to run %s", a.Step, a.Tool)
+	if a.InDoubt {
+		fmt.Fprint(w, " AGAIN: it was running when ducklm stopped and may already have had its effect")
+	}
+	fmt.Fprintf(w, "\n  %s\n  risk %s (rule %s): %s\n", compact(a.Args), a.Risk, a.Rule, a.Why)
+	if a.Sandboxed {
+		fmt.Fprintf(w, "  sandboxed: workspace only, network %v, timeout %s\n", a.Network, a.Limits.Timeout)
+	} else {
+		fmt.Fprintf(w, "  NOT sandboxed (bubblewrap is unavailable): it runs with your permissions\n")
+	}
+	fmt.Fprint(w, "approve? [y]es, [n]o, [e]dit arguments: ")
+	line, err := in.ReadString('\n')
+	if err != nil {
+		s.stdinClosed = true
+		fmt.Fprintln(w)
+		return false
+	}
+	ans := runtime.Answer{RequestID: a.RequestID, By: "cli", Network: a.Network}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		ans.Approve = true
+	case "e", "edit":
+		fmt.Fprint(w, "new arguments as JSON: ")
+		args, err := in.ReadString('\n')
+		if err != nil {
+			s.stdinClosed = true
+			return false
+		}
+		ans.Approve, ans.Args = true, json.RawMessage(strings.TrimSpace(args))
+	default:
+		ans.Reason = "denied at the prompt"
+	}
+	if err := s.svc.Runtime.Answer(s.ctx, runID, ans); err != nil {
+		fmt.Fprintf(w, "%s\n", backend.ErrorMessage(err))
+		return false
+	}
+	return true
+}
+
+func (s *session) stdin() io.Reader {
+	if s.env.Stdin == nil {
+		return strings.NewReader("")
+	}
+	return s.env.Stdin
+}
+
+// printEvent prints one event as a terminal line.
+func printEvent(w io.Writer, e backend.Event) {
+	var p map[string]json.RawMessage
+	_ = json.Unmarshal(e.Payload, &p)
+	str := func(k string) string {
+		var v string
+		_ = json.Unmarshal(p[k], &v)
+		return v
+	}
+	detail := ""
+	switch e.Type {
+	case runtime.EvTaskReceived:
+		detail = str("task")
+	case runtime.EvPlanAccepted:
+		var pl struct {
+			Graph backend.TaskGraph `json:"graph"`
+		}
+		_ = json.Unmarshal(e.Payload, &pl)
+		detail = fmt.Sprintf("%d steps", len(pl.Graph.Nodes))
+	case runtime.EvPlanInvalid:
+		detail = str("error")
+	case runtime.EvStepStarted:
+		detail = str("step") + " " + str("tool") + " " + compact(p["args"])
+	case runtime.EvStepFinished:
+		detail = str("step") + " exit " + string(p["exitCode"])
+		if out := strings.TrimSpace(str("stdoutTail")); out != "" {
+			detail += "\n      " + strings.ReplaceAll(clip(out, 600), "\n", "\n      ")
+		}
+		if e := str("error"); e != "" {
+			detail += ": " + e
+		}
+	case runtime.EvCritique:
+		detail = str("step") + " score " + string(p["score"]) + ": " + str("explanation")
+	case runtime.EvApprovalRequested:
+		detail = str("step") + " " + str("requestId") + " (rule " + str("rule") + ")"
+	case runtime.EvApproved, runtime.EvDenied:
+		detail = str("step")
+	case runtime.EvStatus:
+		detail = str("status") + " " + str("reason")
+	case runtime.EvCompleted, runtime.EvFailed, runtime.EvCancelled:
+		detail = str("reason")
+	case runtime.EvDecision, runtime.EvCheckpoint:
+		return // bookkeeping: in the ledger, not on the terminal
+	}
+	fmt.Fprintf(w, "%4d  %-24s %s\n", e.Seq, e.Type, detail)
+}
+
+func runRuns(s *session, args []string) error {
+	fs := s.flags()
+	if _, err := s.parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+	if err := s.open(); err != nil {
+		return err
+	}
+	runs, err := s.svc.Runtime.Runs(s.ctx)
+	if err != nil {
+		return err
+	}
+	return s.out(runs, func(w io.Writer) {
+		if len(runs) == 0 {
+			fmt.Fprintln(w, `no task runs yet: ducklm run "TASK"`)
+			return
+		}
+		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+		fmt.Fprintln(tw, "RUN\tSTATUS\tAPPROVALS\tSTEPS\tSTARTED\tTASK")
+		for _, r := range runs {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d/%d\t%s\t%s\n", r.Run.ID, r.Run.Status, r.Approvals, r.StepsDone, r.Steps,
+				r.Run.CreatedAt.Local().Format("2006-01-02 15:04"), clip(r.Task, 60))
+		}
+		tw.Flush()
+	})
+}
+
+func runResume(s *session, args []string) error {
+	fs := s.flags()
+	detach := fs.Bool("detach", false, "")
+	pos, err := s.parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	if err := needID(pos[0], backend.KindRun); err != nil {
+		return err
+	}
+	if err := s.open(); err != nil {
+		return err
+	}
+	st, _, err := s.svc.Runtime.Load(s.ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	if err := s.svc.Runtime.Resume(s.ctx, pos[0]); err != nil {
+		return err
+	}
+	if *detach {
+		return s.svc.Runtime.Wait(s.ctx, pos[0])
+	}
+	return s.follow(pos[0], st.Seq+1, true)
+}
+
+func runCancel(s *session, args []string) error {
+	fs := s.flags()
+	reason := fs.String("reason", "", "")
+	pos, err := s.parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	if err := needID(pos[0], backend.KindRun); err != nil {
+		return err
+	}
+	if err := s.open(); err != nil {
+		return err
+	}
+	if err := s.svc.Runtime.Cancel(s.ctx, pos[0], *reason); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.env.Stdout, "run %s cancelled\n", pos[0])
+	return nil
+}
+
+func runApprove(s *session, args []string) error { return answer(s, args, true) }
+func runDeny(s *session, args []string) error    { return answer(s, args, false) }
+
+func answer(s *session, args []string, approve bool) error {
+	fs := s.flags()
+	editArgs := fs.String("args", "", "")
+	network := fs.Bool("network", false, "")
+	reason := fs.String("reason", "", "")
+	detach := fs.Bool("detach", false, "")
+	pos, err := s.parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	if err := needID(pos[0], backend.KindApproval); err != nil {
+		return err
+	}
+	edited, err := jsonFlag("args", *editArgs)
+	if err != nil {
+		return err
+	}
+	if err := s.open(); err != nil {
+		return err
+	}
+	open, err := s.svc.Runtime.Approvals(s.ctx, "")
+	if err != nil {
+		return err
+	}
+	var found *runtime.Approval
+	for i := range open {
+		if open[i].RequestID == pos[0] {
+			found = &open[i]
+		}
+	}
+	if found == nil {
+		return backend.Errorf(backend.ENOTFOUND, "no run is waiting on approval request %s (ducklm runs lists the waiting ones)", pos[0])
+	}
+	st, _, err := s.svc.Runtime.Load(s.ctx, found.RunID)
+	if err != nil {
+		return err
+	}
+	if err := s.svc.Runtime.Answer(s.ctx, found.RunID, runtime.Answer{RequestID: pos[0], Approve: approve, Args: edited,
+		Network: *network || found.Network, Reason: *reason, By: "cli"}); err != nil {
+		return err
+	}
+	verb := "denied"
+	if approve {
+		verb = "approved"
+	}
+	fmt.Fprintf(s.env.Stderr, "step %s of run %s %s\n", found.Step, found.RunID, verb)
+	if *detach {
+		return s.svc.Runtime.Wait(s.ctx, found.RunID)
+	}
+	return s.follow(found.RunID, st.Seq+1, true)
+}

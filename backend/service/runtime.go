@@ -1,0 +1,129 @@
+package service
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"ducklm/backend"
+	"ducklm/backend/bwrap"
+	"ducklm/backend/coder"
+	"ducklm/backend/critic"
+	"ducklm/backend/ollama"
+	"ducklm/backend/planner"
+	"ducklm/backend/runtime"
+	"ducklm/backend/sqlite"
+	"ducklm/backend/tool"
+	"ducklm/backend/world"
+)
+
+// newRuntime wires the loop controller: the model client, the tools, the
+// sandbox and the stores.
+func newRuntime(dir string, db *sqlite.DB, ledger *sqlite.Ledger, blobs backend.BlobStore, worlds *world.Service, oc *ollama.Client, models *modelCache, log *slog.Logger) (*runtime.Controller, *tool.Registry, bool) {
+	_, sandboxed, _ := bwrap.Available()
+	mode := tool.RequireSandbox
+	if !sandboxed {
+		// Without bubblewrap the router asks the user before every shell
+		// step, so what runs unsandboxed is what a person approved.
+		mode = tool.AllowUnsandboxed
+	}
+	tools := tool.NewRegistry(&tool.Shell{Sandbox: mode}, &tool.FileRead{}, &tool.FileWrite{}, &tool.WorldSim{Worlds: worlds})
+	rt := runtime.New(runtime.Deps{
+		Store: sqlite.NewWorlds(db, ledger), Events: ledger, Blobs: blobs, Tools: tools,
+		Planner: planner.LLM{Client: oc}, Offline: planner.Offline{},
+		Critic:  critic.WithFallback{Model: &critic.Model{Client: oc}},
+		Coder:   coder.Model{Client: oc},
+		Models:  models, Sandboxed: func() bool { return sandboxed },
+		WorkRoot: filepath.Join(dir, "workspaces"),
+		ScriptTool: func(language, source string) backend.Tool {
+			return tool.NewScript(language, source, mode)
+		},
+		Log: func(msg string, args ...any) { log.Warn(msg, args...) },
+	})
+	return rt, tools, sandboxed
+}
+
+// modelCache lists Ollama's models at most every few seconds: the loop asks
+// before every decision, and a stopped Ollama must not slow each one down.
+type modelCache struct {
+	c *ollama.Client
+
+	mu    sync.Mutex
+	names []string
+	err   error
+	at    time.Time
+}
+
+const (
+	modelsFresh   = 10 * time.Second
+	modelsRetry   = 3 * time.Second
+	modelsTimeout = 2 * time.Second
+)
+
+// ModelNames implements runtime.ModelLister.
+func (m *modelCache) ModelNames(ctx context.Context) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ttl := modelsFresh
+	if m.err != nil {
+		ttl = modelsRetry
+	}
+	if !m.at.IsZero() && time.Since(m.at) < ttl {
+		return m.names, m.err
+	}
+	ctx, cancel := context.WithTimeout(ctx, modelsTimeout)
+	defer cancel()
+	models, err := m.c.Models(ctx)
+	m.at, m.err, m.names = time.Now(), err, nil
+	for _, mo := range models {
+		m.names = append(m.names, mo.Name)
+	}
+	return m.names, m.err
+}
+
+// StartRuntime resumes every run that was moving when ducklm stopped and,
+// until ctx ends, resumes paused runs once a model answers again.
+func (s *Service) StartRuntime(ctx context.Context) ([]string, error) {
+	resumed, err := s.Runtime.ResumeAll(ctx)
+	if err != nil {
+		return nil, err
+	}
+	go s.watchPaused(ctx)
+	return resumed, nil
+}
+
+// pausedPoll is how often paused runs are offered to a returning model.
+const pausedPoll = 15 * time.Second
+
+func (s *Service) watchPaused(ctx context.Context) {
+	t := time.NewTicker(pausedPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		runs, err := s.Runtime.Runs(ctx)
+		if err != nil {
+			continue
+		}
+		var paused []string
+		for _, r := range runs {
+			if r.Run.Status == backend.RunPaused {
+				paused = append(paused, r.Run.ID)
+			}
+		}
+		if len(paused) == 0 {
+			continue
+		}
+		if names, err := s.models.ModelNames(ctx); err != nil || len(names) == 0 {
+			continue
+		}
+		for _, id := range paused {
+			_ = s.Runtime.Resume(ctx, id)
+		}
+	}
+}
