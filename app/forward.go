@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -13,6 +14,10 @@ import (
 	"ducklm/backend/bus"
 	"ducklm/backend/service"
 )
+
+// EventTokens is the window event that carries batches of streamed model
+// tokens ([]service.Token); they are not stored, the final message is.
+const EventTokens = "run:tokens"
 
 // EventLedger is the window event that carries batches of committed ledger
 // events ([]backend.Event, in commit order).
@@ -87,6 +92,18 @@ func (a *App) startup(ctx context.Context) {
 		a.log.Warn("second launches cannot raise this window", "err", err)
 	}
 	a.stopRaise = stop
+	// Runs that were moving when ducklm stopped go on; paused runs resume
+	// when their model is back.
+	runCtx, cancel := context.WithCancel(ctx)
+	a.stopRun = cancel
+	if resumed, err := a.svc.StartRuntime(runCtx); err != nil {
+		a.log.Error("resume runs", "err", err)
+	} else if len(resumed) > 0 {
+		a.log.Info("resumed runs", "runs", resumed)
+	}
+	a.stopTokens = forwardTokens(ctx, a.svc.Tokens, func(tokens []service.Token) {
+		runtime.EventsEmit(ctx, EventTokens, tokens)
+	})
 	head, err := a.svc.Ledger.Count(ctx)
 	if err != nil {
 		a.log.Error("forward events", "err", err)
@@ -104,6 +121,12 @@ func (a *App) domReady(ctx context.Context) {
 
 // shutdown is Wails' OnShutdown.
 func (a *App) shutdown(ctx context.Context) {
+	if a.stopRun != nil {
+		a.stopRun()
+	}
+	if a.stopTokens != nil {
+		a.stopTokens()
+	}
 	if a.fwd != nil {
 		a.fwd.stop()
 	}
@@ -133,4 +156,36 @@ func (a *App) raise() {
 	ctx := a.context()
 	runtime.WindowUnminimise(ctx)
 	runtime.WindowShow(ctx)
+}
+
+// forwardTokens batches streamed tokens like ledger events: a fast model
+// must not drown the window.
+func forwardTokens(ctx context.Context, hub *service.TokenHub, emit func([]service.Token)) (stop func()) {
+	var mu sync.Mutex
+	var batch []service.Token
+	cancel := hub.Subscribe(func(t service.Token) {
+		mu.Lock()
+		batch = append(batch, t)
+		mu.Unlock()
+	})
+	ctx, done := context.WithCancel(ctx)
+	go func() {
+		ticker := time.NewTicker(flushEvery)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-ticker.C:
+			}
+			mu.Lock()
+			out := batch
+			batch = nil
+			mu.Unlock()
+			if len(out) > 0 {
+				emit(out)
+			}
+		}
+	}()
+	return func() { cancel(); done() }
 }

@@ -21,7 +21,7 @@ import (
 
 // newRuntime wires the loop controller: the model client, the tools, the
 // sandbox and the stores.
-func newRuntime(dir string, db *sqlite.DB, ledger *sqlite.Ledger, blobs backend.BlobStore, worlds *world.Service, oc *ollama.Client, models *modelCache, log *slog.Logger) (*runtime.Controller, *tool.Registry, bool) {
+func newRuntime(dir string, db *sqlite.DB, ledger *sqlite.Ledger, blobs backend.BlobStore, worlds *world.Service, oc *ollama.Client, models *modelCache, tokens *TokenHub, log *slog.Logger) (*runtime.Controller, *tool.Registry, bool) {
 	_, sandboxed, _ := bwrap.Available()
 	mode := tool.RequireSandbox
 	if !sandboxed {
@@ -33,14 +33,15 @@ func newRuntime(dir string, db *sqlite.DB, ledger *sqlite.Ledger, blobs backend.
 	rt := runtime.New(runtime.Deps{
 		Store: sqlite.NewWorlds(db, ledger), Events: ledger, Blobs: blobs, Tools: tools,
 		Planner: planner.LLM{Client: oc}, Offline: planner.Offline{},
-		Critic:  critic.WithFallback{Model: &critic.Model{Client: oc}},
-		Coder:   coder.Model{Client: oc},
-		Models:  models, Sandboxed: func() bool { return sandboxed },
+		Critic: critic.WithFallback{Model: &critic.Model{Client: oc}},
+		Coder:  coder.Model{Client: oc},
+		Models: models, Sandboxed: func() bool { return sandboxed },
 		WorkRoot: filepath.Join(dir, "workspaces"),
 		ScriptTool: func(language, source string) backend.Tool {
 			return tool.NewScript(language, source, mode)
 		},
-		Log: func(msg string, args ...any) { log.Warn(msg, args...) },
+		Log:    func(msg string, args ...any) { log.Warn(msg, args...) },
+		Tokens: tokens.publish,
 	})
 	return rt, tools, sandboxed
 }
@@ -125,5 +126,46 @@ func (s *Service) watchPaused(ctx context.Context) {
 		for _, id := range paused {
 			_ = s.Runtime.Resume(ctx, id)
 		}
+	}
+}
+
+// Token is one streamed piece of a model's answer for a run (not stored: the
+// final message is an event).
+type Token struct {
+	RunID  string `json:"runId"`
+	StepID string `json:"stepId,omitempty"`
+	Text   string `json:"text"`
+}
+
+// TokenHub fans streamed tokens out to the windows and browsers watching.
+type TokenHub struct {
+	mu   sync.Mutex
+	next int
+	subs map[int]func(Token)
+}
+
+// Subscribe calls fn for every token until the returned cancel is called.
+// fn must not block.
+func (h *TokenHub) Subscribe(fn func(Token)) (cancel func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.subs == nil {
+		h.subs = map[int]func(Token){}
+	}
+	id := h.next
+	h.next++
+	h.subs[id] = fn
+	return func() {
+		h.mu.Lock()
+		delete(h.subs, id)
+		h.mu.Unlock()
+	}
+}
+
+func (h *TokenHub) publish(runID, stepID, text string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, fn := range h.subs {
+		fn(Token{RunID: runID, StepID: stepID, Text: text})
 	}
 }

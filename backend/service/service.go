@@ -33,7 +33,9 @@ type Service struct {
 	Ollama  *ollama.Client
 	// Sandboxed reports whether bubblewrap can sandbox steps here.
 	Sandboxed bool
-	models    *modelCache
+	// Tokens carries streamed model tokens to the user interfaces.
+	Tokens *TokenHub
+	models *modelCache
 }
 
 // Options tune Open.
@@ -76,9 +78,10 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 	ledger.OnCommit(b.Publish)
 	worlds := world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits())
 	models := &modelCache{c: oc}
-	rt, tools, sandboxed := newRuntime(dir, db, ledger, blobs, worlds, oc, models, opts.Log)
+	tokens := &TokenHub{}
+	rt, tools, sandboxed := newRuntime(dir, db, ledger, blobs, worlds, oc, models, tokens, opts.Log)
 	return &Service{Dir: dir, DB: db, Ledger: ledger, Bus: b, Blobs: blobs, Worlds: worlds,
-		Runtime: rt, Tools: tools, Ollama: oc, Sandboxed: sandboxed, models: models}, nil
+		Runtime: rt, Tools: tools, Ollama: oc, Sandboxed: sandboxed, Tokens: tokens, models: models}, nil
 }
 
 // Close stops the runtime (running steps are cancelled and recorded) and

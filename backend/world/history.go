@@ -71,3 +71,52 @@ func (s *Service) History(ctx context.Context, runID string) ([]backend.Event, e
 	}
 	return out, nil
 }
+
+// HistoryPage is a window onto a run's full history, by position.
+type HistoryPage struct {
+	Total  int64           `json:"total"`  // events in the full history
+	Offset int64           `json:"offset"` // position of Events[0]
+	Events []backend.Event `json:"events"`
+	// Inherited is how many leading positions of the whole history belong
+	// to ancestors (events before it are the shared prefix).
+	Inherited int64 `json:"inherited"`
+}
+
+// HistoryPage returns up to limit events of a run's full history starting
+// at position offset (0 = the oldest). It reads only the events it returns,
+// so paging a million-event history costs the same at any offset.
+func (s *Service) HistoryPage(ctx context.Context, runID string, offset int64, limit int) (HistoryPage, error) {
+	if limit <= 0 || limit > 5000 {
+		return HistoryPage{}, backend.Errorf(backend.EINVALID, "a history page holds 1 to 5000 events, not %d", limit)
+	}
+	segs, err := s.Segments(ctx, runID)
+	if err != nil {
+		return HistoryPage{}, err
+	}
+	page := HistoryPage{Offset: max(offset, 0), Events: []backend.Event{}}
+	for i, seg := range segs {
+		page.Total += seg.ToSeq
+		if i < len(segs)-1 {
+			page.Inherited += seg.ToSeq
+		}
+	}
+	pos := int64(0)
+	for _, seg := range segs {
+		if len(page.Events) >= limit {
+			break
+		}
+		start, end := pos, pos+seg.ToSeq // this segment holds positions [start, end)
+		pos = end
+		from := max(page.Offset+int64(len(page.Events)), start)
+		if from >= end {
+			continue
+		}
+		events, err := s.events.Query(ctx, backend.EventQuery{Stream: seg.Stream, FromSeq: from - start + 1, ToSeq: seg.ToSeq,
+			Limit: limit - len(page.Events)})
+		if err != nil {
+			return HistoryPage{}, err
+		}
+		page.Events = append(page.Events, events...)
+	}
+	return page, nil
+}

@@ -1,5 +1,369 @@
+export namespace api {
+	
+	export class AnswerInput {
+	    runId: string;
+	    requestId: string;
+	    approve: boolean;
+	    args: string;
+	    network: boolean;
+	    reason: string;
+	    idempotencyKey: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AnswerInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runId = source["runId"];
+	        this.requestId = source["requestId"];
+	        this.approve = source["approve"];
+	        this.args = source["args"];
+	        this.network = source["network"];
+	        this.reason = source["reason"];
+	        this.idempotencyKey = source["idempotencyKey"];
+	    }
+	}
+	export class Created {
+	    world: backend.WorldSpec;
+	    run: backend.WorldRun;
+	
+	    static createFrom(source: any = {}) {
+	        return new Created(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.world = this.convertValues(source["world"], backend.WorldSpec);
+	        this.run = this.convertValues(source["run"], backend.WorldRun);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Example {
+	    name: string;
+	    source: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Example(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.source = source["source"];
+	    }
+	}
+	export class ForkInput {
+	    checkpointId: string;
+	    parentRunId: string;
+	    divergence: string;
+	    delta: string;
+	    seedPolicy: string;
+	    name: string;
+	    deliberationIndex: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ForkInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.checkpointId = source["checkpointId"];
+	        this.parentRunId = source["parentRunId"];
+	        this.divergence = source["divergence"];
+	        this.delta = source["delta"];
+	        this.seedPolicy = source["seedPolicy"];
+	        this.name = source["name"];
+	        this.deliberationIndex = source["deliberationIndex"];
+	    }
+	}
+	export class Forked {
+	    fork: backend.Fork;
+	    world: backend.WorldSpec;
+	    run: backend.WorldRun;
+	
+	    static createFrom(source: any = {}) {
+	        return new Forked(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.fork = this.convertValues(source["fork"], backend.Fork);
+	        this.world = this.convertValues(source["world"], backend.WorldSpec);
+	        this.run = this.convertValues(source["run"], backend.WorldRun);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ModelInfo {
+	    host: string;
+	    reachable: boolean;
+	    error?: string;
+	    models: string[];
+	    sandboxed: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.host = source["host"];
+	        this.reachable = source["reachable"];
+	        this.error = source["error"];
+	        this.models = source["models"];
+	        this.sandboxed = source["sandboxed"];
+	    }
+	}
+	export class PlanCheck {
+	    valid: boolean;
+	    problems: string[];
+	    steps: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new PlanCheck(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.valid = source["valid"];
+	        this.problems = source["problems"];
+	        this.steps = source["steps"];
+	    }
+	}
+	export class RunDetail {
+	    run: backend.WorldRun;
+	    state?: runtime.RunState;
+	    approvals: runtime.Approval[];
+	
+	    static createFrom(source: any = {}) {
+	        return new RunDetail(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run = this.convertValues(source["run"], backend.WorldRun);
+	        this.state = this.convertValues(source["state"], runtime.RunState);
+	        this.approvals = this.convertValues(source["approvals"], runtime.Approval);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class StepInput {
+	    runId: string;
+	    action: string;
+	    steps: number;
+	    checkpointEvery: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new StepInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runId = source["runId"];
+	        this.action = source["action"];
+	        this.steps = source["steps"];
+	        this.checkpointEvery = source["checkpointEvery"];
+	    }
+	}
+	export class TaskInput {
+	    task: string;
+	    plan: string;
+	    approvalMode: string;
+	    models: {[key: string]: string};
+	    workspace: string;
+	    timeoutSeconds: number;
+	    maxSteps: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.task = source["task"];
+	        this.plan = source["plan"];
+	        this.approvalMode = source["approvalMode"];
+	        this.models = source["models"];
+	        this.workspace = source["workspace"];
+	        this.timeoutSeconds = source["timeoutSeconds"];
+	        this.maxSteps = source["maxSteps"];
+	    }
+	}
+	export class WorldDetail {
+	    world: backend.WorldSpec;
+	    run: backend.WorldRun;
+	    runs: backend.WorldRun[];
+	    fork?: backend.Fork;
+	    checkpoints: backend.Checkpoint[];
+	    state?: number[];
+	    program?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorldDetail(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.world = this.convertValues(source["world"], backend.WorldSpec);
+	        this.run = this.convertValues(source["run"], backend.WorldRun);
+	        this.runs = this.convertValues(source["runs"], backend.WorldRun);
+	        this.fork = this.convertValues(source["fork"], backend.Fork);
+	        this.checkpoints = this.convertValues(source["checkpoints"], backend.Checkpoint);
+	        this.state = source["state"];
+	        this.program = source["program"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class WorldInput {
+	    name: string;
+	    program: string;
+	    example: string;
+	    seed: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorldInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.program = source["program"];
+	        this.example = source["example"];
+	        this.seed = source["seed"];
+	    }
+	}
+
+}
+
 export namespace backend {
 	
+	export class BlobRef {
+	    digest: string;
+	    size: number;
+	    mediaType: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new BlobRef(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.digest = source["digest"];
+	        this.size = source["size"];
+	        this.mediaType = source["mediaType"];
+	    }
+	}
+	export class Checkpoint {
+	    id: string;
+	    worldId: string;
+	    runId: string;
+	    worldLocalTime: number;
+	    ledgerSeq: number;
+	    blob: BlobRef;
+	    // Go type: time
+	    createdAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Checkpoint(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.worldId = source["worldId"];
+	        this.runId = source["runId"];
+	        this.worldLocalTime = source["worldLocalTime"];
+	        this.ledgerSeq = source["ledgerSeq"];
+	        this.blob = this.convertValues(source["blob"], BlobRef);
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Event {
 	    id: string;
 	    stream: string;
@@ -57,6 +421,233 @@ export namespace backend {
 		    return a;
 		}
 	}
+	export class Fork {
+	    id: string;
+	    parentWorldId: string;
+	    parentRunId: string;
+	    checkpointId: string;
+	    childWorldId: string;
+	    divergence: string;
+	    delta: number[];
+	    seedPolicy: string;
+	    // Go type: time
+	    createdAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Fork(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.parentWorldId = source["parentWorldId"];
+	        this.parentRunId = source["parentRunId"];
+	        this.checkpointId = source["checkpointId"];
+	        this.childWorldId = source["childWorldId"];
+	        this.divergence = source["divergence"];
+	        this.delta = source["delta"];
+	        this.seedPolicy = source["seedPolicy"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Limits {
+	    timeout: number;
+	    memoryBytes: number;
+	    cpuSeconds: number;
+	    fileBytes: number;
+	    outputBytes: number;
+	    processes: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Limits(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.timeout = source["timeout"];
+	        this.memoryBytes = source["memoryBytes"];
+	        this.cpuSeconds = source["cpuSeconds"];
+	        this.fileBytes = source["fileBytes"];
+	        this.outputBytes = source["outputBytes"];
+	        this.processes = source["processes"];
+	    }
+	}
+	export class TaskNode {
+	    id: string;
+	    kind: string;
+	    tool?: string;
+	    args?: number[];
+	    depends_on: string[];
+	    title?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskNode(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.kind = source["kind"];
+	        this.tool = source["tool"];
+	        this.args = source["args"];
+	        this.depends_on = source["depends_on"];
+	        this.title = source["title"];
+	    }
+	}
+	export class TaskGraph {
+	    nodes: TaskNode[];
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskGraph(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.nodes = this.convertValues(source["nodes"], TaskNode);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class WorldRun {
+	    id: string;
+	    worldId: string;
+	    status: string;
+	    worldLocalTime: number;
+	    parentTime: number;
+	    deliberationIndex: number;
+	    baseRunId?: string;
+	    baseSeq: number;
+	    latestCheckpointId?: string;
+	    error?: string;
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    updatedAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorldRun(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.worldId = source["worldId"];
+	        this.status = source["status"];
+	        this.worldLocalTime = source["worldLocalTime"];
+	        this.parentTime = source["parentTime"];
+	        this.deliberationIndex = source["deliberationIndex"];
+	        this.baseRunId = source["baseRunId"];
+	        this.baseSeq = source["baseSeq"];
+	        this.latestCheckpointId = source["latestCheckpointId"];
+	        this.error = source["error"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class WorldSpec {
+	    id: string;
+	    name: string;
+	    domain: string;
+	    backend: string;
+	    program: BlobRef;
+	    initialState?: BlobRef;
+	    params: number[];
+	    seed: number;
+	    parentWorldId?: string;
+	    forkId?: string;
+	    // Go type: time
+	    createdAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorldSpec(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.domain = source["domain"];
+	        this.backend = source["backend"];
+	        this.program = this.convertValues(source["program"], BlobRef);
+	        this.initialState = this.convertValues(source["initialState"], BlobRef);
+	        this.params = source["params"];
+	        this.seed = source["seed"];
+	        this.parentWorldId = source["parentWorldId"];
+	        this.forkId = source["forkId"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 
 }
 
@@ -79,6 +670,452 @@ export namespace doctor {
 	        this.detail = source["detail"];
 	        this.fix = source["fix"];
 	    }
+	}
+
+}
+
+export namespace router {
+	
+	export class Rule {
+	    id: string;
+	    level: number;
+	    description: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Rule(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.level = source["level"];
+	        this.description = source["description"];
+	    }
+	}
+
+}
+
+export namespace runtime {
+	
+	export class Approval {
+	    runId: string;
+	    requestId: string;
+	    step: string;
+	    title?: string;
+	    tool: string;
+	    args: number[];
+	    rule: string;
+	    risk: string;
+	    why: string;
+	    network: boolean;
+	    sandboxed: boolean;
+	    inDoubt: boolean;
+	    limits: backend.Limits;
+	
+	    static createFrom(source: any = {}) {
+	        return new Approval(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runId = source["runId"];
+	        this.requestId = source["requestId"];
+	        this.step = source["step"];
+	        this.title = source["title"];
+	        this.tool = source["tool"];
+	        this.args = source["args"];
+	        this.rule = source["rule"];
+	        this.risk = source["risk"];
+	        this.why = source["why"];
+	        this.network = source["network"];
+	        this.sandboxed = source["sandboxed"];
+	        this.inDoubt = source["inDoubt"];
+	        this.limits = this.convertValues(source["limits"], backend.Limits);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class coderScript {
+	    step: string;
+	    language: string;
+	    blob: backend.BlobRef;
+	    source: string;
+	    model?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new coderScript(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.step = source["step"];
+	        this.language = source["language"];
+	        this.blob = this.convertValues(source["blob"], backend.BlobRef);
+	        this.source = source["source"];
+	        this.model = source["model"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class critiquePayload {
+	    step: string;
+	    score: number;
+	    explanation: string;
+	    source: string;
+	    model?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new critiquePayload(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.step = source["step"];
+	        this.score = source["score"];
+	        this.explanation = source["explanation"];
+	        this.source = source["source"];
+	        this.model = source["model"];
+	    }
+	}
+	export class stepFinished {
+	    step: string;
+	    attempt: number;
+	    ok: boolean;
+	    exitCode: number;
+	    timedOut: boolean;
+	    truncated: boolean;
+	    durationMs: number;
+	    stdout?: backend.BlobRef;
+	    stderr?: backend.BlobRef;
+	    stdoutTail?: string;
+	    stderrTail?: string;
+	    filesChanged?: string[];
+	    output?: number[];
+	    error?: string;
+	    retryable?: boolean;
+	    sandboxed: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new stepFinished(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.step = source["step"];
+	        this.attempt = source["attempt"];
+	        this.ok = source["ok"];
+	        this.exitCode = source["exitCode"];
+	        this.timedOut = source["timedOut"];
+	        this.truncated = source["truncated"];
+	        this.durationMs = source["durationMs"];
+	        this.stdout = this.convertValues(source["stdout"], backend.BlobRef);
+	        this.stderr = this.convertValues(source["stderr"], backend.BlobRef);
+	        this.stdoutTail = source["stdoutTail"];
+	        this.stderrTail = source["stderrTail"];
+	        this.filesChanged = source["filesChanged"];
+	        this.output = source["output"];
+	        this.error = source["error"];
+	        this.retryable = source["retryable"];
+	        this.sandboxed = source["sandboxed"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class approvalRequest {
+	    requestId: string;
+	    step: string;
+	    tool: string;
+	    args: number[];
+	    rule: string;
+	    risk: string;
+	    why: string;
+	    network: boolean;
+	    sandboxed: boolean;
+	    limits: backend.Limits;
+	    inDoubt?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new approvalRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.requestId = source["requestId"];
+	        this.step = source["step"];
+	        this.tool = source["tool"];
+	        this.args = source["args"];
+	        this.rule = source["rule"];
+	        this.risk = source["risk"];
+	        this.why = source["why"];
+	        this.network = source["network"];
+	        this.sandboxed = source["sandboxed"];
+	        this.limits = this.convertValues(source["limits"], backend.Limits);
+	        this.inDoubt = source["inDoubt"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class StepRecord {
+	    node: backend.TaskNode;
+	    state: string;
+	    attempts: number;
+	    // Go type: approvalRequest
+	    approval?: any;
+	    approved: boolean;
+	    approvedArgs?: number[];
+	    network: boolean;
+	    // Go type: stepFinished
+	    result?: any;
+	    // Go type: critiquePayload
+	    critique?: any;
+	    // Go type: coderScript
+	    script?: any;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new StepRecord(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.node = this.convertValues(source["node"], backend.TaskNode);
+	        this.state = source["state"];
+	        this.attempts = source["attempts"];
+	        this.approval = this.convertValues(source["approval"], null);
+	        this.approved = source["approved"];
+	        this.approvedArgs = source["approvedArgs"];
+	        this.network = source["network"];
+	        this.result = this.convertValues(source["result"], null);
+	        this.critique = this.convertValues(source["critique"], null);
+	        this.script = this.convertValues(source["script"], null);
+	        this.error = source["error"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TaskRequest {
+	    task: string;
+	    plan?: backend.TaskGraph;
+	    approvalMode: string;
+	    models?: {[key: string]: string};
+	    workspace?: string;
+	    limits: backend.Limits;
+	    maxSteps: number;
+	    maxReplans: number;
+	    maxRetries: number;
+	    concurrency: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.task = source["task"];
+	        this.plan = this.convertValues(source["plan"], backend.TaskGraph);
+	        this.approvalMode = source["approvalMode"];
+	        this.models = source["models"];
+	        this.workspace = source["workspace"];
+	        this.limits = this.convertValues(source["limits"], backend.Limits);
+	        this.maxSteps = source["maxSteps"];
+	        this.maxReplans = source["maxReplans"];
+	        this.maxRetries = source["maxRetries"];
+	        this.concurrency = source["concurrency"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class RunState {
+	    runId: string;
+	    worldId: string;
+	    request: TaskRequest;
+	    status: string;
+	    statusReason?: string;
+	    graph?: backend.TaskGraph;
+	    steps: {[key: string]: StepRecord};
+	    planAttempts: number;
+	    replans: number;
+	    invalidPlan?: string;
+	    ticks: number;
+	    stepsRun: number;
+	    response?: string;
+	    error?: string;
+	    seq: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunState(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runId = source["runId"];
+	        this.worldId = source["worldId"];
+	        this.request = this.convertValues(source["request"], TaskRequest);
+	        this.status = source["status"];
+	        this.statusReason = source["statusReason"];
+	        this.graph = this.convertValues(source["graph"], backend.TaskGraph);
+	        this.steps = source["steps"];
+	        this.planAttempts = source["planAttempts"];
+	        this.replans = source["replans"];
+	        this.invalidPlan = source["invalidPlan"];
+	        this.ticks = source["ticks"];
+	        this.stepsRun = source["stepsRun"];
+	        this.response = source["response"];
+	        this.error = source["error"];
+	        this.seq = source["seq"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class RunSummary {
+	    run: backend.WorldRun;
+	    task: string;
+	    approvals: number;
+	    steps: number;
+	    stepsDone: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunSummary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run = this.convertValues(source["run"], backend.WorldRun);
+	        this.task = source["task"];
+	        this.approvals = source["approvals"];
+	        this.steps = source["steps"];
+	        this.stepsDone = source["stepsDone"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }
@@ -125,6 +1162,353 @@ export namespace service {
 	        this.latestSchemaVersion = source["latestSchemaVersion"];
 	        this.counts = this.convertValues(source["counts"], Counts);
 	        this.recentEvents = this.convertValues(source["recentEvents"], backend.Event);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace tool {
+	
+	export class CatalogEntry {
+	    name: string;
+	    description: string;
+	    args_schema: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new CatalogEntry(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.args_schema = source["args_schema"];
+	    }
+	}
+
+}
+
+export namespace world {
+	
+	export class Change {
+	    path: string;
+	    kind: string;
+	    a?: number[];
+	    b?: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Change(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.kind = source["kind"];
+	        this.a = source["a"];
+	        this.b = source["b"];
+	    }
+	}
+	export class Segment {
+	    stream: string;
+	    worldId: string;
+	    toSeq: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Segment(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.stream = source["stream"];
+	        this.worldId = source["worldId"];
+	        this.toSeq = source["toSeq"];
+	    }
+	}
+	export class BranchDiff {
+	    a: string;
+	    b: string;
+	    commonWorldId?: string;
+	    sharedEvents: number;
+	    forkPoint?: Segment;
+	    stateA: number[];
+	    stateB: number[];
+	    stateChanges: Change[];
+	    eventsA: backend.Event[];
+	    eventsB: backend.Event[];
+	    eventsATotal: number;
+	    eventsBTotal: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new BranchDiff(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.a = source["a"];
+	        this.b = source["b"];
+	        this.commonWorldId = source["commonWorldId"];
+	        this.sharedEvents = source["sharedEvents"];
+	        this.forkPoint = this.convertValues(source["forkPoint"], Segment);
+	        this.stateA = source["stateA"];
+	        this.stateB = source["stateB"];
+	        this.stateChanges = this.convertValues(source["stateChanges"], Change);
+	        this.eventsA = this.convertValues(source["eventsA"], backend.Event);
+	        this.eventsB = this.convertValues(source["eventsB"], backend.Event);
+	        this.eventsATotal = source["eventsATotal"];
+	        this.eventsBTotal = source["eventsBTotal"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class Divergence {
+	    stream: string;
+	    seq: number;
+	    type: string;
+	    expected: string;
+	    actual: string;
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Divergence(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.stream = source["stream"];
+	        this.seq = source["seq"];
+	        this.type = source["type"];
+	        this.expected = source["expected"];
+	        this.actual = source["actual"];
+	        this.message = source["message"];
+	    }
+	}
+	export class Edge {
+	    fork: backend.Fork;
+	    at: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Edge(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.fork = this.convertValues(source["fork"], backend.Fork);
+	        this.at = source["at"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class HistoryPage {
+	    total: number;
+	    offset: number;
+	    events: backend.Event[];
+	    inherited: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new HistoryPage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.total = source["total"];
+	        this.offset = source["offset"];
+	        this.events = this.convertValues(source["events"], backend.Event);
+	        this.inherited = source["inherited"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Node {
+	    world: backend.WorldSpec;
+	    latestRun?: backend.WorldRun;
+	    runs: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Node(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.world = this.convertValues(source["world"], backend.WorldSpec);
+	        this.latestRun = this.convertValues(source["latestRun"], backend.WorldRun);
+	        this.runs = source["runs"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Lineage {
+	    nodes: Node[];
+	    edges: Edge[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Lineage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.nodes = this.convertValues(source["nodes"], Node);
+	        this.edges = this.convertValues(source["edges"], Edge);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	export class StepOutcome {
+	    run: backend.WorldRun;
+	    state: number[];
+	    emitted?: number[][];
+	    done: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new StepOutcome(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run = this.convertValues(source["run"], backend.WorldRun);
+	        this.state = source["state"];
+	        this.emitted = source["emitted"];
+	        this.done = source["done"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class VerifyReport {
+	    runId: string;
+	    events: number;
+	    steps: number;
+	    checkpoints: number;
+	    ok: boolean;
+	    divergence?: Divergence;
+	
+	    static createFrom(source: any = {}) {
+	        return new VerifyReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runId = source["runId"];
+	        this.events = source["events"];
+	        this.steps = source["steps"];
+	        this.checkpoints = source["checkpoints"];
+	        this.ok = source["ok"];
+	        this.divergence = this.convertValues(source["divergence"], Divergence);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

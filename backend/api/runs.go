@@ -1,0 +1,203 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"ducklm/backend"
+	"ducklm/backend/router"
+	"ducklm/backend/runtime"
+	"ducklm/backend/taskgraph"
+	"ducklm/backend/tool"
+)
+
+// TaskInput is the new-task form.
+type TaskInput struct {
+	Task           string            `json:"task"`
+	Plan           string            `json:"plan"` // an explicit plan as JSON text; "" to let the planner plan
+	ApprovalMode   string            `json:"approvalMode"`
+	Models         map[string]string `json:"models"`
+	Workspace      string            `json:"workspace"`
+	TimeoutSeconds int               `json:"timeoutSeconds"`
+	MaxSteps       int               `json:"maxSteps"`
+}
+
+// Runs lists task runs, those waiting for approval first.
+func (a *API) Runs() ([]runtime.RunSummary, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	runs, err := a.svc.Runtime.Runs(a.ctx())
+	if runs == nil {
+		runs = []runtime.RunSummary{}
+	}
+	return runs, a.fail("runs", err)
+}
+
+// SubmitTask starts a task run.
+func (a *API) SubmitTask(in TaskInput) (backend.WorldRun, error) {
+	if err := a.ready(); err != nil {
+		return backend.WorldRun{}, err
+	}
+	req := runtime.TaskRequest{Task: strings.TrimSpace(in.Task), ApprovalMode: runtime.ApprovalMode(in.ApprovalMode),
+		Models: in.Models, Workspace: in.Workspace, MaxSteps: in.MaxSteps}
+	req.Limits.Timeout = time.Duration(in.TimeoutSeconds) * time.Second
+	if strings.TrimSpace(in.Plan) != "" {
+		g, err := taskgraph.Parse([]byte(in.Plan), a.svc.Tools)
+		if err != nil {
+			return backend.WorldRun{}, a.fail("submit", err)
+		}
+		tg := g.TaskGraph()
+		req.Plan = &tg
+	}
+	run, err := a.svc.Runtime.Submit(a.ctx(), req)
+	return run, a.fail("submit", err)
+}
+
+// PlanCheck is the result of validating a plan as it is typed.
+type PlanCheck struct {
+	Valid    bool     `json:"valid"`
+	Problems []string `json:"problems"`
+	Steps    int      `json:"steps"`
+}
+
+// ValidatePlan checks an explicit plan without running it.
+func (a *API) ValidatePlan(plan string) (PlanCheck, error) {
+	if err := a.ready(); err != nil {
+		return PlanCheck{}, err
+	}
+	g, err := taskgraph.Parse([]byte(plan), a.svc.Tools)
+	if err != nil {
+		return PlanCheck{Problems: strings.Split(backend.ErrorMessage(err), "; ")}, nil
+	}
+	return PlanCheck{Valid: true, Problems: []string{}, Steps: g.Len()}, nil
+}
+
+// ToolCatalog describes the tools a plan may use.
+func (a *API) ToolCatalog() ([]tool.CatalogEntry, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	return a.svc.Tools.Catalog(), nil
+}
+
+// RiskRules is the risk policy's rule table, for approval cards.
+func (a *API) RiskRules() []router.Rule { return router.Rules() }
+
+// RunDetail is everything the run view shows of one run.
+type RunDetail struct {
+	Run       backend.WorldRun   `json:"run"`
+	State     *runtime.RunState  `json:"state"`
+	Approvals []runtime.Approval `json:"approvals"`
+}
+
+// RunDetail returns a run's folded state and open approvals.
+func (a *API) RunDetail(runID string) (RunDetail, error) {
+	if err := a.ready(); err != nil {
+		return RunDetail{}, err
+	}
+	ctx := a.ctx()
+	st, run, err := a.svc.Runtime.Load(ctx, runID)
+	if err != nil {
+		return RunDetail{}, a.fail("run detail", err)
+	}
+	approvals, err := a.svc.Runtime.Approvals(ctx, runID)
+	if approvals == nil {
+		approvals = []runtime.Approval{}
+	}
+	return RunDetail{Run: run, State: st, Approvals: approvals}, a.fail("run detail", err)
+}
+
+// Approvals lists every open approval request.
+func (a *API) Approvals() ([]runtime.Approval, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	out, err := a.svc.Runtime.Approvals(a.ctx(), "")
+	if out == nil {
+		out = []runtime.Approval{}
+	}
+	return out, a.fail("approvals", err)
+}
+
+// AnswerInput is a user's answer on an approval card.
+type AnswerInput struct {
+	RunID          string `json:"runId"`
+	RequestID      string `json:"requestId"`
+	Approve        bool   `json:"approve"`
+	Args           string `json:"args"` // edited arguments as JSON text; "" keeps them
+	Network        bool   `json:"network"`
+	Reason         string `json:"reason"`
+	IdempotencyKey string `json:"idempotencyKey"`
+}
+
+// Answer approves, denies or edits-and-approves one request.
+func (a *API) Answer(in AnswerInput) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	ans := runtime.Answer{RequestID: in.RequestID, Approve: in.Approve, Network: in.Network, Reason: in.Reason,
+		IdempotencyKey: in.IdempotencyKey, By: "ui"}
+	if strings.TrimSpace(in.Args) != "" {
+		if !json.Valid([]byte(in.Args)) {
+			return a.fail("answer", backend.Errorf(backend.EINVALID, "the edited arguments are not valid JSON"))
+		}
+		ans.Args = json.RawMessage(in.Args)
+	}
+	return a.fail("answer", a.svc.Runtime.Answer(a.ctx(), in.RunID, ans))
+}
+
+// CancelRun cancels a run and kills its running steps.
+func (a *API) CancelRun(runID string) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	return a.fail("cancel", a.svc.Runtime.Cancel(a.ctx(), runID, "cancelled from the window"))
+}
+
+// ResumeRun drives a paused run again.
+func (a *API) ResumeRun(runID string) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	return a.fail("resume", a.svc.Runtime.Resume(a.ctx(), runID))
+}
+
+// ChooseFolder opens the native folder dialog (desktop window only).
+func (a *API) ChooseFolder(title string) (string, error) {
+	if a.dialogs == nil {
+		return "", a.fail("choose folder", backend.Errorf(backend.EUNAVAILABLE, "folder dialogs exist only in the desktop window; type the path instead"))
+	}
+	return a.dialogs.ChooseFolder(title)
+}
+
+// ModelInfo is what the UI shows about Ollama.
+type ModelInfo struct {
+	Host      string   `json:"host"`
+	Reachable bool     `json:"reachable"`
+	Error     string   `json:"error,omitempty"`
+	Models    []string `json:"models"`
+	Sandboxed bool     `json:"sandboxed"`
+}
+
+// Models reports Ollama's host, whether it answers and its models.
+func (a *API) Models() (ModelInfo, error) {
+	if err := a.ready(); err != nil {
+		return ModelInfo{}, err
+	}
+	ctx, cancel := context.WithTimeout(a.ctx(), 3*time.Second)
+	defer cancel()
+	info := ModelInfo{Host: a.svc.Ollama.Host(), Models: []string{}, Sandboxed: a.svc.Sandboxed}
+	models, err := a.svc.Ollama.Models(ctx)
+	if err != nil {
+		info.Error = backend.ErrorMessage(err)
+		return info, nil
+	}
+	info.Reachable = true
+	for _, m := range models {
+		info.Models = append(info.Models, m.Name)
+	}
+	return info, nil
+}
