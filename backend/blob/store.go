@@ -68,8 +68,17 @@ func (s *Store) path(digest string) string {
 	return filepath.Join(s.dir, "sha256", h[:2], h[2:4], h)
 }
 
-// Put implements backend.BlobStore.
+// Put implements backend.BlobStore. Content already stored costs one
+// hash and one stat: nothing is written (checkpoints of an unchanged state
+// land here often).
 func (s *Store) Put(ctx context.Context, data []byte, mediaType string) (backend.BlobRef, error) {
+	if mediaType == "" {
+		mediaType = "application/octet-stream"
+	}
+	ref := backend.BlobRef{Digest: Digest(data), Size: int64(len(data)), MediaType: mediaType}
+	if _, err := os.Stat(s.path(ref.Digest)); err == nil {
+		return ref, nil
+	}
 	return s.PutReader(ctx, bytes.NewReader(data), mediaType)
 }
 
