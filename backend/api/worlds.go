@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"ducklm/backend"
+	"ducklm/backend/runtime"
 	"ducklm/backend/starlark"
 	"ducklm/backend/world"
 )
@@ -178,10 +179,32 @@ func (a *API) Fork(in ForkInput) (Forked, error) {
 	if len(delta) == 0 {
 		delta = json.RawMessage("{}")
 	}
+	if !json.Valid(delta) {
+		return Forked{}, a.fail("fork", backend.Errorf(backend.EINVALID, "the delta is not valid JSON"))
+	}
+	if a.isTaskCheckpoint(in.CheckpointID) {
+		f, spec, run, err := a.svc.Runtime.Fork(a.ctx(), runtime.ForkRequest{CheckpointID: in.CheckpointID,
+			Divergence: backend.DivergenceType(in.Divergence), Delta: delta, Name: in.Name, DeliberationIndex: in.DeliberationIndex})
+		return Forked{Fork: f, World: spec, Run: run}, a.fail("fork", err)
+	}
 	f, spec, run, err := a.svc.Worlds.Fork(a.ctx(), world.ForkRequest{CheckpointID: in.CheckpointID, ParentRunID: in.ParentRunID,
 		Divergence: backend.DivergenceType(in.Divergence), Delta: delta, SeedPolicy: backend.SeedPolicy(in.SeedPolicy),
 		Name: in.Name, DeliberationIndex: in.DeliberationIndex})
 	return Forked{Fork: f, World: spec, Run: run}, a.fail("fork", err)
+}
+
+// isTaskCheckpoint reports whether a checkpoint was taken of a task run.
+func (a *API) isTaskCheckpoint(id string) bool {
+	cp, err := a.svc.Worlds.GetCheckpoint(a.ctx(), id)
+	if err != nil {
+		return false
+	}
+	run, err := a.svc.Worlds.Run(a.ctx(), cp.RunID)
+	if err != nil {
+		return false
+	}
+	spec, err := a.svc.Worlds.Spec(a.ctx(), run.WorldID)
+	return err == nil && spec.Backend == runtime.BackendTask
 }
 
 // History returns a page of a run's full history (inherited prefix first).

@@ -19,6 +19,7 @@ import (
 	"ducklm/backend/planner"
 	"ducklm/backend/runtime"
 	"ducklm/backend/sqlite"
+	"ducklm/backend/starlark"
 	"ducklm/backend/tool"
 )
 
@@ -262,3 +263,5 @@ func (f *fixture) approveFirst(t *testing.T, runID string) {
 	require.NotEmpty(t, as)
 	require.NoError(t, f.rt.Answer(f.ctx, runID, runtime.Answer{RequestID: as[0].RequestID, Approve: true}))
 }
+
+func defaultLimits() starlark.Limits { return starlark.DefaultLimits() }

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
@@ -80,6 +81,13 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 	models := &modelCache{c: oc}
 	tokens := &TokenHub{}
 	rt, tools, sandboxed := newRuntime(dir, db, ledger, blobs, worlds, oc, models, tokens, opts.Log)
+	worlds.SetStateReader(runtime.BackendTask, func(ctx context.Context, runID string) (json.RawMessage, error) {
+		st, _, err := rt.Load(ctx, runID)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(st)
+	})
 	return &Service{Dir: dir, DB: db, Ledger: ledger, Bus: b, Blobs: blobs, Worlds: worlds,
 		Runtime: rt, Tools: tools, Ollama: oc, Sandboxed: sandboxed, Tokens: tokens, models: models}, nil
 }

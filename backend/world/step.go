@@ -146,8 +146,16 @@ func (s *Service) checkpoint(ctx context.Context, inst *instance) (backend.Check
 	return cp, nil
 }
 
-// State returns a run's current state (canonical JSON).
+// State returns a run's current state (canonical JSON for simulated
+// worlds; the registered reader's JSON for other backends).
 func (s *Service) State(ctx context.Context, runID string) (json.RawMessage, error) {
+	if run, err := s.store.GetRun(ctx, runID); err == nil {
+		if spec, err := s.store.GetSpec(ctx, run.WorldID); err == nil && spec.Backend != BackendStarlark {
+			if fn := s.stateOf[spec.Backend]; fn != nil {
+				return fn(ctx, runID)
+			}
+		}
+	}
 	defer s.lockRun(runID)()
 	inst, err := s.open(ctx, runID)
 	if err != nil {

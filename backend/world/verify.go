@@ -34,6 +34,13 @@ type VerifyReport struct {
 // emitted event and checkpoint digest. It reports the first divergence.
 func (s *Service) Verify(ctx context.Context, runID string) (VerifyReport, error) {
 	rep := VerifyReport{RunID: runID}
+	if run, err := s.store.GetRun(ctx, runID); err != nil {
+		return rep, err
+	} else if spec, err := s.store.GetSpec(ctx, run.WorldID); err != nil {
+		return rep, err
+	} else if spec.Backend != BackendStarlark {
+		return rep, backend.Errorf(backend.EINVALID, "run %s is a task run: its steps acted on this machine, so it cannot be re-executed to verify; simulated world runs can", runID)
+	}
 	segs, err := s.Segments(ctx, runID)
 	if err != nil {
 		return rep, err

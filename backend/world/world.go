@@ -56,6 +56,10 @@ type Service struct {
 	limits starlark.Limits
 	now    func() time.Time
 
+	// stateOf reads the state of runs of other backends (task runs), for
+	// branch comparison; see SetStateReader.
+	stateOf map[string]func(ctx context.Context, runID string) (json.RawMessage, error)
+
 	mu       sync.Mutex
 	programs map[string]*starlark.Program // by program digest
 	live     map[string]*instance         // open runs, by run id
@@ -76,7 +80,14 @@ func New(store Store, events Events, blobs backend.BlobStore, limits starlark.Li
 	return &Service{
 		store: store, events: events, blobs: blobs, limits: limits, now: time.Now,
 		programs: map[string]*starlark.Program{}, live: map[string]*instance{}, runLocks: map[string]*sync.Mutex{},
+		stateOf: map[string]func(context.Context, string) (json.RawMessage, error){},
 	}
+}
+
+// SetStateReader lets Diff and State read the state of runs of another
+// backend (the runtime registers task runs). Call it before use.
+func (s *Service) SetStateReader(backendName string, fn func(ctx context.Context, runID string) (json.RawMessage, error)) {
+	s.stateOf[backendName] = fn
 }
 
 // lockRun serialises operations on one run.

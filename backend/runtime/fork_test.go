@@ -1,0 +1,82 @@
+package runtime_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"ducklm/backend"
+	"ducklm/backend/runtime"
+	"ducklm/backend/world"
+)
+
+func TestForkTaskRunWithEditedPlan(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "two files", ApprovalMode: runtime.AutoSandboxed,
+		Plan: plan(
+			step("a", "file_write", `{"path":"a.txt","content":"A"}`),
+			step("b", "file_write", `{"path":"b.txt","content":"B"}`, "a"),
+		)})
+	require.NoError(t, err)
+	st := f.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed)
+	require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
+
+	// The checkpoint taken after step a finished: fork there with b edited.
+	cps, err := f.store.ListCheckpoints(f.ctx, run.ID)
+	require.NoError(t, err)
+	var after *backend.Checkpoint
+	for i := range cps {
+		data, err := f.blobs.Get(f.ctx, cps[i].Blob)
+		require.NoError(t, err)
+		var s runtime.RunState
+		require.NoError(t, json.Unmarshal(data, &s))
+		if s.Steps["a"] != nil && s.Steps["a"].State == runtime.StepDone && s.Steps["b"].State != runtime.StepDone {
+			after = &cps[i]
+			break
+		}
+	}
+	require.NotNil(t, after, "a checkpoint between the two steps")
+	edited := `{"nodes":[{"id":"a","kind":"tool","tool":"file_write","args":{"path":"a.txt","content":"A"},"depends_on":[]},
+		{"id":"b","kind":"tool","tool":"file_write","args":{"path":"b.txt","content":"B2"},"depends_on":["a"]}]}`
+	fork, child, childRun, err := f.rt.Fork(f.ctx, runtime.ForkRequest{CheckpointID: after.ID, Delta: json.RawMessage(edited), Name: "edited b"})
+	require.NoError(t, err)
+	require.Equal(t, backend.DivergePlanEdit, fork.Divergence)
+	require.Equal(t, st.WorldID, child.ParentWorldID)
+	require.Equal(t, backend.DomainReal, child.Domain)
+
+	cst := f.waitStatus(t, childRun.ID, backend.RunCompleted, backend.RunFailed)
+	require.Equal(t, backend.RunCompleted, cst.Status, cst.StatusReason)
+	content, err := os.ReadFile(filepath.Join(st.Request.Workspace, "b.txt"))
+	require.NoError(t, err)
+	require.Equal(t, "B2", string(content))
+
+	// Step a was done at the checkpoint: the child did not run it again.
+	own := f.events(t, childRun.ID)
+	require.Equal(t, runtime.EvForked, own[0].Type)
+	started := 0
+	for _, e := range own {
+		if e.Type == runtime.EvStepStarted {
+			started++
+			require.True(t, strings.Contains(string(e.Payload), `"step":"b"`))
+		}
+	}
+	require.Equal(t, 1, started)
+
+	// Its full history is the parent's prefix by reference, then its own.
+	w := world.New(f.store, f.ledger, f.blobs, defaultLimits())
+	hist, err := w.History(f.ctx, childRun.ID)
+	require.NoError(t, err)
+	require.Equal(t, run.ID, hist[0].Stream)
+	require.Equal(t, after.LedgerSeq+int64(len(own)), int64(len(hist)))
+
+	// Bad forks are refused.
+	_, _, _, err = f.rt.Fork(f.ctx, runtime.ForkRequest{CheckpointID: after.ID, Divergence: backend.DivergeStatePatch})
+	require.Equal(t, backend.EINVALID, backend.ErrorCode(err))
+	_, _, _, err = f.rt.Fork(f.ctx, runtime.ForkRequest{CheckpointID: after.ID, Delta: json.RawMessage(`{"nodes":[{"id":"x","kind":"tool","tool":"nope"}]}`)})
+	require.Equal(t, backend.EINVALID, backend.ErrorCode(err))
+}
