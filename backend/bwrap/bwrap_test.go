@@ -144,7 +144,9 @@ func TestSandboxCannotReadOutsideSystemDirs(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(other, "secret"), []byte("s3cret"), 0o644))
 
 	home, _ := os.UserHomeDir()
-	paths := []string{secret, filepath.Join(other, "secret"), "/root", "/home", "/var", "/run", "/srv", "/mnt", "/work"}
+	cwd, err := os.Getwd() // this source tree
+	require.NoError(t, err)
+	paths := []string{secret, filepath.Join(other, "secret"), "/root", "/home", "/var", "/run", "/srv", "/mnt", cwd}
 	if home != "" {
 		paths = append(paths, home)
 	}

@@ -48,7 +48,7 @@ func TestExplicitPlanRunsToCompletion(t *testing.T) {
 	require.Equal(t, 2, count(events, runtime.EvStepFinished))
 	require.Positive(t, count(events, runtime.EvDecision), "every applied decision is an event")
 	require.Positive(t, count(events, runtime.EvCheckpoint))
-	require.Equal(t, runtime.EvCompleted, events[len(events)-2].Type)
+	require.Equal(t, runtime.EvCompleted, events[len(events)-2].Type, "%v", types(events))
 
 	row, err := f.store.GetRun(f.ctx, run.ID)
 	require.NoError(t, err)

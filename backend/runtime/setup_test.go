@@ -124,6 +124,11 @@ func (f *fixture) waitStatus(t *testing.T, runID string, want ...backend.RunStat
 		require.NoError(t, err)
 		for _, w := range want {
 			if st.Status == w {
+				// Let the driver finish what follows the status (the
+				// final checkpoint) before the test reads the ledger.
+				require.NoError(t, f.rt.Wait(f.ctx, runID))
+				st, _, err = f.rt.Load(f.ctx, runID)
+				require.NoError(t, err)
 				return st
 			}
 		}

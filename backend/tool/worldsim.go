@@ -106,7 +106,7 @@ func (t *WorldSim) Run(ctx context.Context, call backend.ToolCall) (backend.Tool
 	}
 	o := worldSimOutput{Hypothesis: true, World: spec.ID, Run: run.ID, Steps: out.Run.WorldLocalTime, Done: out.Done,
 		StateBytes: len(out.State),
-		Note: "world-local result of a simulation: a hypothesis, not a fact about this machine"}
+		Note:       "world-local result of a simulation: a hypothesis, not a fact about this machine"}
 	if len(out.State) <= maxSimState {
 		o.State = out.State
 	}
