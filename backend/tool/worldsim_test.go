@@ -1,0 +1,81 @@
+package tool_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"ducklm/backend"
+	"ducklm/backend/blob"
+	"ducklm/backend/sqlite"
+	"ducklm/backend/starlark"
+	"ducklm/backend/tool"
+	"ducklm/backend/world"
+)
+
+func newWorlds(t *testing.T) (*world.Service, *sqlite.Ledger) {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	blobs, err := blob.Open(filepath.Join(dir, "blobs"))
+	require.NoError(t, err)
+	ledger := sqlite.NewLedger(db)
+	return world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits()), ledger
+}
+
+func TestWorldSimReportsAHypothesis(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	worlds, ledger := newWorlds(t)
+	ws := &tool.WorldSim{Worlds: worlds}
+	res, err := ws.Run(context.Background(), f.call(t, "world_sim", map[string]any{"example": "branching_grid", "seed": 7, "steps": 60}))
+	require.NoError(t, err)
+	require.Zero(t, res.ExitCode)
+	var out struct {
+		Hypothesis bool            `json:"hypothesis"`
+		World      string          `json:"world"`
+		Run        string          `json:"run"`
+		Done       bool            `json:"done"`
+		State      json.RawMessage `json:"state"`
+	}
+	require.NoError(t, json.Unmarshal(res.Output, &out))
+	require.True(t, out.Hypothesis)
+	require.NoError(t, backend.CheckID(out.World, backend.KindWorld))
+	require.True(t, out.Done, "the grid reaches its goal within 60 steps")
+
+	// The simulation's own events are world-local, in the world's stream.
+	events, err := ledger.Query(context.Background(), backend.EventQuery{Stream: out.Run})
+	require.NoError(t, err)
+	require.NotEmpty(t, events)
+	for _, e := range events {
+		require.Equal(t, backend.WorldLocal, e.Reality)
+	}
+
+	// A broken program is a failed step with the program's sentence, not a crash.
+	res, err = ws.Run(context.Background(), f.call(t, "world_sim", map[string]any{"program": "def init(:", "steps": 1}))
+	require.Error(t, err)
+	require.Equal(t, backend.EINVALID, backend.ErrorCode(err))
+	_, err = ws.Run(context.Background(), f.call(t, "world_sim", map[string]any{"example": "nope"}))
+	require.Error(t, err)
+}
+
+func TestScriptRunsInTheSandbox(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	s := tool.NewScript("sh", "echo from-script > made.txt; cat made.txt; cat "+filepath.Join(f.sibling, "secret")+" || true", tool.RequireSandbox)
+	res, err := s.Run(context.Background(), f.call(t, "coder", map[string]any{}))
+	if backend.ErrorCode(err) == backend.EUNAVAILABLE {
+		t.Skip("bubblewrap cannot sandbox here")
+	}
+	require.NoError(t, err)
+	require.Zero(t, res.ExitCode)
+	require.Contains(t, string(res.Stdout), "from-script")
+	require.NotContains(t, string(res.Stdout), "s3cret", "the script sees nothing outside its workspace")
+	require.Equal(t, []string{"made.txt"}, res.FilesChanged)
+	require.True(t, res.Sandboxed)
+}
