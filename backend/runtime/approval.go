@@ -1,11 +1,11 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"strings"
 
 	"ducklm/backend"
 	"ducklm/backend/router"
@@ -163,13 +163,11 @@ func answerEventID(requestID, key string) string {
 	return string(backend.KindEvent) + "_" + hex.EncodeToString(sum[:16])
 }
 
+// compact returns raw without insignificant white space.
 func compact(raw json.RawMessage) json.RawMessage {
-	var b strings.Builder
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
 		return raw
 	}
-	out, _ := json.Marshal(v)
-	b.Write(out)
-	return json.RawMessage(b.String())
+	return b.Bytes()
 }

@@ -270,7 +270,17 @@ var statusEvents = map[string]bool{EvTaskReceived: true, EvStatus: true, EvCompl
 
 // appendWith appends events (with an optional checkpoint record).
 func (c *Controller) appendWith(ctx context.Context, st *RunState, cp *backend.Checkpoint, events ...backend.Event) error {
-	next := st.Clone()
+	return c.appendAt(ctx, st, backend.ExpectAny, cp, events...)
+}
+
+// appendAt is appendWith expecting the run's stream at seq expect
+// (backend.ExpectAny: wherever it is); a mismatch is an ECONFLICT error and
+// writes nothing.
+func (c *Controller) appendAt(ctx context.Context, st *RunState, expect int64, cp *backend.Checkpoint, events ...backend.Event) error {
+	// The row needs the status, error and clock the events lead to, which
+	// depend on nothing else in the state: a fold of a light copy gives them
+	// without copying every step.
+	next := st.light()
 	run := backend.WorldRun{ID: st.RunID, UpdatedAt: c.now().UTC()}
 	for _, e := range events {
 		next.Apply(e)
@@ -286,6 +296,6 @@ func (c *Controller) appendWith(ctx context.Context, st *RunState, cp *backend.C
 	}
 	// A cancelled caller still records what happened (a step that ran, a
 	// cancellation): losing the fact would be worse than finishing the write.
-	_, err := c.d.Store.SaveRun(context.WithoutCancel(ctx), run, backend.ExpectAny, events, cp)
+	_, err := c.d.Store.SaveRun(context.WithoutCancel(ctx), run, expect, events, cp)
 	return err
 }

@@ -79,6 +79,13 @@ func (s *RunState) Clone() *RunState {
 	return out
 }
 
+// light returns a copy of the run-level fields only (no request, graph or
+// steps): enough to fold the status, error and clock of later events.
+func (s *RunState) light() *RunState {
+	return &RunState{RunID: s.RunID, WorldID: s.WorldID, Status: s.Status, StatusReason: s.StatusReason,
+		Ticks: s.Ticks, Error: s.Error, Seq: s.Seq, Steps: map[string]*StepRecord{}}
+}
+
 // Order returns the step ids in plan order.
 func (s *RunState) Order() []string {
 	if s.Graph == nil {
