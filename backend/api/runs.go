@@ -9,6 +9,7 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/router"
 	"ducklm/backend/runtime"
+	"ducklm/backend/settings"
 	"ducklm/backend/taskgraph"
 	"ducklm/backend/tool"
 )
@@ -41,8 +42,22 @@ func (a *API) SubmitTask(in TaskInput) (backend.WorldRun, error) {
 	if err := a.ready(); err != nil {
 		return backend.WorldRun{}, err
 	}
+	// The form's choices win; the settings fill what it leaves open.
+	prefs, _ := settings.Load(a.svc.Dir)
+	if in.ApprovalMode == "" {
+		in.ApprovalMode = prefs.ApprovalMode
+	}
+	models := map[string]string{}
+	for role, m := range prefs.Models {
+		models[role] = m
+	}
+	for role, m := range in.Models {
+		if m != "" {
+			models[role] = m
+		}
+	}
 	req := runtime.TaskRequest{Task: strings.TrimSpace(in.Task), ApprovalMode: runtime.ApprovalMode(in.ApprovalMode),
-		Models: in.Models, Workspace: in.Workspace, MaxSteps: in.MaxSteps}
+		Models: models, Workspace: in.Workspace, MaxSteps: in.MaxSteps}
 	req.Limits.Timeout = time.Duration(in.TimeoutSeconds) * time.Second
 	if strings.TrimSpace(in.Plan) != "" {
 		g, err := taskgraph.Parse([]byte(in.Plan), a.svc.Tools)
@@ -189,15 +204,5 @@ func (a *API) Models() (ModelInfo, error) {
 	}
 	ctx, cancel := context.WithTimeout(a.ctx(), 3*time.Second)
 	defer cancel()
-	info := ModelInfo{Host: a.svc.Ollama.Host(), Models: []string{}, Sandboxed: a.svc.Sandboxed}
-	models, err := a.svc.Ollama.Models(ctx)
-	if err != nil {
-		info.Error = backend.ErrorMessage(err)
-		return info, nil
-	}
-	info.Reachable = true
-	for _, m := range models {
-		info.Models = append(info.Models, m.Name)
-	}
-	return info, nil
+	return modelInfo(ctx, a.svc.Ollama, a.svc.Sandboxed), nil
 }

@@ -14,6 +14,7 @@ import (
 	"ducklm/backend/bus"
 	"ducklm/backend/ollama"
 	"ducklm/backend/runtime"
+	"ducklm/backend/settings"
 	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
 	"ducklm/backend/tool"
@@ -57,9 +58,16 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	prefs, err := settings.Load(dir)
+	if err != nil {
+		return nil, err
+	}
 	oc := ollama.FromEnv()
+	if opts.OllamaHost == "" {
+		opts.OllamaHost = prefs.OllamaHost
+	}
 	if opts.OllamaHost != "" {
-		u, err := parseOllamaHost(opts.OllamaHost)
+		u, err := ParseOllamaHost(opts.OllamaHost)
 		if err != nil {
 			return nil, err
 		}
@@ -154,9 +162,9 @@ func (s *Service) counts(ctx context.Context) (Counts, error) {
 	return c, err
 }
 
-// parseOllamaHost reads a host as OLLAMA_HOST is read: "host", "host:port"
+// ParseOllamaHost reads a host as OLLAMA_HOST is read: "host", "host:port"
 // or a URL; the scheme defaults to http and the port to 11434.
-func parseOllamaHost(h string) (*url.URL, error) {
+func ParseOllamaHost(h string) (*url.URL, error) {
 	if !strings.Contains(h, "://") {
 		h = "http://" + h
 	}

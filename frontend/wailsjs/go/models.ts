@@ -198,6 +198,52 @@ export namespace api {
 		    return a;
 		}
 	}
+	export class Saved {
+	    restartNeeded: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Saved(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.restartNeeded = source["restartNeeded"];
+	    }
+	}
+	export class SettingsView {
+	    settings: settings.Settings;
+	    dataDir: string;
+	    ollamaHost: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SettingsView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.settings = this.convertValues(source["settings"], settings.Settings);
+	        this.dataDir = source["dataDir"];
+	        this.ollamaHost = source["ollamaHost"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class StepInput {
 	    runId: string;
 	    action: string;
@@ -1181,6 +1227,29 @@ export namespace service {
 		    }
 		    return a;
 		}
+	}
+
+}
+
+export namespace settings {
+	
+	export class Settings {
+	    ollamaHost: string;
+	    models: {[key: string]: string};
+	    approvalMode: string;
+	    theme: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Settings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ollamaHost = source["ollamaHost"];
+	        this.models = source["models"];
+	        this.approvalMode = source["approvalMode"];
+	        this.theme = source["theme"];
+	    }
 	}
 
 }

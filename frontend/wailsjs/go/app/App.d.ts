@@ -7,6 +7,7 @@ import {doctor} from '../models';
 import {world} from '../models';
 import {service} from '../models';
 import {router} from '../models';
+import {settings} from '../models';
 import {tool} from '../models';
 
 export function Answer(arg1:api.AnswerInput):Promise<void>;
@@ -27,6 +28,8 @@ export function Diff(arg1:string,arg2:string):Promise<world.BranchDiff>;
 
 export function Fork(arg1:api.ForkInput):Promise<api.Forked>;
 
+export function GetSettings():Promise<api.SettingsView>;
+
 export function History(arg1:string,arg2:number,arg3:number):Promise<world.HistoryPage>;
 
 export function Lineage():Promise<world.Lineage>;
@@ -45,7 +48,11 @@ export function RunWorld(arg1:api.StepInput):Promise<world.StepOutcome>;
 
 export function Runs():Promise<Array<runtime.RunSummary>>;
 
+export function SaveSettings(arg1:settings.Settings):Promise<api.Saved>;
+
 export function SubmitTask(arg1:api.TaskInput):Promise<backend.WorldRun>;
+
+export function TestOllama(arg1:string):Promise<api.ModelInfo>;
 
 export function ToolCatalog():Promise<Array<tool.CatalogEntry>>;
 

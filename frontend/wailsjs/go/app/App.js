@@ -38,6 +38,10 @@ export function Fork(arg1) {
   return window['go']['app']['App']['Fork'](arg1);
 }
 
+export function GetSettings() {
+  return window['go']['app']['App']['GetSettings']();
+}
+
 export function History(arg1, arg2, arg3) {
   return window['go']['app']['App']['History'](arg1, arg2, arg3);
 }
@@ -74,8 +78,16 @@ export function Runs() {
   return window['go']['app']['App']['Runs']();
 }
 
+export function SaveSettings(arg1) {
+  return window['go']['app']['App']['SaveSettings'](arg1);
+}
+
 export function SubmitTask(arg1) {
   return window['go']['app']['App']['SubmitTask'](arg1);
+}
+
+export function TestOllama(arg1) {
+  return window['go']['app']['App']['TestOllama'](arg1);
 }
 
 export function ToolCatalog() {

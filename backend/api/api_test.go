@@ -1,0 +1,85 @@
+package api_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"ducklm/backend"
+	"ducklm/backend/api"
+	"ducklm/backend/service"
+	"ducklm/backend/settings"
+)
+
+func setup(t *testing.T) *api.API {
+	t.Helper()
+	t.Setenv("OLLAMA_HOST", "127.0.0.1:1") // nothing listens: no model
+	svc, err := service.Open(context.Background(), t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { svc.Close() })
+	return api.New(svc, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+func TestStartFailureIsEveryCallsSentence(t *testing.T) {
+	a := api.New(nil, backend.Errorf(backend.ECONFLICT, "the data directory was written by a newer ducklm"), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	_, err := a.Overview()
+	require.EqualError(t, err, "the data directory was written by a newer ducklm")
+	_, err = a.Runs()
+	require.Error(t, err)
+	checks, err := a.Checks()
+	require.NoError(t, err, "the checks still run: they say how to fix things")
+	require.NotEmpty(t, checks)
+}
+
+func TestSettingsFillTheTaskForm(t *testing.T) {
+	a := setup(t)
+	view, err := a.GetSettings()
+	require.NoError(t, err)
+	require.Empty(t, view.Settings.ApprovalMode)
+
+	saved, err := a.SaveSettings(settings.Settings{ApprovalMode: "ask_every", Models: map[string]string{"planner": "qwen2.5:7b"}, OllamaHost: "127.0.0.1:2"})
+	require.NoError(t, err)
+	require.True(t, saved.RestartNeeded)
+	_, err = a.SaveSettings(settings.Settings{Theme: "neon"})
+	require.Error(t, err)
+
+	run, err := a.SubmitTask(api.TaskInput{Plan: `{"nodes":[{"id":"a","kind":"tool","tool":"file_read","args":{"path":"x"}}]}`})
+	require.NoError(t, err)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		d, err := a.RunDetail(run.ID)
+		require.NoError(t, err)
+		if len(d.Approvals) > 0 || time.Now().After(deadline) {
+			require.Equal(t, "ask_every", string(d.State.Request.ApprovalMode), "the default approval mode comes from the settings")
+			require.Equal(t, "qwen2.5:7b", d.State.Request.Models["planner"])
+			require.Len(t, d.Approvals, 1, "ask_every asks even for a read")
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestBadInputIsASentence(t *testing.T) {
+	a := setup(t)
+	_, err := a.SubmitTask(api.TaskInput{Plan: `{"nodes":[{"id":"a","kind":"tool","tool":"teleport"}]}`})
+	require.ErrorContains(t, err, "teleport")
+	check, err := a.ValidatePlan(`{"nodes":[{"id":"a","kind":"tool","tool":"shell_exec","args":{}}, {"id":"a","kind":"tool","tool":"file_read","args":{"path":"x"}}]}`)
+	require.NoError(t, err)
+	require.False(t, check.Valid)
+	require.GreaterOrEqual(t, len(check.Problems), 2)
+	_, err = a.RunDetail("run_nope")
+	require.Error(t, err)
+	var target interface{ Unwrap() error }
+	require.False(t, errors.As(err, &target), "the UI gets a plain sentence, not a wrapped Go error")
+	_, err = a.Fork(api.ForkInput{CheckpointID: backend.NewID(backend.KindCheckpoint), Divergence: "state_patch", Delta: "{bad"})
+	require.ErrorContains(t, err, "not valid JSON")
+	info, err := a.Models()
+	require.NoError(t, err)
+	require.False(t, info.Reachable)
+	require.Contains(t, info.Error, "not reachable")
+}
