@@ -1,0 +1,230 @@
+package bundle
+
+import (
+	"bufio"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/pem"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"ducklm/backend"
+)
+
+// Key is an installation's signing key.
+type Key struct {
+	Private ed25519.PrivateKey
+	Public  ed25519.PublicKey
+}
+
+// Fingerprint returns the key's fingerprint.
+func (k Key) Fingerprint() string { return Fingerprint(k.Public) }
+
+// KeyPath returns where the private key of data directory dir lives; the
+// public key is beside it with ".pub".
+func KeyPath(dir string) string { return filepath.Join(dir, "keys", "ed25519") }
+
+// TrustedKeysPath returns the file that lists the fingerprints of signers
+// dir trusts, one a line ("#" starts a comment).
+func TrustedKeysPath(dir string) string { return filepath.Join(dir, "trusted_keys") }
+
+// Fingerprint is the sha256 of a public key, in hex.
+func Fingerprint(pub ed25519.PublicKey) string {
+	sum := sha256.Sum256(pub)
+	return hex.EncodeToString(sum[:])
+}
+
+// FormatFingerprint shows a fingerprint in groups of four hex digits.
+func FormatFingerprint(fp string) string {
+	var b strings.Builder
+	for i := 0; i < len(fp); i += 4 {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(fp[i:min(i+4, len(fp))])
+	}
+	return b.String()
+}
+
+// LoadOrCreateKey returns the signing key of data directory dir, creating
+// it (private key readable by the owner only) on first use.
+func LoadOrCreateKey(dir string) (Key, error) {
+	k, ok, err := LoadKey(dir)
+	if err != nil || ok {
+		return k, err
+	}
+	path := KeyPath(dir)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return Key{}, backend.Wrap(err, backend.EUNAVAILABLE, "cannot create the key folder %s", filepath.Dir(path))
+	}
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return Key{}, backend.Wrap(err, backend.EINTERNAL, "cannot generate a signing key")
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(priv)
+	if err != nil {
+		return Key{}, backend.Wrap(err, backend.EINTERNAL, "cannot encode the signing key")
+	}
+	// Link, not rename: two processes creating the key at once must end up
+	// with one key, not with the second overwriting the first.
+	if err := writeNew(path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			k, _, err := LoadKey(dir)
+			return k, err
+		}
+		return Key{}, backend.Wrap(err, backend.EUNAVAILABLE, "cannot write the signing key %s", path)
+	}
+	k = Key{Private: priv, Public: pub}
+	if err := writePublic(path, pub); err != nil {
+		return Key{}, err
+	}
+	return k, nil
+}
+
+// LoadKey returns the signing key of dir, and false when there is none yet.
+func LoadKey(dir string) (Key, bool, error) {
+	path := KeyPath(dir)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Key{}, false, nil
+	}
+	if err != nil {
+		return Key{}, false, backend.Wrap(err, backend.EUNAVAILABLE, "cannot read the signing key %s", path)
+	}
+	block, _ := pem.Decode(data)
+	if block == nil || block.Type != "PRIVATE KEY" {
+		return Key{}, false, backend.Errorf(backend.ECORRUPT, "the signing key %s is damaged (not a PEM private key); move it away and a new one is made", path)
+	}
+	parsed, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	priv, ok := parsed.(ed25519.PrivateKey)
+	if err != nil || !ok {
+		return Key{}, false, backend.Errorf(backend.ECORRUPT, "the signing key %s is damaged (not an ed25519 key); move it away and a new one is made", path)
+	}
+	k := Key{Private: priv, Public: priv.Public().(ed25519.PublicKey)}
+	if _, err := os.Stat(path + ".pub"); errors.Is(err, fs.ErrNotExist) {
+		if err := writePublic(path, k.Public); err != nil {
+			return Key{}, false, err
+		}
+	}
+	return k, true, nil
+}
+
+func writePublic(path string, pub ed25519.PublicKey) error {
+	der, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		return backend.Wrap(err, backend.EINTERNAL, "cannot encode the public key")
+	}
+	err = writeNew(path+".pub", pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o644)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return backend.Wrap(err, backend.EUNAVAILABLE, "cannot write the public key %s.pub", path)
+	}
+	return nil
+}
+
+// writeNew writes data to path durably, failing with fs.ErrExist when path
+// exists.
+func writeNew(path string, data []byte, mode os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".key-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Link(tmp.Name(), path)
+}
+
+// Trust is the set of signers an installation knows.
+type Trust struct {
+	own  string
+	keys map[string]bool
+}
+
+// LoadTrust reads the signers data directory dir trusts: its own key
+// (always) and the fingerprints listed in its trusted_keys file.
+func LoadTrust(dir string) (Trust, error) {
+	t := Trust{keys: map[string]bool{}}
+	k, ok, err := LoadKey(dir)
+	if err != nil {
+		return t, err
+	}
+	if ok {
+		t.own = k.Fingerprint()
+	}
+	path := TrustedKeysPath(dir)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return t, nil
+	}
+	if err != nil {
+		return t, backend.Wrap(err, backend.EUNAVAILABLE, "cannot read %s", path)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		fp := NormalizeFingerprint(line)
+		if fp == "" && strings.TrimSpace(line) == "" {
+			continue
+		}
+		if fp == "" {
+			return t, backend.Errorf(backend.EINVALID, "line %d of %s is not a key fingerprint (64 hex digits, spaces and colons allowed)", n, path)
+		}
+		t.keys[fp] = true
+	}
+	if err := sc.Err(); err != nil {
+		return t, backend.Wrap(err, backend.EUNAVAILABLE, "cannot read %s", path)
+	}
+	return t, nil
+}
+
+// NormalizeFingerprint returns fp as 64 lowercase hex digits without
+// separators, or "" when it is not a fingerprint.
+func NormalizeFingerprint(fp string) string {
+	var b strings.Builder
+	for _, c := range strings.ToLower(fp) {
+		switch {
+		case c == ' ' || c == ':' || c == '\t':
+		case c >= '0' && c <= '9' || c >= 'a' && c <= 'f':
+			b.WriteRune(c)
+		default:
+			return ""
+		}
+	}
+	if b.Len() != 64 {
+		return ""
+	}
+	return b.String()
+}
+
+// Known reports whether the signer fp is trusted, and why.
+func (t Trust) Known(fp string) (bool, string) {
+	switch {
+	case fp == "":
+		return false, "unsigned"
+	case fp == t.own:
+		return true, "this installation's own key"
+	case t.keys[fp]:
+		return true, "listed in trusted_keys"
+	}
+	return false, "unknown signer"
+}

@@ -1,0 +1,269 @@
+package bundles_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"ducklm/backend"
+	"ducklm/backend/bundle"
+	"ducklm/backend/cli"
+	"ducklm/backend/service"
+)
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func ducklm(args ...string) result {
+	var out, errOut bytes.Buffer
+	code := cli.Run(cli.Env{Ctx: context.Background(), Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader("")}, args)
+	return result{stdout: out.String(), stderr: errOut.String(), code: code}
+}
+
+// snapshot is what "untouched" compares: the database file's bytes, what it
+// holds, and every file of the data directory and beside it.
+func snapshot(t *testing.T, home string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	data, err := os.ReadFile(filepath.Join(home, "ducklm.db"))
+	require.NoError(t, err)
+	sum := sha256.Sum256(data)
+	out["db sha256"] = hex.EncodeToString(sum[:])
+	root := filepath.Dir(home)
+	require.NoError(t, filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		name := d.Name()
+		if strings.HasSuffix(name, "-wal") || strings.HasSuffix(name, "-shm") || name == "ducklm.lock" {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		out["file "+rel] = info.Mode().String()
+		return nil
+	}))
+	svc, err := service.Open(context.Background(), home)
+	require.NoError(t, err)
+	defer svc.Close()
+	for k, v := range dbState(t, svc) {
+		out["rows "+k] = strconv.FormatInt(v, 10)
+	}
+	return out
+}
+
+// Every hostile bundle is refused by import (exit 1, a clear sentence,
+// nothing written) and by verify (exit 1), except those that are sound but
+// not acceptable here (unsigned, unknown signer, a conflict with what is
+// stored), which verify reports and import refuses.
+func TestHostileBundlesAreRefused(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	t.Setenv("DUCKLM_HOME", home)
+	srcKey, ok, err := bundle.LoadKey(filepath.Join(src.dir, "home"))
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.NoError(t, os.MkdirAll(home, 0o700))
+	require.NoError(t, os.WriteFile(bundle.TrustedKeysPath(home),
+		[]byte("# the machine the tests export from\n"+bundle.FormatFingerprint(srcKey.Fingerprint())+"\n"), 0o600))
+	r := ducklm("import", src.task)
+	require.Equal(t, cli.ExitOK, r.code, r.stderr)
+	require.Contains(t, r.stdout, "listed in trusted_keys")
+	require.Contains(t, r.stdout, "added: ")
+
+	base := unpack(t, src.childBundle)
+	require.Equal(t, bundle.ManifestName, base[0].hdr.Name)
+	require.Equal(t, bundle.SignatureName, base[1].hdr.Name)
+	insert := func(a archive, at int, e entry) archive {
+		return append(a[:at:at], append(archive{e}, a[at:]...)...)
+	}
+	reg := func(name string, data string) entry {
+		return entry{hdr: tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644}, data: []byte(data)}
+	}
+	someBlob := base[base.find(t, "blobs/sha256/")].hdr.Name
+	stranger, err := bundle.LoadOrCreateKey(t.TempDir())
+	require.NoError(t, err)
+
+	cases := []struct {
+		name     string
+		want     string
+		verifyOK bool // the bundle is sound; only this installation refuses it
+		file     func(t *testing.T) string
+	}{
+		{"truncated archive", "truncated", false, func(t *testing.T) string {
+			data, err := os.ReadFile(src.childBundle)
+			require.NoError(t, err)
+			path := filepath.Join(t.TempDir(), "truncated.ducklm")
+			require.NoError(t, os.WriteFile(path, data[:len(data)*2/3], 0o600))
+			return path
+		}},
+		{"flipped byte in an event", "has been altered", false, func(t *testing.T) string {
+			a := base.clone()
+			e := &a[a.find(t, "events/")]
+			at := bytes.Index(e.data, []byte(`"stateDigest":"sha256:`)) + len(`"stateDigest":"sha256:`)
+			e.data[at] ^= 0x01
+			return a.pack(t)
+		}},
+		{"blob whose digest lies", "a blob's name is its digest", false, func(t *testing.T) string {
+			a := base.clone()
+			a[a.find(t, "blobs/sha256/")].data = []byte("not the content the name promises")
+			return a.reseal(t, &srcKey, nil).pack(t)
+		}},
+		{"manifest signature mismatch", "signature does not match the manifest", false, func(t *testing.T) string {
+			a := base.clone()
+			a[0].data = bytes.Replace(a[0].data, []byte(`"appVersion":"`), []byte(`"appVersion":"forged-`), 1)
+			return a.pack(t)
+		}},
+		{"path traversal", "has a name no bundle uses", false, func(t *testing.T) string {
+			return insert(base.clone(), 2, reg("../../evil.txt", "pwned")).pack(t)
+		}},
+		{"absolute path", "has a name no bundle uses", false, func(t *testing.T) string {
+			return insert(base.clone(), 2, reg(filepath.Join(home, "evil.txt"), "pwned")).pack(t)
+		}},
+		{"nested folder in blobs", "has a name no bundle uses", false, func(t *testing.T) string {
+			return insert(base.clone(), 2, reg("blobs/sha256/../../../evil.txt", "pwned")).pack(t)
+		}},
+		{"symlink entry", "is a symbolic link", false, func(t *testing.T) string {
+			return insert(base.clone(), 2, entry{hdr: tar.Header{Typeflag: tar.TypeSymlink, Name: someBlob, Linkname: "/etc/passwd"}}).pack(t)
+		}},
+		{"hard link entry", "is a hard link", false, func(t *testing.T) string {
+			return insert(base.clone(), 2, entry{hdr: tar.Header{Typeflag: tar.TypeLink, Name: someBlob, Linkname: "/etc/passwd"}}).pack(t)
+		}},
+		{"device entry", "is a device", false, func(t *testing.T) string {
+			return insert(base.clone(), 2, entry{hdr: tar.Header{Typeflag: tar.TypeChar, Name: someBlob, Devmajor: 1, Devminor: 3}}).pack(t)
+		}},
+		{"lineage cycle", "cycle", false, func(t *testing.T) string {
+			a := base.clone()
+			e := &a[a.find(t, bundle.SpecsName)]
+			ls := lines(e.data)
+			require.Len(t, ls, 2)
+			var root, child backend.WorldSpec
+			require.NoError(t, json.Unmarshal(ls[0], &root))
+			require.NoError(t, json.Unmarshal(ls[1], &child))
+			root.ParentWorldID, root.ForkID = child.ID, child.ForkID
+			ls[0], _ = json.Marshal(root)
+			e.data = joinLines(ls)
+			return a.reseal(t, &srcKey, nil).pack(t)
+		}},
+		{"seq gap", "jumps from seq 2 to seq 4", false, func(t *testing.T) string {
+			a := base.clone()
+			e := &a[a.find(t, "events/")]
+			ls := lines(e.data)
+			e.data = joinLines(append(ls[:2:2], ls[3:]...))
+			return a.reseal(t, &srcKey, nil).pack(t)
+		}},
+		{"event of the wrong reality", "but its world's events are world_local", false, func(t *testing.T) string {
+			a := base.clone()
+			e := &a[a.find(t, "events/")]
+			e.data = bytes.Replace(e.data, []byte(`"reality":"world_local"`), []byte(`"reality":"external_real"`), 1)
+			return a.reseal(t, &srcKey, nil).pack(t)
+		}},
+		{"event id of another kind", "has an id that is not an event id", false, func(t *testing.T) string {
+			a := base.clone()
+			e := &a[a.find(t, "events/")]
+			e.data = bytes.Replace(e.data, []byte(`"id":"evt_`), []byte(`"id":"run_`), 1)
+			return a.reseal(t, &srcKey, nil).pack(t)
+		}},
+		{"dangling checkpoint", "neither in the bundle nor here", false, func(t *testing.T) string {
+			a := base.clone()
+			e := &a[a.find(t, bundle.CheckpointsName)]
+			var cp backend.Checkpoint
+			ls := lines(e.data)
+			require.NoError(t, json.Unmarshal(ls[0], &cp))
+			cp.RunID = backend.NewID(backend.KindRun)
+			ls[0], _ = json.Marshal(cp)
+			e.data = joinLines(ls)
+			return a.reseal(t, &srcKey, nil).pack(t)
+		}},
+		{"oversized entry", "past the limit", false, func(t *testing.T) string {
+			a := base.clone()[:2]
+			return append(a, entry{hdr: tar.Header{Typeflag: tar.TypeReg, Name: bundle.SpecsName, Size: 300 << 20}, headerOnly: true}).pack(t)
+		}},
+		{"decompression bomb", "but the manifest says", false, func(t *testing.T) string {
+			a := base.clone()
+			i := a.find(t, "blobs/sha256/")
+			a[i].hdr.Size, a[i].headerOnly = 8<<30, true
+			return a[:i+1].pack(t)
+		}},
+		{"decompression bomb in a tar header", "decompression bomb", false, func(t *testing.T) string {
+			a := base.clone()
+			i := a.find(t, "events/")
+			a[i].hdr.PAXRecords = map[string]string{"comment": strings.Repeat("0", 900<<10)}
+			return a.pack(t)
+		}},
+		{"entry not in the manifest", "is not listed in the manifest", false, func(t *testing.T) string {
+			sum := sha256.Sum256([]byte("x"))
+			return append(base.clone(), reg("blobs/sha256/"+hex.EncodeToString(sum[:]), "x")).pack(t)
+		}},
+		{"newer format version", "format version 2", false, func(t *testing.T) string {
+			return base.clone().reseal(t, &srcKey, func(m *bundle.Manifest) { m.FormatVersion = 2 }).pack(t)
+		}},
+		{"a task run still moving", "only finished task runs travel in bundles", false, func(t *testing.T) string {
+			a := unpack(t, src.task)
+			e := &a[a.find(t, bundle.RunsName)]
+			e.data = bytes.Replace(e.data, []byte(`"status":"completed"`), []byte(`"status":"running"`), 1)
+			return a.reseal(t, &srcKey, nil).pack(t)
+		}},
+		{"unsigned without --allow-unsigned", "the bundle is unsigned", true, func(t *testing.T) string {
+			return src.unsignedTask
+		}},
+		{"unknown signer", "signed by an unknown key", true, func(t *testing.T) string {
+			return base.clone().reseal(t, &stranger, nil).pack(t)
+		}},
+		{"an id stored here with other content", "already recorded here with different content", true, func(t *testing.T) string {
+			a := unpack(t, src.task)
+			e := &a[a.find(t, "events/")]
+			ls := lines(e.data)
+			var ev map[string]any
+			require.NoError(t, json.Unmarshal(ls[0], &ev))
+			ev["type"] = "task.forged"
+			ls[0], _ = json.Marshal(ev)
+			e.data = joinLines(ls)
+			return a.reseal(t, &srcKey, nil).pack(t)
+		}},
+	}
+	before := snapshot(t, home)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			file := c.file(t)
+			r := ducklm("import", file)
+			require.Equal(t, cli.ExitFail, r.code, "stdout: %s\nstderr: %s", r.stdout, r.stderr)
+			require.Contains(t, r.stderr, c.want)
+			require.Contains(t, r.stderr, "nothing was written")
+			require.Equal(t, 1, strings.Count(strings.TrimSpace(r.stderr), "\n")+1, "one line: %s", r.stderr)
+			require.Equal(t, before, snapshot(t, home), "the data directory is untouched")
+
+			v := ducklm("verify", file)
+			if c.verifyOK {
+				require.Equal(t, cli.ExitOK, v.code, v.stdout+v.stderr)
+				return
+			}
+			require.Equal(t, cli.ExitFail, v.code, v.stdout+v.stderr)
+			require.Contains(t, v.stdout, "result: bad bundle: ")
+			require.Contains(t, v.stdout, c.want)
+		})
+	}
+	for _, p := range []string{filepath.Join(home, "evil.txt"), filepath.Join(filepath.Dir(home), "evil.txt")} {
+		require.NoFileExists(t, p)
+	}
+
+	// The explicit choice lets an unsigned bundle in (here: nothing new).
+	r = ducklm("import", src.unsignedTask, "--allow-unsigned")
+	require.Equal(t, cli.ExitOK, r.code, r.stderr)
+	require.Contains(t, r.stdout, "already present")
+}
