@@ -121,12 +121,42 @@ func (c *Controller) Submit(ctx context.Context, req TaskRequest) (backend.World
 	if err := c.d.Store.CreateSpecAndRun(ctx, spec, run); err != nil {
 		return backend.WorldRun{}, err
 	}
+	// The run's first event; recordTask writes it instead when ducklm stops
+	// right here, so either writer expects the stream empty.
 	st := NewRunState(run.ID, spec.ID)
-	if err := c.append(ctx, st, EvTaskReceived, req); err != nil {
+	if err := c.appendAt(ctx, st, 0, nil, event(EvTaskReceived, req, 0)); err != nil && backend.ErrorCode(err) != backend.ECONFLICT {
 		return backend.WorldRun{}, err
 	}
 	c.Start(run.ID)
 	return c.d.Store.GetRun(ctx, run.ID)
+}
+
+// recordTask records the first event of a run that has none: ducklm stopped
+// inside Submit, between the run's row and its task.received. The run's
+// spec holds the request.
+func (c *Controller) recordTask(ctx context.Context, st *RunState) error {
+	spec, err := c.d.Store.GetSpec(ctx, st.WorldID)
+	if err != nil {
+		return err
+	}
+	data, err := c.d.Blobs.Get(ctx, spec.Program)
+	if err != nil {
+		return err
+	}
+	var req TaskRequest
+	if err := json.Unmarshal(data, &req); err != nil {
+		return backend.Errorf(backend.ECORRUPT, "the task of run %s is unreadable", st.RunID)
+	}
+	if req.Workspace == "" {
+		req.Workspace = filepath.Join(c.d.WorkRoot, st.RunID)
+	}
+	if err := os.MkdirAll(req.Workspace, 0o700); err != nil {
+		return backend.Wrap(err, backend.EUNAVAILABLE, "cannot create the workspace %s", req.Workspace)
+	}
+	if err := c.appendAt(ctx, st, 0, nil, event(EvTaskReceived, req, 0)); err != nil && backend.ErrorCode(err) != backend.ECONFLICT {
+		return err
+	}
+	return c.catchUp(ctx, st)
 }
 
 func taskName(req TaskRequest) string {

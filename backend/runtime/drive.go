@@ -35,6 +35,16 @@ func (c *Controller) Start(runID string) {
 		c.mu.Lock()
 		delete(c.drivers, runID)
 		c.mu.Unlock()
+		// A wake after the driver's last read (an answer recorded just as
+		// the run parked) found this driver stopping: drive again, or the
+		// answer would wait for the next restart.
+		select {
+		case <-d.wake:
+			if ctx.Err() == nil {
+				c.Start(runID)
+			}
+		default:
+		}
 	}()
 }
 
@@ -78,6 +88,12 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) {
 	if st.Status.Terminal() {
 		return
 	}
+	if st.Seq == 0 && st.Request.Task == "" && st.Request.Plan == nil {
+		if err := c.recordTask(ctx, st); err != nil {
+			c.d.Log("record task", "run", runID, "err", err)
+			return
+		}
+	}
 	if err := c.markInDoubt(ctx, st); err != nil {
 		c.d.Log("in-doubt check", "run", runID, "err", err)
 		return
@@ -92,6 +108,10 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) {
 	var graph *taskgraph.Graph // rebuilt only when the accepted plan changes
 	var graphOf *backend.TaskGraph
 	for {
+		select {
+		case <-d.wake: // the read below sees whatever the wake was about
+		default:
+		}
 		if err := c.catchUp(ctx, st); err != nil {
 			c.d.Log("read run", "run", runID, "err", err)
 			return
@@ -117,8 +137,10 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) {
 			c.fail(ctx, st, "the router returned an invalid decision: "+backend.ErrorMessage(err))
 			return
 		}
-		if dec.Type != backend.DecisionNoop {
-			if err := c.append(ctx, st, EvDecision, decisionRecord{Source: "router", Decision: dec}); err != nil {
+		applied := event(EvDecision, decisionRecord{Source: "router", Decision: dec}, st.Ticks)
+		startsStep := dec.Type == backend.DecisionTool || dec.Type == backend.DecisionCoder
+		if dec.Type != backend.DecisionNoop && !startsStep {
+			if err := c.appendWith(ctx, st, nil, applied); err != nil {
 				return
 			}
 		}
@@ -134,7 +156,7 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) {
 			}
 		case backend.DecisionTool, backend.DecisionCoder:
 			stepID := payloadString(dec.Payload, "step")
-			if !steps.start(ctx, st, stepID) {
+			if !steps.start(ctx, st, stepID, applied) { // records the decision with the step's start
 				steps.waitOne(ctx, d.wake)
 			}
 		case backend.DecisionComplete:
@@ -149,6 +171,16 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) {
 		case backend.DecisionNoop:
 			if steps.running() > 0 {
 				steps.waitOne(ctx, d.wake)
+				continue
+			}
+			if rs.Running > 0 {
+				// The steps the router waited for ended after it looked:
+				// read their results. A step still running in the fold
+				// with no worker left could not record its result: it is
+				// in doubt, never silently taken as done.
+				if c.catchUp(ctx, st) != nil || c.markInDoubt(ctx, st) != nil {
+					return
+				}
 				continue
 			}
 			if len(st.PendingApprovals()) > 0 {

@@ -59,7 +59,7 @@ func (c *Controller) appendCheckpointed(ctx context.Context, st *RunState, event
 		}
 		head := fresh.light()
 		for i, e := range events {
-			e.Seq = fresh.Seq + int64(i) + 1
+			e.Seq = head.Seq + int64(i) + 1
 			fresh.Apply(e)
 		}
 		cp, ce, err := c.snapshot(ctx, fresh)

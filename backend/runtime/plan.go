@@ -18,7 +18,7 @@ func (c *Controller) plan(ctx context.Context, st *RunState, dec backend.Decisio
 	_ = json.Unmarshal(dec.Payload, &p)
 	req := planner.Request{
 		Task: st.Request.Task, Context: c.buildContext(ctx, st), Catalog: c.catalog(),
-		Model: p.Model, Feedback: p.Error, Attempt: st.PlanAttempts + 1, Explicit: st.Request.Plan,
+		Model: p.Model, Feedback: p.Error, Attempt: st.Replans + 1, Explicit: st.Request.Plan,
 		OnToken: func(tok string) { c.token(st.RunID, "", tok) },
 	}
 	var pl Planner = c.d.Offline

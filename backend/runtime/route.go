@@ -12,9 +12,15 @@ import (
 // routerState is what the router sees of a run: built from the fold, never
 // shared with it (the router cannot change the run).
 func routerState(st *RunState, g *taskgraph.Graph, running int, sandboxed bool) router.State {
+	// The fold counts invalid plans; the router counts replans made, and
+	// the last invalid plan has not been replanned yet.
+	replans := st.Replans
+	if st.InvalidPlan != "" && replans > 0 {
+		replans--
+	}
 	rs := router.State{
 		RunID: st.RunID, Task: st.Request.Task, HasGraph: st.Graph != nil,
-		Running: running, Replans: st.Replans, MaxReplans: st.Request.MaxReplans,
+		Running: running, Replans: replans, MaxReplans: st.Request.MaxReplans,
 		ValidationError: st.InvalidPlan, ApprovalMode: router.ApprovalMode(st.Request.ApprovalMode),
 		Sandboxed: sandboxed, StepsRun: st.StepsRun, MaxSteps: st.Request.MaxSteps,
 		Cancelled: st.Status == backend.RunTerminated,
@@ -33,7 +39,11 @@ func routerState(st *RunState, g *taskgraph.Graph, running int, sandboxed bool) 
 		return rs
 	}
 	states := make(map[string]taskgraph.StepState, len(st.Steps))
+	folded := 0
 	for id, s := range st.Steps {
+		if s.State == StepRunning {
+			folded++
+		}
 		switch s.State {
 		case StepInDoubt:
 			// In the graph's maths an in-doubt step may run again (once approved).
@@ -45,6 +55,10 @@ func routerState(st *RunState, g *taskgraph.Graph, running int, sandboxed bool) 
 			rs.Failed = append(rs.Failed, id)
 		}
 	}
+	// A step the fold shows running counts even when its worker has just
+	// ended: its result is on the ledger but not folded yet, and the router
+	// must wait for it rather than complete the run without it.
+	rs.Running = max(rs.Running, folded)
 	for _, id := range g.Ready(states) {
 		s := st.Steps[id]
 		if s.State == StepRunning || s.State == StepAwaitingApproval {
@@ -75,6 +89,15 @@ func (c *Controller) routerContext(ctx context.Context, st *RunState) router.Con
 		}
 	}
 	return rc
+}
+
+// modelFor is the model the router picks for role: the user's choice when
+// Ollama lists it, else the router's preference among what it lists; "" when
+// there is none.
+func (c *Controller) modelFor(ctx context.Context, st *RunState, role router.Role) string {
+	rc := c.routerContext(ctx, st)
+	m, _ := router.PickModel(role, rc.AvailableModels, rc.Settings)
+	return m
 }
 
 func payloadString(p json.RawMessage, key string) string {

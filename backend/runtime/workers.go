@@ -8,6 +8,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/critic"
+	"ducklm/backend/router"
 )
 
 // workers runs a run's steps concurrently, bounded by the run's concurrency.
@@ -31,9 +32,10 @@ func (w *workers) running() int {
 	return len(w.active)
 }
 
-// start begins a step in the background, or reports false when the run is
-// at its concurrency bound (the caller waits for a slot).
-func (w *workers) start(ctx context.Context, st *RunState, stepID string) bool {
+// start applies dec, the router's decision to run a step: it begins the
+// step in the background, or reports false when the run is at its
+// concurrency bound (the caller waits for a slot) and dec is not applied.
+func (w *workers) start(ctx context.Context, st *RunState, stepID string, dec backend.Event) bool {
 	rec := st.Steps[stepID]
 	if rec == nil {
 		return true // nothing to start; the next fold will tell the router
@@ -52,19 +54,25 @@ func (w *workers) start(ctx context.Context, st *RunState, stepID string) bool {
 
 	snap := st.Clone()
 	if rec.Node.Kind == backend.KindCoderStep && rec.Script == nil {
+		if err := w.c.appendWith(ctx, snap, nil, dec); err != nil {
+			w.done(stepID)
+			return true
+		}
 		w.run(stepID, func() { w.c.writeScript(ctx, snap, stepID) })
 		return true
 	}
 	// The start is durable before anything runs: if ducklm dies from here
 	// on, the step is in doubt on resume and is never silently run again.
+	// The decision that started it shares its commit.
 	attempt := rec.Attempts + 1
 	args := rec.Args()
 	tool := rec.Node.Tool
 	if rec.Script != nil {
 		tool = "coder"
 	}
-	if err := w.c.append(ctx, snap, EvStepStarted, stepStarted{Step: stepID, Attempt: attempt, Tool: tool,
-		Args: args, Sandboxed: w.c.d.Sandboxed(), Network: rec.Network}); err != nil {
+	started := event(EvStepStarted, stepStarted{Step: stepID, Attempt: attempt, Tool: tool,
+		Args: args, Sandboxed: w.c.d.Sandboxed(), Network: rec.Network}, snap.Ticks)
+	if err := w.c.appendWith(ctx, snap, nil, dec, started); err != nil {
 		w.done(stepID)
 		return true
 	}
@@ -136,33 +144,61 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 	}
 	fin.Stdout, fin.StdoutTail = c.storeOutput(ctx, res.Stdout)
 	fin.Stderr, fin.StderrTail = c.storeOutput(ctx, res.Stderr)
-	if err := c.append(ctx, st, EvStepFinished, fin); err != nil {
+	finished := event(EvStepFinished, fin, st.Ticks)
+	if ctx.Err() != nil {
+		if err := c.appendWith(ctx, st, nil, finished); err != nil {
+			c.d.Log("record step", "run", st.RunID, "step", stepID, "err", err)
+		}
+		return
+	}
+	// The result, its critique and a checkpoint share one commit.
+	events := []backend.Event{finished}
+	if c.d.Critic != nil {
+		req := critic.Request{Task: st.Request.Task, Step: rec.Node, Result: res, Stdout: string(res.Stdout),
+			Stderr: string(res.Stderr), Model: c.modelFor(ctx, st, router.RoleCritic)}
+		scored := make(chan critic.Critique, 1)
+		go func() { scored <- c.d.Critic.Evaluate(ctx, req) }()
+		grace := time.NewTimer(criticGrace)
+		var crit critic.Critique
+		select {
+		case crit = <-scored:
+			grace.Stop()
+		case <-grace.C:
+			// A slow critic (a model) must not keep the result from being
+			// durable: a crash meanwhile would leave a finished step in doubt.
+			if err := c.appendWith(ctx, st, nil, finished); err != nil {
+				c.d.Log("record step", "run", st.RunID, "step", stepID, "err", err)
+				return
+			}
+			events = events[:0]
+			crit = <-scored
+		}
+		events = append(events,
+			event(EvDecision, decisionRecord{Source: "critic", Decision: critic.Decision(crit)}, st.Ticks),
+			event(EvCritique, critiquePayload{Step: stepID, Score: crit.Score, Explanation: crit.Explanation,
+				Source: crit.Source, Model: crit.Model}, st.Ticks))
+	}
+	var delay time.Duration
+	if !fin.OK && fin.Retryable && attempt <= st.Request.MaxRetries {
+		delay = time.Duration(attempt*attempt) * 500 * time.Millisecond
+		events = append(events, event(EvStepRetrying,
+			stepNote{Step: stepID, Attempt: attempt, Reason: failureSentence(fin), DelayMS: delay.Milliseconds()}, st.Ticks))
+	}
+	if err := c.appendCheckpointed(ctx, st, events...); err != nil {
 		c.d.Log("record step", "run", st.RunID, "step", stepID, "err", err)
 		return
 	}
-	if ctx.Err() != nil {
-		return
-	}
-	if c.d.Critic != nil {
-		crit := c.d.Critic.Evaluate(ctx, critic.Request{Task: st.Request.Task, Step: rec.Node, Result: res,
-			Stdout: string(res.Stdout), Stderr: string(res.Stderr), Model: st.Request.Models["critic"]})
-		_ = c.append(ctx, st, EvDecision, decisionRecord{Source: "critic", Decision: critic.Decision(crit)})
-		_ = c.append(ctx, st, EvCritique, critiquePayload{Step: stepID, Score: crit.Score, Explanation: crit.Explanation,
-			Source: crit.Source, Model: crit.Model})
-	}
-	if !fin.OK && fin.Retryable && attempt <= st.Request.MaxRetries {
-		delay := time.Duration(attempt*attempt) * 500 * time.Millisecond
-		_ = c.append(ctx, st, EvStepRetrying, stepNote{Step: stepID, Attempt: attempt, Reason: failureSentence(fin), DelayMS: delay.Milliseconds()})
+	if delay > 0 {
 		select {
 		case <-time.After(delay):
 		case <-ctx.Done():
 		}
 	}
-	fresh, _, err := c.Load(ctx, st.RunID)
-	if err == nil {
-		c.checkpoint(ctx, fresh)
-	}
 }
+
+// criticGrace is how long a step's result waits for its critique to share
+// its commit; the heuristic critic takes microseconds.
+const criticGrace = 50 * time.Millisecond
 
 // outputTail is how much of stdout/stderr an event carries inline; the
 // whole (capped) output is a blob.
@@ -201,7 +237,7 @@ func (c *Controller) writeScript(ctx context.Context, st *RunState, stepID strin
 		return
 	}
 	script, err := c.d.Coder.Write(ctx, CoderRequest{Task: st.Request.Task, Goal: args.Goal, Language: args.Language,
-		Model: st.Request.Models["coder"], OnToken: func(tok string) { c.token(st.RunID, stepID, tok) }})
+		Model: c.modelFor(ctx, st, router.RoleCoder), OnToken: func(tok string) { c.token(st.RunID, stepID, tok) }})
 	if err != nil {
 		if ctx.Err() != nil {
 			return

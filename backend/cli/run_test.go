@@ -1,0 +1,242 @@
+package cli_test
+
+// These tests set DUCKLM_HOME and OLLAMA_HOST with t.Setenv, so none of
+// them runs in parallel.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"ducklm/backend"
+	"ducklm/backend/cli"
+	"ducklm/backend/planner"
+	"ducklm/backend/runtime"
+)
+
+// taskHome is a fresh data directory with no Ollama: nothing listens on
+// port 1, so every model call fails at once.
+func taskHome(t *testing.T) string {
+	t.Helper()
+	dir := home(t)
+	t.Setenv("OLLAMA_HOST", "127.0.0.1:1")
+	return dir
+}
+
+// ducklmIn runs one invocation with stdin as its input.
+func ducklmIn(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := cli.Run(cli.Env{Ctx: context.Background(), Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader(stdin)}, args)
+	return result{stdout: out.String(), stderr: errOut.String(), code: code}
+}
+
+func requireCode(t *testing.T, r result, code int, args ...string) {
+	t.Helper()
+	require.Equal(t, code, r.code, "ducklm %s\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.stdout, r.stderr)
+}
+
+var (
+	runStarted  = regexp.MustCompile(`run (run_[0-9a-f]+) started`)
+	approveHint = regexp.MustCompile(`waiting for approval of step step-1: ducklm approve (apr_[0-9a-f]+) \(or deny\)`)
+)
+
+func startedRun(t *testing.T, r result) string {
+	t.Helper()
+	m := runStarted.FindStringSubmatch(r.stderr)
+	require.NotNil(t, m, r.stderr)
+	return m[1]
+}
+
+func runsJSON(t *testing.T) []runtime.RunSummary {
+	t.Helper()
+	var runs []runtime.RunSummary
+	ok(t, "runs", "--json").decode(t, &runs)
+	return runs
+}
+
+func TestRunOneLinerStreamsItsOutputAndCompletes(t *testing.T) {
+	taskHome(t)
+	args := []string{"run", "$ echo hi", "--approve", "auto"}
+	// "y" answers the prompt on a machine without bubblewrap, where even
+	// auto asks before a shell step; with it, nothing asks.
+	r := ducklmIn(t, "y\n", args...)
+	requireCode(t, r, cli.ExitOK, args...)
+	runID := startedRun(t, r)
+	require.Contains(t, r.stdout, "task.received")
+	require.Contains(t, r.stdout, `step.started             step-1 shell_exec {"command":"echo hi"}`)
+	require.Contains(t, r.stdout, "step.finished            step-1 exit 0\n      hi\n", "the step's output is streamed")
+	require.Contains(t, r.stdout, "run.completed")
+	require.NotContains(t, r.stdout, "decision.applied", "bookkeeping stays in the ledger")
+	require.Contains(t, r.stderr, "run "+runID+" completed: Every step of the plan is done.")
+
+	runs := runsJSON(t)
+	require.Len(t, runs, 1)
+	require.Equal(t, runID, runs[0].Run.ID)
+	require.Equal(t, backend.RunCompleted, runs[0].Run.Status)
+	require.Equal(t, "$ echo hi", runs[0].Task)
+	require.Equal(t, 1, runs[0].StepsDone)
+}
+
+func TestRunAnswersApprovalsAtThePrompt(t *testing.T) {
+	taskHome(t)
+
+	args := []string{"run", "$ echo yes-please", "--approve", "ask"}
+	r := ducklmIn(t, "y\n", args...)
+	requireCode(t, r, cli.ExitOK, args...)
+	require.Contains(t, r.stderr, "step step-1 wants to run shell_exec\n")
+	require.Contains(t, r.stderr, `{"command":"echo yes-please"}`)
+	require.Contains(t, r.stderr, "approve? [y]es, [n]o, [e]dit arguments: ")
+	require.Contains(t, r.stdout, "\n      yes-please\n")
+	require.Contains(t, r.stderr, "completed")
+
+	args = []string{"run", "$ echo no-thanks", "--approve", "ask"}
+	r = ducklmIn(t, "n\n", args...)
+	requireCode(t, r, cli.ExitFail, args...)
+	require.Contains(t, r.stdout, "step.denied")
+	require.NotContains(t, r.stdout, "\n      no-thanks\n", "a denied step never runs")
+	require.Regexp(t, `run run_[0-9a-f]+ failed: The run cannot go on because step failed: "step-1"\.`, r.stderr)
+
+	args = []string{"run", "$ echo original", "--approve", "ask"}
+	r = ducklmIn(t, "e\n{\"command\":\"echo edited\"}\n", args...)
+	requireCode(t, r, cli.ExitOK, args...)
+	require.Contains(t, r.stderr, "new arguments as JSON: ")
+	require.Contains(t, r.stdout, `step.started             step-1 shell_exec {"command":"echo edited"}`)
+	require.Contains(t, r.stdout, "\n      edited\n")
+	require.NotContains(t, r.stdout, "\n      original\n")
+
+	// Edited arguments the tool refuses are refused at the prompt, which
+	// asks again.
+	args = []string{"run", "$ echo original", "--approve", "ask"}
+	r = ducklmIn(t, "e\n{\"cmd\":\"x\"}\ny\n", args...)
+	requireCode(t, r, cli.ExitOK, args...)
+	require.Contains(t, r.stderr, "the edited arguments are not valid")
+	require.Equal(t, 2, strings.Count(r.stderr, "approve? "), r.stderr)
+	require.Contains(t, r.stdout, "\n      original\n")
+
+	runs := runsJSON(t)
+	require.Len(t, runs, 4)
+}
+
+func TestClosedStdinLeavesTheRunWaitingForApprove(t *testing.T) {
+	dir := taskHome(t)
+	args := []string{"run", "$ echo approved-later > later.txt; cat later.txt", "--approve", "ask"}
+	r := ducklmIn(t, "", args...)
+	requireCode(t, r, cli.ExitOK, args...)
+	runID := startedRun(t, r)
+	m := approveHint.FindStringSubmatch(r.stderr)
+	require.NotNil(t, m, r.stderr)
+	requestID := m[1]
+	require.NoError(t, backend.CheckID(requestID, backend.KindApproval))
+	_, err := os.Stat(filepath.Join(dir, "workspaces", runID, "later.txt"))
+	require.True(t, os.IsNotExist(err), "nothing ran before the approval")
+
+	text := ok(t, "runs")
+	require.Regexp(t, runID+`\s+awaiting_approval\s+1\s+0/1\s`, text.stdout)
+	runs := runsJSON(t)
+	require.Len(t, runs, 1)
+	require.Equal(t, 1, runs[0].Approvals)
+
+	r = ducklmIn(t, "", "approve", requestID)
+	requireCode(t, r, cli.ExitOK, "approve", requestID)
+	require.Contains(t, r.stderr, "step step-1 of run "+runID+" approved")
+	require.Contains(t, r.stdout, "\n      approved-later\n")
+	require.Contains(t, r.stderr, "run "+runID+" completed")
+	content, err := os.ReadFile(filepath.Join(dir, "workspaces", runID, "later.txt"))
+	require.NoError(t, err)
+	require.Equal(t, "approved-later\n", string(content))
+
+	runs = runsJSON(t)
+	require.Equal(t, backend.RunCompleted, runs[0].Run.Status)
+	require.Zero(t, runs[0].Approvals)
+
+	// The request was answered; a finished run cannot be cancelled.
+	r = ducklm(t, "approve", requestID)
+	requireCode(t, r, cli.ExitUsage, "approve", requestID)
+	require.Equal(t, "ducklm approve: no run is waiting on approval request "+requestID+" (ducklm runs lists the waiting ones)\n", r.stderr)
+	r = ducklm(t, "cancel", runID)
+	requireCode(t, r, cli.ExitUsage, "cancel", runID)
+	require.Equal(t, "ducklm cancel: run "+runID+" is already completed\n", r.stderr)
+}
+
+func TestRunWithAPlanFile(t *testing.T) {
+	taskHome(t)
+	file := filepath.Join(t.TempDir(), "plan.json")
+	require.NoError(t, os.WriteFile(file, []byte(`{"nodes": [
+		{"id": "write", "kind": "tool", "tool": "file_write", "args": {"path": "note.txt", "content": "from a plan file"}},
+		{"id": "read", "kind": "tool", "tool": "file_read", "args": {"path": "note.txt"}, "depends_on": ["write"]}]}`), 0o600))
+	args := []string{"run", "--plan", file, "--approve", "auto", "--json"}
+	r := ducklmIn(t, "y\ny\n", args...)
+	requireCode(t, r, cli.ExitOK, args...)
+	var last backend.Event
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	n := 0
+	for dec.More() {
+		require.NoError(t, dec.Decode(&last))
+		n++
+		require.EqualValues(t, n, last.Seq, "--json streams every event in order")
+	}
+	require.Equal(t, runtime.EvCheckpoint, last.Type)
+	runs := runsJSON(t)
+	require.Equal(t, "explicit plan", runs[0].Task)
+	require.Equal(t, backend.RunCompleted, runs[0].Run.Status)
+	require.Equal(t, 2, runs[0].StepsDone)
+}
+
+func TestRunBadInputIsOneSentenceAndExitTwo(t *testing.T) {
+	taskHome(t)
+	notPlan := filepath.Join(t.TempDir(), "not-a-plan.json")
+	require.NoError(t, os.WriteFile(notPlan, []byte(`{"steps": []}`), 0o600))
+	unknownRequest := backend.NewID(backend.KindApproval)
+	unknownRun := backend.NewID(backend.KindRun)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run"}, "run needs a task or --plan"},
+		{[]string{"run", "$ echo x", "--approve", "maybe"}, `--approve is ask, risky or auto, not "maybe"`},
+		{[]string{"run", "$ echo x", "--model", "x"}, `--model takes ROLE=NAME (planner, coder, critic), not "x"`},
+		{[]string{"run", "--plan", filepath.Join(t.TempDir(), "missing.json")}, "cannot read the plan file"},
+		{[]string{"run", "--plan", notPlan}, `is not a plan: expected {"nodes": [...]}`},
+		{[]string{"run", "a", "b"}, "run takes at most 1 argument(s), but got 2"},
+		{[]string{"run", "x", "--frobnicate"}, "flag provided but not defined: -frobnicate"},
+		{[]string{"approve", unknownRequest}, "no run is waiting on approval request " + unknownRequest},
+		{[]string{"approve", "apr_nope"}, "apr_nope"},
+		{[]string{"approve", unknownRequest, "--args", "{nope"}, "--args is not valid JSON"},
+		{[]string{"deny"}, "deny needs REQUEST"},
+		{[]string{"resume", unknownRun}, unknownRun},
+		{[]string{"cancel", "run_nope"}, "run_nope"},
+	} {
+		r := ducklm(t, c.args...)
+		requireCode(t, r, cli.ExitUsage, c.args...)
+		require.Contains(t, r.stderr, c.want, "ducklm %s", strings.Join(c.args, " "))
+		require.True(t, strings.HasPrefix(r.stderr, "ducklm "+c.args[0]+": "), r.stderr)
+		require.Equal(t, 1, strings.Count(r.stderr, "\n"), "one sentence, one line: %q", r.stderr)
+		require.Empty(t, r.stdout)
+	}
+	require.Empty(t, runsJSON(t), "no bad input created a run")
+}
+
+func TestNaturalLanguageTaskWithoutOllamaPauses(t *testing.T) {
+	taskHome(t)
+	args := []string{"run", "summarise the notes in my workspace"}
+	r := ducklm(t, args...)
+	requireCode(t, r, cli.ExitOK, args...)
+	runID := startedRun(t, r)
+	require.Contains(t, r.stderr, "run "+runID+" is paused: "+planner.NeedsModel+"\nresume it with: ducklm resume "+runID+"\n")
+	runs := runsJSON(t)
+	require.Len(t, runs, 1)
+	require.Equal(t, backend.RunPaused, runs[0].Run.Status)
+
+	// Resuming without a model pauses again, with the same sentence.
+	r = ducklm(t, "resume", runID)
+	requireCode(t, r, cli.ExitOK, "resume", runID)
+	require.Contains(t, r.stderr, "run "+runID+" is paused: "+planner.NeedsModel)
+}
