@@ -17,7 +17,7 @@ BINDING_SOURCES := $(wildcard app/*.go) $(shell find backend -name '*.go' -not -
 FRONT_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
 	frontend/index.html frontend/package.json $(wildcard frontend/vite.config.ts frontend/tsconfig*.json)
 
-.PHONY: run test build deps go-deps frontend-deps install uninstall bench clean test-go test-frontend test-desktop
+.PHONY: run test build deps go-deps frontend-deps install uninstall bench clean test-go test-frontend test-desktop test-e2e
 
 ## deps: system packages (apt, only when missing), Go modules, frontend packages
 deps: .deps/apt go-deps frontend-deps
@@ -63,9 +63,9 @@ run: build
 		echo "No display: run 'make run' inside a desktop session (or use the CLI: $(BIN) help)."; exit 1; fi
 	./$(BIN)
 
-## test: every test — Go (with the race detector), frontend (Vitest), desktop smoke (Xvfb)
+## test: every test — Go (with the race detector), frontend (Vitest), desktop smoke (Xvfb), browser journeys
 test: deps
-	$(MAKE) --no-print-directory test-go test-frontend test-desktop
+	$(MAKE) --no-print-directory test-go test-frontend test-desktop test-e2e
 
 test-go: .deps/go frontend/dist/index.html
 	go vet ./...
@@ -77,6 +77,13 @@ test-frontend: frontend/node_modules/.ci-stamp
 
 test-desktop: $(BIN)
 	DUCKLM_BIN=$(CURDIR)/$(BIN) scripts/with-display.sh go test -count=1 -run Desktop -v ./tests/desktop/
+
+## test-e2e: browser journeys — `ducklm serve` with a fake Ollama, driven in Debian's Chromium (tests/e2e)
+E2E_FAKE_OLLAMA := build/bin/e2e-fakeollama
+test-e2e: $(BIN)
+	go build -o $(E2E_FAKE_OLLAMA) ./tests/e2e/fakeollama
+	cd tests/e2e && npm ci --no-audit --no-fund && \
+		DUCKLM_BIN=$(CURDIR)/$(BIN) FAKE_OLLAMA_BIN=$(CURDIR)/$(E2E_FAKE_OLLAMA) node --test
 
 ## install: the binary, icon and desktop entry into your local dirs
 install: build

@@ -34,6 +34,9 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if dist, err := fs.Sub(frontendDist, "frontend/dist"); err == nil {
+		cli.SetAssets(dist) // for `ducklm serve`
+	}
 	os.Exit(cli.Run(cli.Env{Ctx: ctx, Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin}, args))
 }
 

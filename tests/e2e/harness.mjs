@@ -1,0 +1,294 @@
+// The end-to-end harness: a fake Ollama (tests/e2e/fakeollama, scripted by
+// ollama-script.json), the built `ducklm serve` on a fresh data directory
+// pointed at it, and Debian's Chromium driven by playwright-core. It builds
+// nothing of ducklm itself: `make test-e2e` builds build/bin/ducklm and sets
+// DUCKLM_BIN.
+//
+// A journey is one `*.test.mjs` file in this folder: it starts a stack in
+// `before`, drives pages with accessible names and data-* attributes, and
+// saves a screenshot of what a person would see to tests/artifacts/e2e-*.png.
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
+
+export const E2E_DIR = path.dirname(fileURLToPath(import.meta.url));
+export const REPO = path.resolve(E2E_DIR, '..', '..');
+export const ARTIFACTS = path.join(REPO, 'tests', 'artifacts');
+export const SCRIPT = path.join(E2E_DIR, 'ollama-script.json');
+
+const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/** The one line `ducklm serve` prints to stdout (backend/cli/serve.go). */
+export const SERVING_LINE = /^ducklm serving on (http:\/\/127\.0\.0\.1:\d+\/)\?token=([0-9a-f]{32})$/;
+const OLLAMA_LINE = /^ollamatest listening on (http:\/\/\S+)$/;
+
+function ducklmBin() {
+  const bin = process.env.DUCKLM_BIN;
+  if (!bin) throw new Error('DUCKLM_BIN is not set: run `make test-e2e`, which builds build/bin/ducklm and sets it');
+  if (!existsSync(bin)) throw new Error(`DUCKLM_BIN names ${bin}, which does not exist: run make build`);
+  return bin;
+}
+
+/** fakeOllamaBin builds the fake Ollama once per test file (the Go build cache makes it quick). */
+async function fakeOllamaBin(dir) {
+  if (process.env.FAKE_OLLAMA_BIN) return process.env.FAKE_OLLAMA_BIN;
+  const out = path.join(dir, 'fakeollama');
+  await promisify(execFile)('go', ['build', '-o', out, './tests/e2e/fakeollama'], { cwd: REPO, timeout: 120_000 });
+  return out;
+}
+
+/** Children still running, killed if this process exits without stopping them. */
+const live = new Set();
+process.on('exit', () => {
+  for (const c of live) c.proc.kill('SIGKILL');
+});
+
+/**
+ * A child process whose first stdout line matching `ready` is awaited. Its
+ * output is kept for the failure message.
+ */
+class Child {
+  constructor(name, cmd, args, env) {
+    this.name = name;
+    this.output = '';
+    this.proc = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    live.add(this);
+    this.exited = new Promise((resolve) =>
+      this.proc.once('exit', (code, signal) => {
+        live.delete(this);
+        resolve({ code, signal });
+      }),
+    );
+    this.proc.stderr.on('data', (d) => (this.output += d));
+  }
+
+  /** ready resolves with the match of the first stdout line that matches re. */
+  ready(re, timeoutMs = 30_000) {
+    return new Promise((resolve, reject) => {
+      let buf = '';
+      const timer = setTimeout(() => reject(new Error(`${this.name} printed no ready line within ${timeoutMs} ms:\n${this.output}`)), timeoutMs);
+      this.proc.stdout.on('data', (d) => {
+        this.output += d;
+        buf += d;
+        let nl;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          const m = re.exec(line);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m);
+          }
+        }
+      });
+      this.exited.then(({ code, signal }) => {
+        clearTimeout(timer);
+        reject(new Error(`${this.name} exited (${code ?? signal}) before it was ready:\n${this.output}`));
+      });
+    });
+  }
+
+  /** stop sends SIGTERM and waits, killing after a grace period. */
+  async stop(graceMs = 10_000) {
+    if (this.proc.exitCode !== null || this.proc.signalCode !== null) return this.exited;
+    this.proc.kill('SIGTERM');
+    const timer = setTimeout(() => this.proc.kill('SIGKILL'), graceMs);
+    const res = await this.exited;
+    clearTimeout(timer);
+    return res;
+  }
+}
+
+/**
+ * startStack starts a fake Ollama, `ducklm serve` on a fresh data directory
+ * and a browser with a fresh profile. Stop it with stack.stop().
+ */
+export async function startStack({ script = SCRIPT } = {}) {
+  const work = await mkdtemp(path.join(tmpdir(), 'ducklm-e2e-'));
+  const home = path.join(work, 'home');
+  const children = [];
+  let context;
+  const stop = async () => {
+    await context?.close().catch(() => {});
+    const results = [];
+    for (const c of children.reverse()) results.push(await c.stop());
+    await rm(work, { recursive: true, force: true });
+    return results;
+  };
+  try {
+    // The browser starts while the servers do: it needs neither yet.
+    const browser = chromium
+      .launchPersistentContext(path.join(work, 'chromium'), {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: CHROMIUM_ARGS,
+        viewport: { width: 1280, height: 860 },
+        reducedMotion: 'reduce',
+      })
+      .then((c) => (context = c));
+    const servers = (async () => {
+      const ollama = new Child('fakeollama', await fakeOllamaBin(work), ['-addr', '127.0.0.1:0', '-script', script], process.env);
+      children.push(ollama);
+      const [, ollamaUrl] = await ollama.ready(OLLAMA_LINE);
+      const env = { ...process.env, DUCKLM_HOME: home, OLLAMA_HOST: ollamaUrl };
+      const serve = new Child('ducklm serve', ducklmBin(), ['serve', '--addr', '127.0.0.1:0'], env);
+      children.push(serve);
+      const [, base, token] = await serve.ready(SERVING_LINE);
+      return { ollamaUrl, serve, base, token };
+    })();
+    // Both settle before a failure is thrown, so stop() finds everything started.
+    const settled = await Promise.allSettled([browser, servers]);
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    const { ollamaUrl, serve, base, token } = settled[1].value;
+    const stack = {
+      home,
+      base,
+      token,
+      url: `${base}?token=${token}`,
+      ollamaUrl,
+      context,
+      serve,
+      stop,
+      /** call invokes an API method from the test, as the page would. */
+      async call(method, ...args) {
+        const res = await fetch(`${base}api/call/${method}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'X-Ducklm-Token': token },
+          body: JSON.stringify(args),
+        });
+        const body = await res.json();
+        if (!res.ok) throw new Error(`${method}: HTTP ${res.status}: ${body.error}`);
+        return body;
+      },
+      /** open loads the page with its token in a new tab, recording what goes wrong in it. */
+      async open() {
+        const page = await context.newPage();
+        const problems = [];
+        page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+        page.on('console', (m) => {
+          // A failed request is reported below, with its address.
+          if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console: ${m.text()}`);
+        });
+        page.on('response', (r) => {
+          // The browser asks for a favicon on its own; ducklm ships none.
+          if (r.status() >= 400 && new URL(r.url()).pathname !== '/favicon.ico') {
+            problems.push(`HTTP ${r.status()} for ${r.request().method()} ${new URL(r.url()).pathname}`);
+          }
+        });
+        page.problems = problems;
+        await page.goto(stack.url);
+        return page;
+      },
+      /**
+       * waitFor polls an API call until check(result) is true; the value is
+       * returned.
+       */
+      async waitFor(what, method, args, check, timeoutMs = 30_000) {
+        const deadline = Date.now() + timeoutMs;
+        let last;
+        while (Date.now() < deadline) {
+          last = await stack.call(method, ...args);
+          if (check(last)) return last;
+          await new Promise((r) => setTimeout(r, 150));
+        }
+        throw new Error(`${what}: not within ${timeoutMs} ms; last answer: ${JSON.stringify(last).slice(0, 600)}`);
+      },
+    };
+    return stack;
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** screenshot saves the page to tests/artifacts/e2e-NAME.png. */
+export async function screenshot(page, name) {
+  await mkdir(ARTIFACTS, { recursive: true });
+  const file = path.join(ARTIFACTS, `e2e-${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/**
+ * journey runs fn(page) as a person's path through the app and always
+ * leaves a screenshot: e2e-NAME.png on success, e2e-NAME-failed.png with the
+ * page's errors attached to the failure otherwise.
+ */
+export async function journey(stack, name, fn) {
+  const page = await stack.open();
+  // A page that cannot reach the server fails at once with the fix, not
+  // after a selector times out.
+  const unreachable = page
+    .getByText(UNREACHABLE_TEXT)
+    .first()
+    .waitFor({ timeout: 0 })
+    .then(() => assert.fail(UNREACHABLE_HINT));
+  try {
+    await Promise.race([fn(page), unreachable]);
+    await screenshot(page, name);
+  } catch (err) {
+    const file = await screenshot(page, `${name}-failed`).catch(() => '(no screenshot)');
+    const problems = page.problems.length ? `\npage problems:\n${page.problems.join('\n')}` : '';
+    err.message += `\nscreenshot: ${file}${problems}\nducklm serve stderr (tail):\n${stack.serve.output.slice(-3000)}`;
+    throw err;
+  } finally {
+    await page.close().catch(() => {});
+  }
+}
+
+/**
+ * appReady waits until the page shows ducklm (the Home screen's data
+ * location, or any screen's sections navigation), and fails with the fix
+ * when the page could not reach the server.
+ */
+export async function appReady(page) {
+  const shown = page.getByRole('region', { name: 'Data location' }).or(page.getByRole('navigation', { name: 'Sections' }));
+  await Promise.race([
+    shown.first().waitFor(),
+    page
+      .getByText(UNREACHABLE_TEXT)
+      .first()
+      .waitFor()
+      .then(() => assert.fail(UNREACHABLE_HINT)),
+  ]);
+}
+
+/** go opens a screen by its hash route (e.g. "#/new"), with the page's token. */
+export async function go(stack, page, hash) {
+  await page.goto(`${stack.url}${hash}`);
+  await appReady(page);
+}
+
+/** A one-step explicit plan, as the task form sends it (JSON text). */
+export function shellPlan(command, title = command) {
+  return JSON.stringify({
+    nodes: [{ id: 'step-1', kind: 'tool', tool: 'shell_exec', args: { command }, depends_on: [], title }],
+  });
+}
+
+/** What a page says when no transport reaches the server (bridge/errors.ts UNREACHABLE). */
+const UNREACHABLE_TEXT = "ducklm's backend is not reachable";
+
+/**
+ * UNREACHABLE_HINT explains the one failure that is not a bug of the
+ * journey: a page that did not pick the HTTP transport.
+ */
+export const UNREACHABLE_HINT =
+  "the page says ducklm's backend is not reachable: frontend/src/bridge/index.ts must list the http transport (bridge/http.ts)";

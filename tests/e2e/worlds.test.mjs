@@ -1,0 +1,88 @@
+// Journeys through simulated worlds: run the Branching Grid and see the
+// grid, fork it from a checkpoint and find the child in the lineage DAG, and
+// compare the two branches. The journeys share one data directory and run
+// in order.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { appReady, go, journey, startStack } from './harness.mjs';
+
+describe('Worlds, forks and lineage', { timeout: 150_000 }, () => {
+  let stack;
+  let parentRun;
+  let childRun;
+  before(async () => {
+    stack = await startStack();
+  });
+  after(async () => {
+    await stack?.stop();
+  });
+
+  it('runs the Branching Grid and shows the grid', async () => {
+    await journey(stack, 'branching-grid', async (page) => {
+      await appReady(page);
+      await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Worlds' }).click();
+      await page.getByRole('button', { name: 'Open Branching Grid' }).click();
+      await page.waitForURL(/#\/worlds\/run_/);
+      parentRun = decodeURIComponent(new URL(page.url()).hash.replace('#/worlds/', ''));
+      const grid = page.getByTestId('grid-view');
+      await grid.waitFor();
+
+      await page.getByLabel('Steps to run').fill('3');
+      await page.getByRole('button', { name: 'Run 3 steps' }).click();
+      await page.getByText('world time 3').waitFor();
+      await page.getByRole('button', { name: 'Checkpoint', exact: true }).click();
+      await page.locator('.cp-item', { hasText: 't=3' }).waitFor();
+      assert.match(await grid.getAttribute('aria-label'), /^Grid \d+ by \d+: agent at/);
+      const d = await stack.call('WorldDetail', parentRun);
+      assert.equal(d.run.worldLocalTime, 3);
+      assert.ok(d.checkpoints.some((c) => c.worldLocalTime === 3));
+      assert.deepEqual(page.problems, []);
+    });
+  });
+
+  it('forks the grid from a checkpoint and shows the child in the lineage DAG', async () => {
+    assert.ok(parentRun, 'the Branching Grid journey ran first');
+    await journey(stack, 'lineage-fork', async (page) => {
+      await go(stack, page, `#/worlds/${encodeURIComponent(parentRun)}`);
+      await page.locator('.cp-item', { hasText: 't=3' }).getByRole('button', { name: 'Fork…' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Fork from checkpoint' });
+      await dialog.waitFor();
+      await dialog.getByLabel('Delta JSON').fill('{"pos": [0, 4]}');
+      await dialog.getByRole('textbox', { name: /Name of the child/ }).fill('e2e child');
+      await dialog.getByRole('button', { name: 'Create child world' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await page.getByText('forked by').waitFor();
+      childRun = decodeURIComponent(new URL(page.url()).hash.replace('#/worlds/', ''));
+      assert.notEqual(childRun, parentRun);
+
+      await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Lineage' }).click();
+      const graph = page.getByRole('group', { name: 'Lineage graph' });
+      await graph.waitFor();
+      await graph.getByRole('button', { name: /^e2e child, simulated/ }).waitFor();
+      await graph.getByRole('button', { name: /^branching_grid, simulated/ }).waitFor();
+      await page.getByText('2 worlds, 1 forks').waitFor();
+      const lineage = await stack.call('Lineage');
+      assert.equal(lineage.edges?.length ?? 0, 1, JSON.stringify(lineage).slice(0, 400));
+      assert.deepEqual(page.problems, []);
+    });
+  });
+
+  it('compares the two branches', async () => {
+    await journey(stack, 'compare-branches', async (page) => {
+      await go(stack, page, `#/worlds/${encodeURIComponent(parentRun)}`);
+      const forks = page.getByRole('region', { name: 'Forks of this world' });
+      await forks.getByRole('checkbox', { name: 'this world' }).check();
+      await forks.getByRole('checkbox', { name: 'e2e child' }).check();
+      await forks.getByRole('button', { name: 'Compare 2/2' }).click();
+      const compare = page.getByTestId('compare');
+      await compare.waitFor();
+      const changes = compare.getByRole('table', { name: 'State changes' });
+      await changes.waitFor();
+      assert.match(await changes.textContent(), /pos/);
+      const diff = await stack.call('Diff', parentRun, childRun);
+      assert.ok(diff, 'the API compares the same two runs');
+      await compare.scrollIntoViewIfNeeded(); // the screenshot shows the comparison
+      assert.deepEqual(page.problems, []);
+    });
+  });
+});
