@@ -63,3 +63,46 @@ for c in counter grid; do
   printf "10k steps, %-7s + events + checkpoint every 100: %8.0f steps/s, %s s/run\n" "$c" \
     "$(metric "$w" "BenchmarkRunSteps10k/$c" steps/s)" "$(scale "$(metric "$w" "BenchmarkRunSteps10k/$c" ms/run)" 1e3)"
 done
+
+# Bundles: one iteration exports and imports a whole 100k-event run.
+echo
+echo "== bundles (backend/bundle)"
+go test -run '^$' -bench '^BenchmarkBundle100k$' -benchtime 1x -count 1 ./backend/bundle/ \
+  | tee "$out/bundle.txt" | grep -E '^Benchmark'
+bb="$out/bundle.txt"
+printf "bundle of a 100k-event run: export %s events/s (peak heap %s MB), import %s events/s (peak heap %s MB), %s MB file\n" \
+  "$(metric "$bb" BenchmarkBundle100k export-events/s)" "$(metric "$bb" BenchmarkBundle100k export-peak-heap-MB)" \
+  "$(metric "$bb" BenchmarkBundle100k import-events/s)" "$(metric "$bb" BenchmarkBundle100k import-peak-heap-MB)" \
+  "$(metric "$bb" BenchmarkBundle100k bundle-MB)"
+
+# ---- memory (backend/memory, backend/memorypolicy) --------------------------
+# Self-contained: its own files and helpers. Retrieval is measured through
+# Store.Retrieve and through raw chromem-go on the same vectors, interleaved
+# in one benchmark, so the ratio is what to read. Each run builds its
+# 10k/100k-memory databases once (a few seconds).
+mem_out="${out:-$(mktemp -d)}/memory"
+mkdir -p "$mem_out"
+echo
+echo "== memory (backend/memory)"
+go test -run '^$' -bench '^Benchmark(Retrieve|Decide)$' -benchtime "${MEMORY_BENCHTIME:-10s}" -count 1 ./backend/memory/ \
+  | tee "$mem_out/query.txt" | grep -E '^Benchmark'
+go test -run '^$' -bench '^BenchmarkOpen100k$' -benchtime 3x -count 1 ./backend/memory/ | tee "$mem_out/open.txt" | grep -E '^Benchmark'
+go test -run '^$' -bench '^BenchmarkDecide$' -benchtime "$benchtime" -count 1 ./backend/memorypolicy/ | tee "$mem_out/policy.txt" | grep -E '^Benchmark'
+mem_metric() { # file benchmark-name unit
+  awk -v name="$2" -v unit="$3" '$1 ~ "^"name"(-[0-9]+)?$" { for (i = 2; i < NF; i++) if ($(i+1) == unit) print $i }' "$1" | head -n1
+}
+mem_ms() { awk -v a="$1" 'BEGIN { if (a == "") print "n/a"; else printf "%.1f", a / 1e6 }'; }
+echo
+echo "== memory summary (load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a))"
+for n in 10000 100000; do
+  q="$mem_out/query.txt"; b="BenchmarkRetrieve/docs=$n"
+  printf "top-10 query over %6d memories: ducklm %s ms, raw chromem-go %s ms, ratio %s (goal <= 1.1)\n" "$n" \
+    "$(mem_ms "$(mem_metric "$q" "$b" ducklm-ns/query)")" "$(mem_ms "$(mem_metric "$q" "$b" raw-ns/query)")" "$(mem_metric "$q" "$b" ducklm/raw)"
+done
+o="$mem_out/open.txt"
+printf "start-up with 100k memories: from the snapshot %s ms (%s ms CPU; goal <= 1000), rebuilt from the database %s ms (%s ms CPU)\n" \
+  "$(mem_metric "$o" BenchmarkOpen100k/from=snapshot ms/open)" "$(mem_metric "$o" BenchmarkOpen100k/from=snapshot cpu-ms/open)" \
+  "$(mem_metric "$o" BenchmarkOpen100k/from=database ms/open)" "$(mem_metric "$o" BenchmarkOpen100k/from=database cpu-ms/open)"
+printf "write decision incl. dedup lookup: %s ms at 10k, %s ms at 100k memories; the policy alone %s ns\n" \
+  "$(mem_metric "$mem_out/query.txt" BenchmarkDecide/docs=10000 ms/decision)" "$(mem_metric "$mem_out/query.txt" BenchmarkDecide/docs=100000 ms/decision)" \
+  "$(mem_metric "$mem_out/policy.txt" BenchmarkDecide ns/op)"

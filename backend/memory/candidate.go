@@ -1,0 +1,90 @@
+package memory
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"ducklm/backend"
+	"ducklm/backend/memorypolicy"
+)
+
+// StepWeight is the runtime weight FromStep gives a step's result: a tool's
+// output is worth keeping when the critic says the step served the task.
+const StepWeight = 0.5
+
+// Step is what a finished step offers the memory store.
+type Step struct {
+	RunID   string
+	EventID string // the step.finished event
+	Task    string
+	Tool    string
+	Args    json.RawMessage
+	// Stdout is the output the runtime kept (its tail); Output is the
+	// tool's structured output, if any.
+	Stdout      string
+	Output      json.RawMessage
+	CriticScore float64
+	Tick        int64
+}
+
+// stepTextMax bounds a step candidate's text well under the policy's limit.
+const stepTextMax = 1500
+
+// FromStep turns a finished step into a candidate: an observation of what
+// the tool printed, or, for a simulated world's result (world_sim marks its
+// output {"hypothesis": true, "world": ...}), a world-local hypothesis of
+// that world. The policy decides whether it is kept.
+func FromStep(s Step) Candidate {
+	c := Candidate{Type: memorypolicy.Observation, RunID: s.RunID, EventID: s.EventID,
+		CriticScore: s.CriticScore, RuntimeWeight: StepWeight, Tick: s.Tick}
+	var sim struct {
+		Hypothesis bool            `json:"hypothesis"`
+		World      string          `json:"world"`
+		State      json.RawMessage `json:"state"`
+	}
+	out := strings.TrimSpace(s.Stdout)
+	if json.Unmarshal(s.Output, &sim) == nil && sim.Hypothesis {
+		c.Type, c.Reality, c.WorldID = memorypolicy.Hypothesis, backend.WorldLocal, sim.World
+		if len(sim.State) > 0 {
+			out = compactJSON(sim.State)
+		}
+	}
+	text := fmt.Sprintf("%s %s printed: %s", s.Tool, compactJSON(s.Args), out)
+	if task := strings.TrimSpace(s.Task); task != "" {
+		text = fmt.Sprintf("For the task %q, %s", clipRunes(task, 200), text)
+	}
+	c.Text = clipRunes(text, stepTextMax)
+	return c
+}
+
+// ContextLines renders retrieved memories for the context builder, one line
+// each, saying what they are: a hypothesis names its simulated world.
+func ContextLines(rs []Retrieved) []string {
+	out := make([]string, 0, len(rs))
+	for _, r := range rs {
+		label := string(r.Type)
+		if r.Provenance.Reality == backend.WorldLocal {
+			label = "hypothesis from simulated world " + r.Provenance.WorldID + ", not a fact"
+		}
+		out = append(out, fmt.Sprintf("[%s, similarity %.2f] %s", label, r.Similarity, r.Text))
+	}
+	return out
+}
+
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

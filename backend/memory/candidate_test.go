@@ -1,0 +1,47 @@
+package memory_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"ducklm/backend"
+	"ducklm/backend/memory"
+	mp "ducklm/backend/memorypolicy"
+)
+
+func TestFromStepAndContextLines(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ev := backend.NewID(backend.KindEvent)
+	c := memory.FromStep(memory.Step{RunID: f.run, EventID: ev, Task: "what is this machine's hostname", Tool: "shell_exec",
+		Args: json.RawMessage(`{ "command": "hostnamectl" }`), Stdout: "Static hostname: build-07\n  Chassis: vm\n", CriticScore: 0.9, Tick: 4})
+	require.Equal(t, mp.Observation, c.Type)
+	require.Equal(t, memory.StepWeight, c.RuntimeWeight)
+	require.Equal(t, `For the task "what is this machine's hostname", shell_exec {"command":"hostnamectl"} printed: Static hostname: build-07
+  Chassis: vm`, c.Text)
+	d := f.consider(t, c)
+	require.Equal(t, mp.Store, d.Decision.Action, d.Decision.Reason)
+	require.EqualValues(t, 4, f.events(t, memory.EvDecided)[0].WorldLocalTime)
+
+	world := backend.NewID(backend.KindWorld)
+	sim := memory.FromStep(memory.Step{RunID: f.run, EventID: ev, Tool: "world_sim", Args: json.RawMessage(`{"example":"branching_grid"}`),
+		Output: json.RawMessage(`{"hypothesis":true,"world":"` + world + `","state":{"pos":[3, 4]}}`), CriticScore: 0.8})
+	require.Equal(t, mp.Hypothesis, sim.Type)
+	require.Equal(t, backend.WorldLocal, sim.Reality)
+	require.Equal(t, world, sim.WorldID)
+	require.Contains(t, sim.Text, `printed: {"pos":[3,4]}`)
+	f.consider(t, sim)
+
+	long := memory.FromStep(memory.Step{RunID: f.run, Tool: "shell_exec", Stdout: strings.Repeat("x", 5000)})
+	require.Len(t, []rune(long.Text), 1500)
+
+	got, err := f.store.Retrieve(f.ctx, "hostname of the machine", 5, memory.Filter{})
+	require.NoError(t, err)
+	lines := memory.ContextLines(got)
+	require.Len(t, lines, 2)
+	require.True(t, strings.HasPrefix(lines[0], "[observation, similarity "), lines[0])
+	require.Contains(t, lines[1], "[hypothesis from simulated world "+world+", not a fact, similarity")
+}

@@ -1,0 +1,274 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"ducklm/backend"
+	"ducklm/backend/chromem"
+	"ducklm/backend/memorypolicy"
+)
+
+// Candidate is something a run found that might be worth remembering.
+type Candidate struct {
+	Text string
+	// Type is the proposed type; a world-local result is kept as a
+	// hypothesis whatever is proposed.
+	Type memorypolicy.Type
+	// Reality of the content ("" means external_real); WorldID names the
+	// simulated world of a world-local result.
+	Reality backend.Reality
+	WorldID string
+	// RunID is the run the content came from: provenance, and the stream
+	// the decision is recorded on. EventID is the event that holds it.
+	RunID   string
+	EventID string
+	// CriticScore (0..1) is the critic's score of the step; RuntimeWeight
+	// (0..1) is how much the runtime values this kind of source.
+	CriticScore   float64
+	RuntimeWeight float64
+	// Tick is the run's world-local time, stamped on the decision's event.
+	Tick int64
+}
+
+func (c Candidate) reality() backend.Reality {
+	if c.Reality == "" {
+		return backend.ExternalReal
+	}
+	return c.Reality
+}
+
+func (c Candidate) provenance() Provenance {
+	return Provenance{RunID: c.RunID, EventID: c.EventID, Reality: c.reality(), WorldID: c.WorldID}
+}
+
+// Evaluation is a decision with what it was made from; nothing is written.
+type Evaluation struct {
+	Input       memorypolicy.Input    `json:"input"`
+	Decision    memorypolicy.Decision `json:"decision"`
+	Text        string                `json:"-"` // redacted, as it would be stored
+	ContentHash string                `json:"contentHash"`
+	Model       string                `json:"embeddingModel,omitempty"` // "" when no embedding was needed
+	vector      []float32
+}
+
+// Decided is what Consider did.
+type Decided struct {
+	Evaluation
+	// MemoryID is the memory stored or merged into.
+	MemoryID string `json:"memoryId,omitempty"`
+	// EventID is the recorded memory.decided (or memory.skipped) event.
+	EventID string `json:"eventId,omitempty"`
+	// Skipped says why a write could not be made ("" when it was, or when
+	// the policy itself decided to skip).
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// DecidedPayload is the payload of a memory.decided event: every policy
+// input, the table, and the outcome. Table.Decide(Input) == Decision.
+type DecidedPayload struct {
+	Input          memorypolicy.Input    `json:"input"`
+	Table          memorypolicy.Table    `json:"table"`
+	Decision       memorypolicy.Decision `json:"decision"`
+	MemoryID       string                `json:"memoryId,omitempty"`
+	ContentHash    string                `json:"contentHash"`
+	EmbeddingModel string                `json:"embeddingModel,omitempty"`
+	Source         Provenance            `json:"source"`
+}
+
+// SkippedPayload is the payload of a memory.skipped event.
+type SkippedPayload struct {
+	// Stage is where the write failed: "embed", "lookup" or "write".
+	Stage          string                 `json:"stage"`
+	Reason         string                 `json:"reason"`
+	Code           string                 `json:"code"`
+	Input          *memorypolicy.Input    `json:"input,omitempty"`
+	Decision       *memorypolicy.Decision `json:"decision,omitempty"`
+	ContentHash    string                 `json:"contentHash"`
+	EmbeddingModel string                 `json:"embeddingModel,omitempty"`
+	Source         Provenance             `json:"source"`
+}
+
+// Evaluate runs the secret scan, the dedup lookup and the write policy on
+// c without writing anything.
+func (s *Store) Evaluate(ctx context.Context, c Candidate) (Evaluation, error) {
+	ev, stage, _, err := s.evaluate(ctx, c, false)
+	if err != nil {
+		return ev, backend.Wrap(err, backend.ErrorCode(err), "the memory %s failed", stage)
+	}
+	return ev, nil
+}
+
+// evaluate decides about c. With lock set it takes writeMu for the dedup
+// lookup (the embedding, which may be slow, runs before) and reports
+// whether it returns holding it.
+func (s *Store) evaluate(ctx context.Context, c Candidate, lock bool) (ev Evaluation, stage string, locked bool, err error) {
+	scan := ScanSecrets(c.Text)
+	text := strings.TrimSpace(scan.Redacted)
+	ev = Evaluation{Text: text, ContentHash: ContentHash(text)}
+	ev.Input = memorypolicy.Input{CriticScore: finite(c.CriticScore), MemoryType: c.Type, RuntimeWeight: finite(c.RuntimeWeight),
+		Reality: c.reality(), WorldID: c.WorldID, TextRunes: utf8.RuneCountInString(text), Safety: scan.Safety()}
+	// Dedup only turns a store into a merge: what the policy skips without
+	// it, it skips with it, so junk never costs an embedding.
+	if ev.Decision = s.table.Decide(ev.Input); ev.Decision.Action == memorypolicy.Skip {
+		return ev, "", false, nil
+	}
+	for {
+		v := s.view.Load()
+		vecs, err := v.emb.Embed(ctx, []string{text})
+		if err != nil {
+			return ev, "embed", false, err
+		}
+		if lock {
+			s.writeMu.Lock()
+			if s.view.Load() != v { // a reindex switched models meanwhile
+				s.writeMu.Unlock()
+				continue
+			}
+		}
+		ev.Model, ev.vector = v.model, vecs[0]
+		break
+	}
+	dedup, err := s.dedup(ctx, ev, memorypolicy.EffectiveType(c.Type, c.reality()), c.reality())
+	if err != nil {
+		return ev, "lookup", lock, err
+	}
+	ev.Input.Dedup = dedup
+	ev.Decision = s.table.Decide(ev.Input)
+	return ev, "", lock, nil
+}
+
+// finite keeps a non-finite score recordable in JSON: it becomes -1, which
+// the policy refuses as out of range, as it would have refused NaN.
+func finite(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return -1
+	}
+	return v
+}
+
+// dedup looks for the same content first, then for the nearest vector,
+// among memories of the same type and reality: a hypothesis never merges
+// into a fact.
+func (s *Store) dedup(ctx context.Context, ev Evaluation, typ memorypolicy.Type, reality backend.Reality) (memorypolicy.Dedup, error) {
+	m, found, err := s.repo.FindByHash(ctx, ev.ContentHash, typ, reality)
+	if err != nil {
+		return memorypolicy.Dedup{}, err
+	}
+	if found {
+		return memorypolicy.Dedup{ExactMatch: true, NearestID: m.ID, NearestSimilarity: 1}, nil
+	}
+	hits, err := s.index.Query(ctx, ev.Model, ev.vector, 1, map[string]string{metaType: string(typ), metaReality: string(reality)})
+	if err != nil || len(hits) == 0 {
+		return memorypolicy.Dedup{}, err
+	}
+	return memorypolicy.Dedup{NearestID: hits[0].ID, NearestSimilarity: max(-1, min(1, float64(hits[0].Similarity)))}, nil
+}
+
+// Consider runs the write policy on c and applies its decision: store a new
+// memory, merge into an existing one, or skip. The decision is recorded as
+// a memory.decided event on c's run stream, in the same transaction as the
+// write. When the embedder or the database fails, nothing is written, a
+// memory.skipped event says why (if the ledger still works), and the error
+// is returned: the run goes on without the memory.
+func (s *Store) Consider(ctx context.Context, c Candidate) (Decided, error) {
+	if err := backend.CheckID(c.RunID, backend.KindRun); err != nil {
+		return Decided{}, backend.Wrap(err, backend.EINVALID, "a memory candidate needs the run it came from")
+	}
+	ev, stage, locked, err := s.evaluate(ctx, c, true)
+	if locked {
+		defer s.writeMu.Unlock()
+	}
+	// The decision is recorded even when the caller was cancelled meanwhile.
+	wctx := context.WithoutCancel(ctx)
+	if err != nil {
+		return s.skipped(wctx, c, ev, stage, err)
+	}
+	reality, err := s.repo.StreamReality(wctx, c.RunID)
+	if err != nil {
+		return s.skipped(wctx, c, ev, "write", err)
+	}
+	if reality == "" {
+		reality = backend.ExternalReal
+	}
+	d := Decided{Evaluation: ev}
+	payload := DecidedPayload{Input: ev.Input, Table: s.table, Decision: ev.Decision, ContentHash: ev.ContentHash,
+		EmbeddingModel: ev.Model, Source: c.provenance()}
+	now := s.now().UTC()
+	switch ev.Decision.Action {
+	case memorypolicy.Store:
+		m := Memory{ID: backend.NewID(backend.KindMemory), Text: ev.Text, Type: ev.Decision.StoreAs, Model: ev.Model, Vector: ev.vector,
+			ContentHash: ev.ContentHash, Provenance: c.provenance(), Weight: ev.Decision.Worth, CreatedAt: now, UpdatedAt: now,
+			Sources: []Source{{Provenance: c.provenance(), CriticScore: c.CriticScore, Worth: ev.Decision.Worth, AddedAt: now}}}
+		payload.MemoryID, d.MemoryID = m.ID, m.ID
+		e := decisionEvent(EvDecided, payload, reality, c)
+		if err := s.repo.Insert(wctx, m, c.RunID, []backend.Event{e}); err != nil {
+			return s.skipped(wctx, c, ev, "write", err)
+		}
+		d.EventID = e.ID
+		s.dirty.Store(true)
+		if err := s.index.Add(wctx, ev.Model, []chromem.Doc{docFor(m)}); err != nil {
+			s.log("index a stored memory", "memory", m.ID, "err", err)
+		}
+	case memorypolicy.Merge:
+		payload.MemoryID, d.MemoryID = ev.Decision.MergeInto, ev.Decision.MergeInto
+		e := decisionEvent(EvDecided, payload, reality, c)
+		src := Source{Provenance: c.provenance(), CriticScore: c.CriticScore, Worth: ev.Decision.Worth, AddedAt: now}
+		m, err := s.repo.Merge(wctx, ev.Decision.MergeInto, src, ev.Decision.Worth, now, c.RunID, []backend.Event{e})
+		if err != nil {
+			return s.skipped(wctx, c, ev, "write", err)
+		}
+		d.EventID = e.ID
+		s.dirty.Store(true)
+		if err := s.index.SetMeta(wctx, m.ID, metaFor(m)); err != nil {
+			s.log("index a merged memory", "memory", m.ID, "err", err)
+		}
+	default:
+		e := decisionEvent(EvDecided, payload, reality, c)
+		if err := s.repo.Record(wctx, c.RunID, []backend.Event{e}); err != nil {
+			return d, err
+		}
+		d.EventID = e.ID
+	}
+	return d, nil
+}
+
+// skipped records why a write could not be made and returns the error.
+func (s *Store) skipped(ctx context.Context, c Candidate, ev Evaluation, stage string, cause error) (Decided, error) {
+	d := Decided{Evaluation: ev, Skipped: backend.ErrorMessage(cause)}
+	p := SkippedPayload{Stage: stage, Reason: d.Skipped, Code: backend.ErrorCode(cause), ContentHash: ev.ContentHash,
+		EmbeddingModel: ev.Model, Source: c.provenance()}
+	p.Input = &ev.Input
+	if stage != "embed" {
+		p.Decision = &ev.Decision
+	}
+	err := backend.Wrap(cause, backend.ErrorCode(cause), "the memory was not written: %s failed", stageNames[stage])
+	reality, rerr := s.repo.StreamReality(ctx, c.RunID)
+	if rerr != nil {
+		return d, err
+	}
+	if reality == "" {
+		reality = backend.ExternalReal
+	}
+	e := decisionEvent(EvSkipped, p, reality, c)
+	if rerr := s.repo.Record(ctx, c.RunID, []backend.Event{e}); rerr == nil {
+		d.EventID = e.ID
+	} else {
+		s.log("record a skipped memory write", "run", c.RunID, "err", rerr)
+	}
+	return d, err
+}
+
+var stageNames = map[string]string{"embed": "embedding the text", "lookup": "looking for duplicates", "write": "writing to the database"}
+
+func decisionEvent(typ string, payload any, reality backend.Reality, c Candidate) backend.Event {
+	data, _ := json.Marshal(payload)
+	e := backend.Event{ID: backend.NewID(backend.KindEvent), Type: typ, Payload: data, Reality: reality, WorldLocalTime: max(c.Tick, 0)}
+	if backend.CheckID(c.EventID, backend.KindEvent) == nil {
+		e.CausationID = c.EventID
+	}
+	return e
+}
