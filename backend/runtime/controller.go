@@ -57,9 +57,11 @@ type Deps struct {
 	WorkRoot string
 	// Tokens receives streamed model tokens (not stored).
 	Tokens func(runID, stepID, token string)
-	// Memories retrieves what the memory store knows about a query (the
-	// seam the memory subsystem fills; nil: none).
+	// Memories retrieves what the memory store knows about a query, as
+	// context lines (nil: none).
 	Memories func(ctx context.Context, query string) ([]string, error)
+	// Memory receives scored step results (nil: nothing is remembered).
+	Memory MemoryWriter
 	// ScriptTool runs a coder script (language, source) as a sandboxed step.
 	ScriptTool func(language, source string) backend.Tool
 	Log        func(msg string, args ...any)

@@ -5,6 +5,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/critic"
+	"ducklm/backend/memory"
 	"ducklm/backend/planner"
 )
 
@@ -43,4 +44,10 @@ type CoderScript struct {
 // ModelLister lists the models Ollama offers.
 type ModelLister interface {
 	ModelNames(ctx context.Context) ([]string, error)
+}
+
+// MemoryWriter is the memory store's write path: the policy decides, the
+// store records the decision as an event.
+type MemoryWriter interface {
+	Consider(ctx context.Context, c memory.Candidate) (memory.Decided, error)
 }

@@ -8,6 +8,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/critic"
+	"ducklm/backend/memory"
 	"ducklm/backend/router"
 )
 
@@ -145,6 +146,7 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 	fin.Stdout, fin.StdoutTail = c.storeOutput(ctx, res.Stdout)
 	fin.Stderr, fin.StderrTail = c.storeOutput(ctx, res.Stderr)
 	finished := event(EvStepFinished, fin, st.Ticks)
+	finished.ID = backend.NewID(backend.KindEvent) // a memory's provenance points here
 	if ctx.Err() != nil {
 		if err := c.appendWith(ctx, st, nil, finished); err != nil {
 			c.d.Log("record step", "run", st.RunID, "step", stepID, "err", err)
@@ -153,13 +155,13 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 	}
 	// The result, its critique and a checkpoint share one commit.
 	events := []backend.Event{finished}
+	var crit critic.Critique
 	if c.d.Critic != nil {
 		req := critic.Request{Task: st.Request.Task, Step: rec.Node, Result: res, Stdout: string(res.Stdout),
 			Stderr: string(res.Stderr), Model: c.modelFor(ctx, st, router.RoleCritic)}
 		scored := make(chan critic.Critique, 1)
 		go func() { scored <- c.d.Critic.Evaluate(ctx, req) }()
 		grace := time.NewTimer(criticGrace)
-		var crit critic.Critique
 		select {
 		case crit = <-scored:
 			grace.Stop()
@@ -188,6 +190,7 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 		c.d.Log("record step", "run", st.RunID, "step", stepID, "err", err)
 		return
 	}
+	c.remember(ctx, st, rec, finished.ID, fin, res, crit)
 	if delay > 0 {
 		select {
 		case <-time.After(delay):
@@ -263,4 +266,22 @@ func (c *Controller) scriptTool(s *coderScript) (backend.Tool, error) {
 		return nil, backend.Errorf(backend.EUNAVAILABLE, "this ducklm cannot run coder scripts")
 	}
 	return c.d.ScriptTool(s.Language, s.Source), nil
+}
+
+// remember offers a scored result to the memory store, whose write policy
+// alone decides to store, merge or skip (and records why). It runs after
+// the result's commit: a memory failure skips the write and the run goes on.
+func (c *Controller) remember(ctx context.Context, st *RunState, rec *StepRecord, eventID string, fin stepFinished, res backend.ToolResult, crit critic.Critique) {
+	if c.d.Memory == nil || crit.Source == "" || fin.Error != "" {
+		return
+	}
+	tool := rec.Node.Tool
+	if rec.Script != nil {
+		tool = "coder"
+	}
+	cand := memory.FromStep(memory.Step{RunID: st.RunID, EventID: eventID, Task: st.Request.Task, Tool: tool,
+		Args: rec.Args(), Stdout: fin.StdoutTail, Output: res.Output, CriticScore: crit.Score, Tick: st.Ticks})
+	if _, err := c.d.Memory.Consider(ctx, cand); err != nil {
+		c.d.Log("memory write skipped", "run", st.RunID, "step", rec.Node.ID, "err", backend.ErrorMessage(err))
+	}
 }

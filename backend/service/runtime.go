@@ -21,7 +21,7 @@ import (
 
 // newRuntime wires the loop controller: the model client, the tools, the
 // sandbox and the stores.
-func newRuntime(dir string, db *sqlite.DB, ledger *sqlite.Ledger, blobs backend.BlobStore, worlds *world.Service, oc *ollama.Client, models *modelCache, tokens *TokenHub, log *slog.Logger) (*runtime.Controller, *tool.Registry, bool) {
+func newRuntime(dir string, db *sqlite.DB, ledger *sqlite.Ledger, blobs backend.BlobStore, worlds *world.Service, oc *ollama.Client, models *modelCache, tokens *TokenHub, mem *memoryHub, log *slog.Logger) (*runtime.Controller, *tool.Registry, bool) {
 	_, sandboxed, _ := bwrap.Available()
 	mode := tool.RequireSandbox
 	if !sandboxed {
@@ -40,8 +40,10 @@ func newRuntime(dir string, db *sqlite.DB, ledger *sqlite.Ledger, blobs backend.
 		ScriptTool: func(language, source string) backend.Tool {
 			return tool.NewScript(language, source, mode)
 		},
-		Log:    func(msg string, args ...any) { log.Warn(msg, args...) },
-		Tokens: tokens.publish,
+		Log:      func(msg string, args ...any) { log.Warn(msg, args...) },
+		Tokens:   tokens.publish,
+		Memory:   mem,
+		Memories: mem.retrieve,
 	})
 	return rt, tools, sandboxed
 }

@@ -38,6 +38,7 @@ type Service struct {
 	// Tokens carries streamed model tokens to the user interfaces.
 	Tokens *TokenHub
 	models *modelCache
+	memory *memoryHub
 }
 
 // Options tune Open.
@@ -88,7 +89,8 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 	worlds := world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits())
 	models := &modelCache{c: oc}
 	tokens := &TokenHub{}
-	rt, tools, sandboxed := newRuntime(dir, db, ledger, blobs, worlds, oc, models, tokens, opts.Log)
+	mem := &memoryHub{dir: dir, db: db, ledger: ledger, oc: oc, log: opts.Log}
+	rt, tools, sandboxed := newRuntime(dir, db, ledger, blobs, worlds, oc, models, tokens, mem, opts.Log)
 	worlds.SetStateReader(runtime.BackendTask, func(ctx context.Context, runID string) (json.RawMessage, error) {
 		st, _, err := rt.Load(ctx, runID)
 		if err != nil {
@@ -97,13 +99,14 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 		return json.Marshal(st)
 	})
 	return &Service{Dir: dir, DB: db, Ledger: ledger, Bus: b, Blobs: blobs, Worlds: worlds,
-		Runtime: rt, Tools: tools, Ollama: oc, Sandboxed: sandboxed, Tokens: tokens, models: models}, nil
+		Runtime: rt, Tools: tools, Ollama: oc, Sandboxed: sandboxed, Tokens: tokens, models: models, memory: mem}, nil
 }
 
 // Close stops the runtime (running steps are cancelled and recorded) and
 // closes the database.
 func (s *Service) Close() error {
 	s.Runtime.Close()
+	s.memory.close() // writes a fresh index snapshot
 	return s.DB.Close()
 }
 
