@@ -17,5 +17,8 @@ export default defineConfig({
     environment: 'node',
     include: ['src/**/*.test.{ts,tsx}'],
     restoreMocks: true,
+    setupFiles: ['src/test/setup.ts'],
+    // Component tests render CodeMirror and dagre; a loaded machine needs room.
+    testTimeout: 20_000,
   },
 });

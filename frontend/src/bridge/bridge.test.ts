@@ -1,9 +1,11 @@
 // @vitest-environment jsdom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { event, overview } from '../test/fixtures';
-import { type FakeWails, installFakeWails } from '../test/fakeWails';
-import { BridgeError, LEDGER_EVENTS, UNREACHABLE, api, copyText, selectApi, toBridgeError, transports } from './index';
-import { createWailsApi, available } from './wails';
+import { type FakeWails, METHODS, installFakeWails } from '../test/fakeWails';
+import { BridgeError, LEDGER_EVENTS, UNREACHABLE, api, channels, copyText, selectApi, selectChannel, toBridgeError } from './index';
+import { createApi } from './api';
+import { EVENT_TOKENS } from './channel';
+import { available, createWailsChannel } from './wails';
 
 describe('toBridgeError', () => {
   it('keeps the sentence of a string, an Error or an error-like object', () => {
@@ -25,7 +27,7 @@ describe('toBridgeError', () => {
   });
 });
 
-describe('Wails transport', () => {
+describe('Wails channel', () => {
   let wails: FakeWails;
   beforeEach(() => {
     wails = installFakeWails();
@@ -36,21 +38,36 @@ describe('Wails transport', () => {
 
   it('is chosen when the window has window.go', () => {
     expect(available(globalThis)).toBe(true);
-    expect(transports.map((t) => t.name)).toContain('wails');
+    expect(channels.map((t) => t.name)[0]).toBe('wails');
+    expect(selectChannel(globalThis).name).toBe('wails');
   });
 
-  it('returns the overview and turns a null event list into an empty one', async () => {
-    const o = overview();
-    wails.Overview.mockResolvedValueOnce(o);
-    await expect(createWailsApi().overview()).resolves.toEqual(o);
-    wails.Overview.mockResolvedValueOnce({ ...o, recentEvents: null });
-    await expect(createWailsApi().overview()).resolves.toMatchObject({ recentEvents: [] });
+  it('calls the generated binding of the same name with the arguments in order', async () => {
+    wails.History.mockResolvedValueOnce({ total: 0, offset: 0, events: [], inherited: 0 });
+    await createWailsChannel().call('History', ['run_1', 10, 500]);
+    expect(wails.History).toHaveBeenCalledExactlyOnceWith('run_1', 10, 500);
+  });
+
+  it('maps every method of the Go API to its binding', async () => {
+    const ch = createWailsChannel();
+    for (const m of METHODS) {
+      wails[m].mockResolvedValueOnce(m);
+      await expect(ch.call(m, [])).resolves.toBe(m);
+    }
+  });
+
+  it('rejects an unknown method with a BridgeError, without calling anything', async () => {
+    const err = await createWailsChannel()
+      .call('DropDatabase', [])
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BridgeError);
+    expect((err as Error).message).toContain('DropDatabase');
   });
 
   it('rejects with a BridgeError carrying the Go sentence', async () => {
     const sentence = 'The data directory was written by a newer ducklm (schema 9); this ducklm knows schema 2.';
     wails.Overview.mockRejectedValueOnce(sentence);
-    const err = await createWailsApi()
+    const err = await createApi(createWailsChannel())
       .overview()
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BridgeError);
@@ -61,35 +78,17 @@ describe('Wails transport', () => {
     wails.Checks.mockImplementationOnce(() => {
       throw new Error('binding missing');
     });
-    await expect(createWailsApi().checks()).rejects.toThrow(BridgeError);
+    await expect(createApi(createWailsChannel()).checks()).rejects.toThrow(BridgeError);
   });
 
-  it('turns null checks into an empty list', async () => {
-    wails.Checks.mockResolvedValueOnce(null);
-    await expect(createWailsApi().checks()).resolves.toEqual([]);
-  });
-
-  it('delivers ledger batches until unsubscribed', () => {
-    const api = createWailsApi();
+  it('delivers window events until unsubscribed', () => {
     const cb = vi.fn();
-    const off = api.onLedgerEvents(cb);
-    const batch = [event({ seq: 1, pos: 1 }), event({ seq: 2, pos: 2 })];
-    wails.emit(LEDGER_EVENTS, batch);
-    expect(cb).toHaveBeenCalledExactlyOnceWith(batch);
-
+    const off = createWailsChannel().on(LEDGER_EVENTS, cb);
+    wails.emit(LEDGER_EVENTS, [1]);
+    expect(cb).toHaveBeenCalledExactlyOnceWith([1]);
     off();
     expect(wails.listenerCount(LEDGER_EVENTS)).toBe(0);
-    wails.emit(LEDGER_EVENTS, [event({ seq: 3, pos: 3 })]);
-    expect(cb).toHaveBeenCalledOnce();
     off(); // a second call is harmless
-  });
-
-  it('ignores empty or null batches', () => {
-    const cb = vi.fn();
-    createWailsApi().onLedgerEvents(cb);
-    wails.emit(LEDGER_EVENTS, null);
-    wails.emit(LEDGER_EVENTS, []);
-    expect(cb).not.toHaveBeenCalled();
   });
 
   it('copies through the Wails runtime', async () => {
@@ -98,15 +97,134 @@ describe('Wails transport', () => {
   });
 });
 
+describe('api over the Wails channel', () => {
+  let wails: FakeWails;
+  beforeEach(() => {
+    wails = installFakeWails();
+  });
+  afterEach(() => {
+    wails.uninstall();
+  });
+  const make = () => createApi(createWailsChannel());
+
+  it('returns the overview and turns a null event list into an empty one', async () => {
+    const o = overview();
+    wails.Overview.mockResolvedValueOnce(o);
+    await expect(make().overview()).resolves.toEqual(o);
+    wails.Overview.mockResolvedValueOnce({ ...o, recentEvents: null });
+    await expect(make().overview()).resolves.toMatchObject({ recentEvents: [] });
+  });
+
+  it('turns null lists into empty ones', async () => {
+    const a = make();
+    for (const m of ['Checks', 'Runs', 'Approvals', 'ToolCatalog', 'RiskRules', 'WorldExamples'] as const) {
+      wails[m].mockResolvedValueOnce(null);
+    }
+    await expect(a.checks()).resolves.toEqual([]);
+    await expect(a.runs()).resolves.toEqual([]);
+    await expect(a.approvals()).resolves.toEqual([]);
+    await expect(a.toolCatalog()).resolves.toEqual([]);
+    await expect(a.riskRules()).resolves.toEqual([]);
+    await expect(a.worldExamples()).resolves.toEqual([]);
+  });
+
+  it('turns null lists nested in results into empty ones', async () => {
+    const a = make();
+    wails.Lineage.mockResolvedValueOnce({ nodes: null, edges: null });
+    await expect(a.lineage()).resolves.toEqual({ nodes: [], edges: [] });
+    wails.ValidatePlan.mockResolvedValueOnce({ valid: true, problems: null, steps: 1 });
+    await expect(a.validatePlan('{}')).resolves.toEqual({ valid: true, problems: [], steps: 1 });
+    wails.Models.mockResolvedValueOnce({ host: 'h', reachable: false, models: null, sandboxed: false });
+    await expect(a.models()).resolves.toMatchObject({ models: [] });
+    wails.History.mockResolvedValueOnce({ total: 0, offset: 0, events: null, inherited: 0 });
+    await expect(a.history('run_1', 0, 100)).resolves.toMatchObject({ events: [] });
+    wails.Diff.mockResolvedValueOnce({ a: 'x', b: 'y', sharedEvents: 0, stateA: null, stateB: null, stateChanges: null, eventsA: null, eventsB: null, eventsATotal: 0, eventsBTotal: 0 });
+    await expect(a.diff('x', 'y')).resolves.toMatchObject({ stateChanges: [], eventsA: [], eventsB: [] });
+    wails.WorldDetail.mockResolvedValueOnce({ world: {}, run: {}, runs: null, checkpoints: null });
+    await expect(a.worldDetail('run_1')).resolves.toMatchObject({ runs: [], checkpoints: [] });
+    wails.RunWorld.mockResolvedValueOnce({ run: {}, state: { pos: [0, 0] }, done: false });
+    await expect(a.runWorld({ runId: 'r', action: '', steps: 1, checkpointEvery: 0 })).resolves.toMatchObject({ emitted: [] });
+  });
+
+  it('normalises a run state: null steps, graph nodes and depends_on', async () => {
+    wails.RunDetail.mockResolvedValueOnce({
+      run: { id: 'run_1' },
+      state: {
+        runId: 'run_1',
+        request: { task: 't', plan: { nodes: [{ id: 'a', kind: 'tool', depends_on: null }] } },
+        graph: { nodes: [{ id: 'a', kind: 'tool', depends_on: null }] },
+        steps: { a: { node: { id: 'a', kind: 'tool', depends_on: null }, state: 'done', result: { ok: true } } },
+      },
+      approvals: null,
+    });
+    const d = await make().runDetail('run_1');
+    expect(d.approvals).toEqual([]);
+    expect(d.state?.graph?.nodes[0]?.depends_on).toEqual([]);
+    expect(d.state?.request.plan?.nodes[0]?.depends_on).toEqual([]);
+    expect(d.state?.steps.a?.node.depends_on).toEqual([]);
+    expect(d.state?.steps.a?.result?.filesChanged).toEqual([]);
+
+    wails.RunDetail.mockResolvedValueOnce({ run: { id: 'run_2' }, state: { runId: 'run_2', request: {}, steps: null }, approvals: [] });
+    const d2 = await make().runDetail('run_2');
+    expect(d2.state?.steps).toEqual({});
+    expect(d2.state?.graph).toBeUndefined();
+  });
+
+  it('passes the arguments of each call through unchanged', async () => {
+    const a = make();
+    const input = { runId: 'run_1', requestId: 'apr_1', approve: true, args: '{"command":"ls"}', network: false, reason: '', idempotencyKey: 'k' };
+    wails.Answer.mockResolvedValueOnce(null);
+    await expect(a.answer(input)).resolves.toBeUndefined();
+    expect(wails.Answer).toHaveBeenCalledWith(input);
+    wails.Diff.mockResolvedValueOnce({});
+    await a.diff('run_a', 'run_b');
+    expect(wails.Diff).toHaveBeenCalledWith('run_a', 'run_b');
+    wails.ChooseFolder.mockResolvedValueOnce('');
+    await expect(a.chooseFolder('Workspace')).resolves.toBe('');
+    expect(wails.ChooseFolder).toHaveBeenCalledWith('Workspace');
+  });
+
+  it('rejects when Go sends nothing where a value is due', async () => {
+    wails.RunDetail.mockResolvedValueOnce(null);
+    await expect(make().runDetail('run_1')).rejects.toThrow(BridgeError);
+  });
+
+  it('delivers ledger batches until unsubscribed, ignoring empty ones', () => {
+    const a = make();
+    const cb = vi.fn();
+    const off = a.onLedgerEvents(cb);
+    const batch = [event({ seq: 1, pos: 1 }), event({ seq: 2, pos: 2 })];
+    wails.emit(LEDGER_EVENTS, batch);
+    wails.emit(LEDGER_EVENTS, null);
+    wails.emit(LEDGER_EVENTS, []);
+    expect(cb).toHaveBeenCalledExactlyOnceWith(batch);
+
+    off();
+    expect(wails.listenerCount(LEDGER_EVENTS)).toBe(0);
+    wails.emit(LEDGER_EVENTS, [event({ seq: 3, pos: 3 })]);
+    expect(cb).toHaveBeenCalledOnce();
+    off();
+  });
+
+  it('delivers token batches', () => {
+    const cb = vi.fn();
+    const off = make().onTokens(cb);
+    wails.emit(EVENT_TOKENS, [{ runId: 'run_1', text: 'Hel' }]);
+    expect(cb).toHaveBeenCalledExactlyOnceWith([{ runId: 'run_1', text: 'Hel' }]);
+    off();
+    expect(wails.listenerCount(EVENT_TOKENS)).toBe(0);
+  });
+});
+
 describe('without a transport', () => {
   it('rejects every call with a clear sentence and subscribes to nothing', async () => {
-    const api = selectApi({});
-    for (const p of [api.overview(), api.checks()]) {
+    const a = selectApi({});
+    for (const p of [a.overview(), a.checks(), a.runs(), a.lineage()]) {
       const err = await p.catch((e: unknown) => e);
       expect(err).toBeInstanceOf(BridgeError);
       expect((err as BridgeError).message).toBe(UNREACHABLE);
     }
-    const off = api.onLedgerEvents(() => {});
+    const off = a.onLedgerEvents(() => {});
     expect(off).toBeTypeOf('function');
     off();
   });
@@ -115,10 +233,17 @@ describe('without a transport', () => {
     expect(available({ runtime: {} })).toBe(false);
     expect(available({ go: { app: { App: {} } } })).toBe(false);
   });
+
+  it('takes the first available channel factory', () => {
+    const first = { name: 'a', available: () => false, create: vi.fn() };
+    const second = { name: 'b', available: () => true, create: vi.fn(() => ({ name: 'b', call: vi.fn(), on: vi.fn() })) };
+    expect(selectChannel({}, [first, second]).name).toBe('b');
+    expect(first.create).not.toHaveBeenCalled();
+  });
 });
 
 describe('api', () => {
-  // The only test that touches `api`: its transport is fixed on first use.
+  // The only test that touches `api`: its channel is fixed on first use.
   it('uses the Wails window when it is there on first use', async () => {
     const wails = installFakeWails();
     try {

@@ -1,31 +1,44 @@
 // The bridge is the only code that knows how the window reaches ducklm's
 // backend. Screens import `api` (or receive a DucklmApi) and never the
-// generated bindings.
-import { createUnavailableApi } from './unavailable';
+// generated bindings. A transport only implements Channel; the typed
+// DucklmApi is built once over whichever channel is available.
+import { createApi } from './api';
+import type { Channel } from './channel';
+import { createUnavailableChannel } from './unavailable';
+import { httpAvailable, httpChannelFromLocation } from './http';
 import * as wails from './wails';
 import type { DucklmApi } from './types';
 
 export { BridgeError, UNREACHABLE, toBridgeError } from './errors';
 export { copyText } from './clipboard';
-export type { Check, CheckStatus, Counts, DucklmApi, LedgerEvent, Overview, Reality, Unsubscribe } from './types';
+export { createApi } from './api';
+export type { Channel } from './channel';
+export { EVENT_LEDGER, EVENT_TOKENS } from './channel';
+export type * from './types';
 export { LEDGER_EVENTS } from './types';
 
-/** Transport is one way to reach the backend; the first available one wins. */
-export interface Transport {
+/** ChannelFactory is one way to reach the backend; the first available one wins. */
+export interface ChannelFactory {
   name: string;
   available(win: unknown): boolean;
-  create(): DucklmApi;
+  create(win: unknown): Channel;
 }
 
-/** Transports in order of preference. A new transport is one file plus one line here. */
-export const transports: readonly Transport[] = [
-  { name: 'wails', available: wails.available, create: wails.createWailsApi },
+/** channels in order of preference. A new transport is one file plus one line here. */
+export const channels: readonly ChannelFactory[] = [
+  { name: 'wails', available: wails.available, create: () => wails.createWailsChannel() },
+  { name: 'http', available: httpAvailable, create: (win) => httpChannelFromLocation(win) },
 ];
 
-/** selectApi picks the first transport available in win, or one that explains why nothing works. */
-export function selectApi(win: unknown = globalThis, from: readonly Transport[] = transports): DucklmApi {
-  const t = from.find((candidate) => candidate.available(win));
-  return t ? t.create() : createUnavailableApi();
+/** selectChannel picks the first channel available in win, or one that explains why nothing works. */
+export function selectChannel(win: unknown = globalThis, from: readonly ChannelFactory[] = channels): Channel {
+  const f = from.find((candidate) => candidate.available(win));
+  return f ? f.create(win) : createUnavailableChannel();
+}
+
+/** selectApi builds the DucklmApi over the first available channel. */
+export function selectApi(win: unknown = globalThis, from: readonly ChannelFactory[] = channels): DucklmApi {
+  return createApi(selectChannel(win, from));
 }
 
 let chosen: DucklmApi | undefined;
@@ -35,12 +48,13 @@ function current(): DucklmApi {
 }
 
 /**
- * api is the backend as seen from this page. The transport is chosen once,
- * on first use rather than at import, so the result never depends on whether
- * the window's injected scripts ran before this module was evaluated.
+ * api is the backend as seen from this page. The channel is chosen once, on
+ * first use rather than at import, so the result never depends on whether the
+ * window's injected scripts ran before this module was evaluated.
  */
-export const api: DucklmApi = {
-  overview: () => current().overview(),
-  checks: () => current().checks(),
-  onLedgerEvents: (cb) => current().onLedgerEvents(cb),
-};
+export const api: DucklmApi = new Proxy({} as DucklmApi, {
+  get(_target, prop) {
+    const value = (current() as unknown as Record<PropertyKey, unknown>)[prop];
+    return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(current()) : value;
+  },
+});

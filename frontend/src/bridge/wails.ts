@@ -1,10 +1,10 @@
-// The Wails transport: the desktop window talks to Go through the generated
-// bindings and the Wails runtime's events.
+// The Wails channel: the desktop window reaches Go through the generated
+// bindings (one function per API method, called by name) and the Wails
+// runtime's events. It knows nothing of what the methods mean.
 import * as App from '../../wailsjs/go/app/App';
 import { EventsOn } from '../../wailsjs/runtime/runtime';
-import { call } from './errors';
-import type { Check, DucklmApi, LedgerEvent, Overview } from './types';
-import { LEDGER_EVENTS } from './types';
+import { type Channel } from './channel';
+import { BridgeError, call } from './errors';
 
 /** available reports whether this page runs inside a Wails window. */
 export function available(win: unknown = globalThis): boolean {
@@ -12,24 +12,22 @@ export function available(win: unknown = globalThis): boolean {
   return typeof w.go?.app?.App === 'object' && w.go.app.App !== null && typeof w.runtime === 'object';
 }
 
-/** createWailsApi returns the DucklmApi backed by the Wails bindings. */
-export function createWailsApi(): DucklmApi {
+type Binding = (...args: unknown[]) => Promise<unknown>;
+const bindings = App as unknown as Record<string, Binding | undefined>;
+
+/** createWailsChannel returns the Channel backed by the Wails bindings. */
+export function createWailsChannel(): Channel {
   return {
-    async overview() {
-      // The bindings' own types describe the payload as bytes; the value that
-      // arrives is the decoded JSON, so the hand-written types are the truth.
-      const o = (await call(() => App.Overview())) as unknown as Overview;
-      // A Go nil slice arrives as null.
-      return { ...o, recentEvents: o.recentEvents ?? [] };
+    name: 'wails',
+    call(method, args) {
+      const fn = Object.hasOwn(bindings, method) ? bindings[method] : undefined;
+      if (typeof fn !== 'function') {
+        return Promise.reject(new BridgeError(`This ducklm window has no method ${method}; rebuild the app`));
+      }
+      return call(() => fn(...args));
     },
-    async checks() {
-      const checks = (await call(() => App.Checks())) as unknown as Check[] | null;
-      return checks ?? [];
-    },
-    onLedgerEvents(cb) {
-      const off = EventsOn(LEDGER_EVENTS, (events: LedgerEvent[] | null) => {
-        if (Array.isArray(events) && events.length > 0) cb(events);
-      });
+    on(event, cb) {
+      const off = EventsOn(event, (payload: unknown) => cb(payload));
       let done = false;
       return () => {
         if (done) return;

@@ -5,6 +5,8 @@ import { CountTiles } from './CountTiles';
 import { ErrorPanel } from './ErrorPanel';
 import { EventTable } from './EventTable';
 import { LocationPanel } from './LocationPanel';
+import { RunsPanel } from './RunsPanel';
+import { SystemPanel } from './SystemPanel';
 import { useHome } from './useHome';
 
 interface HomeProps {
@@ -14,7 +16,7 @@ interface HomeProps {
   copy?: (text: string) => Promise<void>;
 }
 
-/** Home is the first screen: where the data is, how much there is, what happened last, and whether this machine is ready. */
+/** Home is the first screen: the runs, where the data is, how much there is, what happened last, and whether this machine, Ollama and the sandbox are ready. */
 export function Home({ api, onVersion, copy = copyText }: HomeProps) {
   const { overview, checks, retry, rerunChecks } = useHome(api);
   const version = overview.status === 'ready' ? overview.overview.version : undefined;
@@ -54,8 +56,14 @@ export function Home({ api, onVersion, copy = copyText }: HomeProps) {
         <CountTiles counts={o.counts} events={feed.total} />
       </div>
       <div className="home-main">
-        <EventTable feed={feed} />
-        <ChecksPanel state={checks} onRerun={rerunChecks} />
+        <div className="home-col">
+          <RunsPanel api={api} />
+          <EventTable feed={feed} />
+        </div>
+        <div className="home-col home-side">
+          <SystemPanel api={api} />
+          <ChecksPanel state={checks} onRerun={rerunChecks} />
+        </div>
       </div>
     </div>
   );

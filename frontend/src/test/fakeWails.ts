@@ -3,26 +3,54 @@
 import { vi } from 'vitest';
 
 type Listener = (...data: unknown[]) => void;
+type Mock = ReturnType<typeof vi.fn>;
+
+/** The methods the generated bindings call (wailsjs/go/app/App.d.ts). */
+export const METHODS = [
+  'Answer',
+  'Approvals',
+  'CancelRun',
+  'CheckpointWorld',
+  'Checks',
+  'ChooseFolder',
+  'CreateWorld',
+  'Diff',
+  'Fork',
+  'History',
+  'Lineage',
+  'Models',
+  'Overview',
+  'ResumeRun',
+  'RiskRules',
+  'RunDetail',
+  'RunWorld',
+  'Runs',
+  'SubmitTask',
+  'ToolCatalog',
+  'ValidatePlan',
+  'Verify',
+  'WorldDetail',
+  'WorldExamples',
+] as const;
+
+export type Method = (typeof METHODS)[number];
 
 /** FakeWails is the fake window.go / window.runtime pair and its controls. */
-export interface FakeWails {
-  Overview: ReturnType<typeof vi.fn>;
-  Checks: ReturnType<typeof vi.fn>;
-  ClipboardSetText: ReturnType<typeof vi.fn>;
+export type FakeWails = Record<Method, Mock> & {
+  ClipboardSetText: Mock;
   /** emit delivers data to every listener of name, as Go's EventsEmit does. */
   emit(name: string, ...data: unknown[]): void;
   listenerCount(name: string): number;
   uninstall(): void;
-}
+};
 
 /** installFakeWails puts a fake window.go and window.runtime on globalThis. */
 export function installFakeWails(): FakeWails {
   const listeners = new Map<string, Set<Listener>>();
-  const Overview = vi.fn();
-  const Checks = vi.fn();
+  const methods = Object.fromEntries(METHODS.map((m) => [m, vi.fn()])) as Record<Method, Mock>;
   const ClipboardSetText = vi.fn(async () => true);
   const g = globalThis as Record<string, unknown>;
-  g.go = { app: { App: { Overview, Checks } } };
+  g.go = { app: { App: methods } };
   g.runtime = {
     EventsOnMultiple(name: string, cb: Listener) {
       const set = listeners.get(name) ?? new Set<Listener>();
@@ -33,8 +61,7 @@ export function installFakeWails(): FakeWails {
     ClipboardSetText,
   };
   return {
-    Overview,
-    Checks,
+    ...methods,
     ClipboardSetText,
     emit(name, ...data) {
       for (const cb of [...(listeners.get(name) ?? [])]) cb(...data);

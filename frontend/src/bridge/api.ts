@@ -1,0 +1,160 @@
+// createApi builds the one typed DucklmApi over any Channel. Everything that
+// is not transport lives here: method names, argument order, and turning what
+// Go sends into what the types promise (a Go nil slice or map arrives as null
+// and becomes [] or {}).
+import { type Channel, EVENT_LEDGER, EVENT_TOKENS } from './channel';
+import { BridgeError, call } from './errors';
+import type {
+  Approval,
+  BranchDiff,
+  CatalogEntry,
+  Check,
+  Example,
+  RiskRule,
+  DucklmApi,
+  HistoryPage,
+  LedgerEvent,
+  Lineage,
+  Overview,
+  RunDetail,
+  RunState,
+  RunSummary,
+  StepOutcome,
+  TaskGraph,
+  TaskNode,
+  Token,
+  WorldDetail,
+} from './types';
+
+/** list turns a Go nil slice (null) or a missing field into []. */
+export function list<T>(v: T[] | null | undefined | unknown): T[] {
+  return Array.isArray(v) ? (v as T[]) : [];
+}
+
+function obj<T extends object>(v: unknown, what: string): T {
+  if (v === null || typeof v !== 'object') {
+    throw new BridgeError(`ducklm's backend sent no ${what}`);
+  }
+  return v as T;
+}
+
+function node(n: TaskNode): TaskNode {
+  return { ...n, depends_on: list(n.depends_on) };
+}
+
+function graph(g: TaskGraph | null | undefined): TaskGraph | undefined {
+  return g ? { nodes: list<TaskNode>(g.nodes).map(node) } : undefined;
+}
+
+function runState(s: RunState | null | undefined): RunState | null {
+  if (!s) return null;
+  const steps: RunState['steps'] = {};
+  for (const [id, rec] of Object.entries(s.steps ?? {})) {
+    steps[id] = {
+      ...rec,
+      node: node(rec.node),
+      ...(rec.result ? { result: { ...rec.result, filesChanged: list(rec.result.filesChanged) } } : {}),
+    };
+  }
+  const request = { ...s.request };
+  const plan = graph(s.request?.plan);
+  if (plan) request.plan = plan;
+  const g = graph(s.graph);
+  const out: RunState = { ...s, request, steps };
+  if (g) out.graph = g;
+  else delete out.graph;
+  return out;
+}
+
+function events(v: LedgerEvent[] | null | undefined): LedgerEvent[] {
+  return list(v);
+}
+
+/** createApi returns the DucklmApi that talks through channel. */
+export function createApi(channel: Channel): DucklmApi {
+  const invoke = (method: string, ...args: unknown[]) => call(() => channel.call(method, args));
+
+  function subscribe<T>(event: string, cb: (batch: T[]) => void) {
+    const off = channel.on(event, (payload) => {
+      if (Array.isArray(payload) && payload.length > 0) cb(payload as T[]);
+    });
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      off();
+    };
+  }
+
+  return {
+    async overview() {
+      const o = obj<Overview>(await invoke('Overview'), 'overview');
+      return { ...o, recentEvents: events(o.recentEvents) };
+    },
+    checks: async () => list<Check>(await invoke('Checks')),
+    async runs() {
+      return list<RunSummary>(await invoke('Runs'));
+    },
+    submitTask: async (input) => obj(await invoke('SubmitTask', input), 'run'),
+    async validatePlan(plan) {
+      const c = obj<Awaited<ReturnType<DucklmApi['validatePlan']>>>(await invoke('ValidatePlan', plan), 'plan check');
+      return { ...c, problems: list(c.problems) };
+    },
+    toolCatalog: async () => list<CatalogEntry>(await invoke('ToolCatalog')),
+    riskRules: async () => list<RiskRule>(await invoke('RiskRules')),
+    async runDetail(runId) {
+      const d = obj<RunDetail>(await invoke('RunDetail', runId), 'run');
+      return { ...d, state: runState(d.state), approvals: list(d.approvals) };
+    },
+    approvals: async () => list<Approval>(await invoke('Approvals')),
+    answer: async (input) => {
+      await invoke('Answer', input);
+    },
+    cancelRun: async (runId) => {
+      await invoke('CancelRun', runId);
+    },
+    resumeRun: async (runId) => {
+      await invoke('ResumeRun', runId);
+    },
+    chooseFolder: async (title) => {
+      const v = await invoke('ChooseFolder', title);
+      return typeof v === 'string' ? v : '';
+    },
+    async models() {
+      const m = obj<Awaited<ReturnType<DucklmApi['models']>>>(await invoke('Models'), 'model status');
+      return { ...m, models: list(m.models) };
+    },
+    async lineage() {
+      const l = obj<Lineage>(await invoke('Lineage'), 'lineage');
+      return { nodes: list(l.nodes), edges: list(l.edges) };
+    },
+    worldExamples: async () => list<Example>(await invoke('WorldExamples')),
+    createWorld: async (input) => obj(await invoke('CreateWorld', input), 'world'),
+    async runWorld(input) {
+      const o = obj<StepOutcome>(await invoke('RunWorld', input), 'step outcome');
+      return { ...o, emitted: list(o.emitted) };
+    },
+    async worldDetail(runId) {
+      const d = obj<WorldDetail>(await invoke('WorldDetail', runId), 'world');
+      return { ...d, runs: list(d.runs), checkpoints: list(d.checkpoints) };
+    },
+    checkpointWorld: async (runId) => obj(await invoke('CheckpointWorld', runId), 'checkpoint'),
+    fork: async (input) => obj(await invoke('Fork', input), 'fork'),
+    async history(runId, offset, limit) {
+      const p = obj<HistoryPage>(await invoke('History', runId, offset, limit), 'history');
+      return { ...p, events: events(p.events) };
+    },
+    async diff(runA, runB) {
+      const d = obj<BranchDiff>(await invoke('Diff', runA, runB), 'comparison');
+      return {
+        ...d,
+        stateChanges: list(d.stateChanges),
+        eventsA: events(d.eventsA),
+        eventsB: events(d.eventsB),
+      };
+    },
+    verify: async (runId) => obj(await invoke('Verify', runId), 'verification report'),
+    onLedgerEvents: (cb) => subscribe<LedgerEvent>(EVENT_LEDGER, cb),
+    onTokens: (cb) => subscribe<Token>(EVENT_TOKENS, cb),
+  };
+}

@@ -1,0 +1,38 @@
+// Approvals waiting anywhere: the sidebar's badge counts them, and a request
+// the window has not seen before raises one desktop notification.
+import type { Approval } from '../bridge/types';
+
+/** freshApprovals returns the requests not in seen, in order. */
+export function freshApprovals(seen: ReadonlySet<string>, current: readonly Approval[]): Approval[] {
+  return current.filter((a) => !seen.has(a.requestId));
+}
+
+/** notificationOf is what a desktop notification says about a request. */
+export function notificationOf(a: Approval): { title: string; body: string; tag: string } {
+  const what = a.title || a.step;
+  return {
+    title: `ducklm: approval needed (${a.risk} risk)`,
+    body: `${what}: ${a.tool}, ${a.why}`,
+    tag: a.requestId,
+  };
+}
+
+/** argsText renders a request's arguments for the card and its editor. */
+export function argsText(args: unknown): string {
+  if (args === undefined || args === null) return '';
+  try {
+    return JSON.stringify(args, null, 2);
+  } catch {
+    return String(args);
+  }
+}
+
+/** commandOf picks what a person must read first: the shell command or the script. */
+export function commandOf(args: unknown): { label: string; text: string } | undefined {
+  if (args === null || typeof args !== 'object') return undefined;
+  const a = args as Record<string, unknown>;
+  if (typeof a.command === 'string') return { label: 'Command', text: a.command };
+  if (typeof a.script === 'string') return { label: `Script${typeof a.language === 'string' ? ` (${a.language})` : ''}`, text: a.script };
+  if (typeof a.path === 'string') return { label: 'Path', text: a.path };
+  return undefined;
+}

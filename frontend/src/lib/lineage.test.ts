@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { lineage } from '../test/fixtures';
+import type { Lineage } from '../bridge/types';
+import { ancestors, buildLineage, descendants, hiddenBy, layoutLineage, searchLineage, toggleSelection } from './lineage';
+
+function chain(n: number): Lineage {
+  const base = lineage();
+  const spec = base.nodes[0]!.world;
+  const nodes = Array.from({ length: n }, (_, i) => ({
+    world: { ...spec, id: `w${i}`, name: `world ${i}`, ...(i > 0 ? { parentWorldId: `w${i - 1}` } : {}) },
+    runs: 0,
+  }));
+  const edges = nodes.slice(1).map((_, i) => ({
+    fork: { ...base.edges[0]!.fork, id: `f${i + 1}`, parentWorldId: `w${i}`, childWorldId: `w${i + 1}` },
+    at: i,
+  }));
+  return { nodes, edges };
+}
+
+describe('buildLineage', () => {
+  it('keeps worlds, latest runs and forks labelled by divergence', () => {
+    const m = buildLineage(lineage());
+    expect(m.nodes.map((n) => n.id)).toEqual(['wld_root', 'wld_a', 'wld_b']);
+    expect(m.byId.get('wld_a')).toMatchObject({ status: 'running', runId: 'run_a', parent: 'wld_root', domain: 'simulated' });
+    expect(m.edges).toEqual([
+      { id: 'frk_a', from: 'wld_root', to: 'wld_a', label: 'parameter_change', at: 3 },
+      { id: 'frk_b', from: 'wld_root', to: 'wld_b', label: 'state_patch', at: 3 },
+    ]);
+    expect(m.children.get('wld_root')).toEqual(['wld_a', 'wld_b']);
+  });
+
+  it('drops forks whose worlds are missing', () => {
+    const l = lineage();
+    l.nodes.pop();
+    expect(buildLineage(l).edges.map((e) => e.to)).toEqual(['wld_a']);
+  });
+});
+
+describe('subtrees', () => {
+  const m = buildLineage(chain(5));
+
+  it('finds descendants and ancestors', () => {
+    expect(descendants(m, 'w2').sort()).toEqual(['w3', 'w4']);
+    expect(descendants(m, 'w4')).toEqual([]);
+    expect(ancestors(m, 'w3')).toEqual(['w2', 'w1', 'w0']);
+  });
+
+  it('hides what a collapsed world holds, not the world', () => {
+    expect([...hiddenBy(m, new Set(['w2']))].sort()).toEqual(['w3', 'w4']);
+    expect([...hiddenBy(m, new Set(['w1', 'w3']))].sort()).toEqual(['w2', 'w3', 'w4']);
+    expect(hiddenBy(m, new Set()).size).toBe(0);
+  });
+});
+
+describe('searchLineage', () => {
+  const m = buildLineage(lineage());
+  it('matches ids, run ids and names, exact first', () => {
+    expect(searchLineage(m, 'noisy')).toEqual(['wld_a']);
+    expect(searchLineage(m, 'RUN_B')).toEqual(['wld_b']);
+    expect(searchLineage(m, 'wld_')).toEqual(['wld_root', 'wld_a', 'wld_b']);
+    expect(searchLineage(m, 'wld_a')).toEqual(['wld_a']);
+    expect(searchLineage(m, '  ')).toEqual([]);
+  });
+});
+
+describe('toggleSelection', () => {
+  it('selects one, or up to two additively', () => {
+    expect(toggleSelection([], 'a', false)).toEqual(['a']);
+    expect(toggleSelection(['a'], 'a', false)).toEqual([]);
+    expect(toggleSelection(['a'], 'b', false)).toEqual(['b']);
+    expect(toggleSelection(['a'], 'b', true)).toEqual(['a', 'b']);
+    expect(toggleSelection(['a', 'b'], 'c', true)).toEqual(['b', 'c']);
+    expect(toggleSelection(['a', 'b'], 'a', true)).toEqual(['b']);
+  });
+});
+
+describe('layoutLineage', () => {
+  it('puts children right of their parent', () => {
+    const m = buildLineage(lineage());
+    const l = layoutLineage(m);
+    expect(l.nodes.get('wld_a')!.x).toBeGreaterThan(l.nodes.get('wld_root')!.x);
+    expect(l.edges.get('frk_a')).toBeDefined();
+  });
+});

@@ -1,0 +1,143 @@
+// The lineage explorer's model: worlds and forks as a graph, laid out once,
+// with the questions the screen asks of it (subtrees to collapse, search).
+// Selection, collapse and search never touch the layout.
+import type { Domain, Lineage, RunStatus } from '../bridge/types';
+import { type Layout, type LayoutEdge, type LayoutNode, type LayoutOptions, layoutDag } from './layout';
+
+/** WorldNode is one world as the explorer draws it. */
+export interface WorldNode {
+  id: string;
+  name: string;
+  domain: Domain;
+  /** The latest run's status; absent for a world without runs. */
+  status?: RunStatus;
+  /** The latest run, which "open" and "compare" use. */
+  runId?: string;
+  runs: number;
+  parent?: string;
+  createdAt: string;
+}
+
+/** ForkEdge is a fork, parent → child, labelled by its divergence. */
+export interface ForkEdge {
+  id: string;
+  from: string;
+  to: string;
+  label: string;
+  /** The parent's world-local time at the fork. */
+  at: number;
+}
+
+export interface LineageModel {
+  nodes: readonly WorldNode[];
+  byId: ReadonlyMap<string, WorldNode>;
+  edges: readonly ForkEdge[];
+  children: ReadonlyMap<string, readonly string[]>;
+}
+
+/** Node size in the layout, in pixels. */
+export const NODE_W = 184;
+export const NODE_H = 42;
+
+/** buildLineage turns the backend's lineage into the explorer's model. */
+export function buildLineage(l: Lineage): LineageModel {
+  const nodes: WorldNode[] = l.nodes.map((n) => {
+    const w: WorldNode = { id: n.world.id, name: n.world.name, domain: n.world.domain, runs: n.runs, createdAt: n.world.createdAt };
+    if (n.latestRun) {
+      w.status = n.latestRun.status;
+      w.runId = n.latestRun.id;
+    }
+    if (n.world.parentWorldId) w.parent = n.world.parentWorldId;
+    return w;
+  });
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const edges: ForkEdge[] = [];
+  const children = new Map<string, string[]>();
+  for (const e of l.edges) {
+    const { parentWorldId: from, childWorldId: to } = e.fork;
+    if (!byId.has(from) || !byId.has(to)) continue;
+    edges.push({ id: e.fork.id, from, to, label: e.fork.divergence, at: e.at });
+    const kids = children.get(from) ?? [];
+    kids.push(to);
+    children.set(from, kids);
+  }
+  return { nodes, byId, edges, children };
+}
+
+/** layoutInput is what the lineage's layout needs, as plain data (it may go to a worker). */
+export function layoutInput(m: LineageModel): { nodes: LayoutNode[]; edges: LayoutEdge[]; options: LayoutOptions } {
+  return {
+    nodes: m.nodes.map((n) => ({ id: n.id, width: NODE_W, height: NODE_H })),
+    edges: m.edges.map((e) => ({ id: e.id, from: e.from, to: e.to })),
+    options: { ranksep: 110, nodesep: 10 },
+  };
+}
+
+/** layoutLineage lays the whole lineage out, left to right. */
+export function layoutLineage(m: LineageModel): Layout {
+  const { nodes, edges, options } = layoutInput(m);
+  return layoutDag(nodes, edges, options);
+}
+
+/** descendants lists every world forked, directly or not, from id. */
+export function descendants(m: LineageModel, id: string): string[] {
+  const out: string[] = [];
+  const seen = new Set([id]);
+  const stack = [...(m.children.get(id) ?? [])];
+  while (stack.length > 0) {
+    const v = stack.pop()!;
+    if (seen.has(v)) continue;
+    seen.add(v);
+    out.push(v);
+    stack.push(...(m.children.get(v) ?? []));
+  }
+  return out;
+}
+
+/** hiddenBy is the set of worlds inside collapsed subtrees (the collapsed worlds themselves stay). */
+export function hiddenBy(m: LineageModel, collapsed: ReadonlySet<string>): Set<string> {
+  const hidden = new Set<string>();
+  for (const id of collapsed) {
+    if (hidden.has(id)) continue;
+    for (const d of descendants(m, id)) hidden.add(d);
+  }
+  return hidden;
+}
+
+/**
+ * searchLineage finds worlds whose id, name or latest run id contains the
+ * query (case-insensitive), exact id matches first.
+ */
+export function searchLineage(m: LineageModel, query: string): string[] {
+  const q = query.trim().toLowerCase();
+  if (q === '') return [];
+  const exact: string[] = [];
+  const partial: string[] = [];
+  for (const n of m.nodes) {
+    const id = n.id.toLowerCase();
+    const run = n.runId?.toLowerCase() ?? '';
+    if (id === q || run === q) exact.push(n.id);
+    else if (id.includes(q) || run.includes(q) || n.name.toLowerCase().includes(q)) partial.push(n.id);
+  }
+  return [...exact, ...partial];
+}
+
+/** ancestors lists the worlds from id's parent up to its root. */
+export function ancestors(m: LineageModel, id: string): string[] {
+  const out: string[] = [];
+  const seen = new Set([id]);
+  let p = m.byId.get(id)?.parent;
+  while (p !== undefined && !seen.has(p) && m.byId.has(p)) {
+    out.push(p);
+    seen.add(p);
+    p = m.byId.get(p)?.parent;
+  }
+  return out;
+}
+
+/** toggleSelection keeps at most two selected worlds: the last two clicked. */
+export function toggleSelection(selected: readonly string[], id: string, additive: boolean): string[] {
+  if (!additive) return selected.length === 1 && selected[0] === id ? [] : [id];
+  if (selected.includes(id)) return selected.filter((s) => s !== id);
+  return [...selected, id].slice(-2);
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { type Route, href, parseRoute, sectionOf } from './route';
+
+describe('routes', () => {
+  const all: Route[] = [
+    { screen: 'home' },
+    { screen: 'new' },
+    { screen: 'run', runId: 'run_01' },
+    { screen: 'worlds' },
+    { screen: 'world', runId: 'run_02' },
+    { screen: 'lineage' },
+    { screen: 'lineage', select: 'wld_1' },
+    { screen: 'timeline', runId: 'run_03' },
+    { screen: 'timeline', runId: 'run_03', seq: 42 },
+  ];
+
+  it.each(all)('round-trips %o', (r) => {
+    expect(parseRoute(href(r))).toEqual(r);
+  });
+
+  it('reads unknown, empty and broken hashes as home', () => {
+    expect(parseRoute('')).toEqual({ screen: 'home' });
+    expect(parseRoute('#/nowhere')).toEqual({ screen: 'home' });
+    expect(parseRoute('#/runs/')).toEqual({ screen: 'home' });
+    expect(parseRoute('#/runs/%E0%A4%A')).toEqual({ screen: 'home' });
+    expect(parseRoute('#/timeline/run_1?seq=-3')).toEqual({ screen: 'timeline', runId: 'run_1' });
+  });
+
+  it('encodes ids', () => {
+    expect(href({ screen: 'run', runId: 'a/b' })).toBe('#/runs/a%2Fb');
+    expect(parseRoute('#/runs/a%2Fb')).toEqual({ screen: 'run', runId: 'a/b' });
+  });
+
+  it('maps screens to sidebar sections', () => {
+    expect(sectionOf({ screen: 'run', runId: 'x' })).toBe('home');
+    expect(sectionOf({ screen: 'world', runId: 'x' })).toBe('worlds');
+    expect(sectionOf({ screen: 'lineage' })).toBe('lineage');
+  });
+});

@@ -1,0 +1,90 @@
+// The window's screens are addressed by the URL hash ("#/runs/run_…"), so a
+// reload keeps the place, the back button works, and a nav item is a plain
+// link the desktop smoke test can click. No router library: five routes.
+
+/** Route is a screen and what it shows. */
+export type Route =
+  | { screen: 'home' }
+  | { screen: 'new' }
+  | { screen: 'run'; runId: string }
+  | { screen: 'worlds' }
+  | { screen: 'world'; runId: string }
+  | { screen: 'lineage'; select?: string }
+  | { screen: 'timeline'; runId: string; seq?: number };
+
+/** The top-level sections of the sidebar. */
+export type Section = 'home' | 'new' | 'worlds' | 'lineage';
+
+function segment(s: string | undefined): string | undefined {
+  if (s === undefined || s === '') return undefined;
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined;
+  }
+}
+
+/** parseRoute reads a location hash; anything unknown is home. */
+export function parseRoute(hash: string): Route {
+  const [path = '', query = ''] = hash.replace(/^#/, '').split('?');
+  const parts = path.split('/').filter((p) => p !== '');
+  const q = new URLSearchParams(query);
+  const id = segment(parts[1]);
+  switch (parts[0]) {
+    case 'new':
+      return { screen: 'new' };
+    case 'runs':
+      return id ? { screen: 'run', runId: id } : { screen: 'home' };
+    case 'worlds':
+      return id ? { screen: 'world', runId: id } : { screen: 'worlds' };
+    case 'lineage': {
+      const select = q.get('select');
+      return select ? { screen: 'lineage', select } : { screen: 'lineage' };
+    }
+    case 'timeline': {
+      if (!id) return { screen: 'home' };
+      const seq = Number(q.get('seq'));
+      return Number.isInteger(seq) && seq > 0 ? { screen: 'timeline', runId: id, seq } : { screen: 'timeline', runId: id };
+    }
+    default:
+      return { screen: 'home' };
+  }
+}
+
+/** href returns the hash of a route, for links. */
+export function href(r: Route): string {
+  switch (r.screen) {
+    case 'home':
+      return '#/';
+    case 'new':
+      return '#/new';
+    case 'run':
+      return `#/runs/${encodeURIComponent(r.runId)}`;
+    case 'worlds':
+      return '#/worlds';
+    case 'world':
+      return `#/worlds/${encodeURIComponent(r.runId)}`;
+    case 'lineage':
+      return r.select ? `#/lineage?select=${encodeURIComponent(r.select)}` : '#/lineage';
+    case 'timeline':
+      return `#/timeline/${encodeURIComponent(r.runId)}${r.seq ? `?seq=${r.seq}` : ''}`;
+  }
+}
+
+/** sectionOf says which sidebar item a route belongs to. */
+export function sectionOf(r: Route): Section {
+  switch (r.screen) {
+    case 'home':
+    case 'run':
+      return 'home';
+    case 'new':
+      return 'new';
+    case 'worlds':
+    case 'world':
+      return 'worlds';
+    case 'lineage':
+      return 'lineage';
+    case 'timeline':
+      return 'home';
+  }
+}

@@ -1,0 +1,152 @@
+import { useEffect, useMemo, useRef } from 'react';
+import type { BranchDiff, DucklmApi, LedgerEvent } from '../bridge';
+import { changeMarks, compact, diffCounts, expandToChanges, pairEvents } from '../lib/json';
+import { shortId } from '../lib/ids';
+import { JsonTree } from '../ui/JsonTree';
+import { useLoad } from '../ui/useLoad';
+
+interface CompareViewProps {
+  api: DucklmApi;
+  runA: string;
+  runB: string;
+  labelA: string;
+  labelB: string;
+  onClose?: () => void;
+}
+
+/** CompareView shows two runs side by side after their common history: the state diff and the event diff. */
+export function CompareView({ api, runA, runB, labelA, labelB, onClose }: CompareViewProps) {
+  const [diff, reload] = useLoad(() => api.diff(runA, runB), [api, runA, runB]);
+  // The comparison opens below the graph or the world; bring it into view.
+  const self = useRef<HTMLElement>(null);
+  useEffect(() => self.current?.scrollIntoView?.({ block: 'start', behavior: 'smooth' }), [runA, runB]);
+  return (
+    <section className="panel compare" aria-label="Comparison" data-testid="compare" ref={self}>
+      <header className="panel-head">
+        <h2>
+          Compare <span className="side-a">{labelA}</span> and <span className="side-b">{labelB}</span>
+        </h2>
+        {diff.value && (
+          <span className="panel-meta">
+            {diff.value.sharedEvents} shared events
+            {diff.value.forkPoint ? `, diverging after ${shortId(diff.value.forkPoint.stream)} #${diff.value.forkPoint.toSeq}` : ', no common history'}
+          </span>
+        )}
+        {onClose && (
+          <button type="button" className="button small" onClick={onClose}>
+            Close
+          </button>
+        )}
+      </header>
+      {diff.status === 'loading' && (
+        <p className="loading pad">
+          <span className="spinner" aria-hidden="true" /> Comparing the branches…
+        </p>
+      )}
+      {diff.status === 'error' && (
+        <p className="inline-error pad" role="alert">
+          {diff.message}{' '}
+          <button type="button" className="link-button" onClick={reload}>
+            Try again
+          </button>
+        </p>
+      )}
+      {diff.value && <DiffBody d={diff.value} labelA={labelA} labelB={labelB} />}
+    </section>
+  );
+}
+
+function DiffBody({ d, labelA, labelB }: { d: BranchDiff; labelA: string; labelB: string }) {
+  const marks = useMemo(() => changeMarks(d.stateChanges), [d.stateChanges]);
+  const open = useMemo(() => expandToChanges(d.stateChanges, new Set([''])), [d.stateChanges]);
+  const counts = diffCounts(d.stateChanges);
+  const pairs = useMemo(() => pairEvents(d.eventsA, d.eventsB), [d.eventsA, d.eventsB]);
+  const differing = pairs.filter((p) => !p.same).length;
+  return (
+    <div className="compare-body">
+      <h3 className="compare-h">
+        State{' '}
+        <span className="muted small">
+          {d.stateChanges.length === 0
+            ? 'identical'
+            : `${counts.changed} changed, ${counts.added} only in ${labelB}, ${counts.removed} only in ${labelA}`}
+        </span>
+      </h3>
+      {d.stateChanges.length > 0 && (
+        <table className="data-table changes" aria-label="State changes">
+          <thead>
+            <tr>
+              <th scope="col">Path</th>
+              <th scope="col" className="side-a">
+                {labelA}
+              </th>
+              <th scope="col" className="side-b">
+                {labelB}
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {d.stateChanges.slice(0, 200).map((c) => (
+              <tr key={c.path} className={`change-${c.kind}`}>
+                <td className="mono">{c.path || '(whole state)'}</td>
+                <td className="mono ellipsis">{c.kind === 'added' ? '—' : compact(c.a, 120)}</td>
+                <td className="mono ellipsis">{c.kind === 'removed' ? '—' : compact(c.b, 120)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <div className="side-by-side">
+        <div className="min0">
+          <span className="field-label side-a">{labelA}</span>
+          <JsonTree value={d.stateA} marks={marks} initiallyExpanded={open} label={`State of ${labelA}`} />
+        </div>
+        <div className="min0">
+          <span className="field-label side-b">{labelB}</span>
+          <JsonTree value={d.stateB} marks={marks} initiallyExpanded={open} label={`State of ${labelB}`} />
+        </div>
+      </div>
+      <h3 className="compare-h">
+        Events after the shared history{' '}
+        <span className="muted small">
+          {d.eventsATotal} in {labelA}, {d.eventsBTotal} in {labelB}, {differing} positions differ
+          {(d.eventsA.length < d.eventsATotal || d.eventsB.length < d.eventsBTotal) && ` (first ${Math.max(d.eventsA.length, d.eventsB.length)} shown)`}
+        </span>
+      </h3>
+      {pairs.length === 0 ? (
+        <p className="muted pad">Neither branch has events past the shared history.</p>
+      ) : (
+        <div className="table-scroll event-diff-scroll">
+          <table className="data-table event-diff" aria-label="Event diff">
+            <thead>
+              <tr>
+                <th scope="col" className="side-a">
+                  {labelA}
+                </th>
+                <th scope="col" className="side-b">
+                  {labelB}
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {pairs.slice(0, 500).map((p, i) => (
+                <tr key={i} className={p.same ? 'same' : 'differs'}>
+                  <td>{p.a ? <EventCell e={p.a} /> : <span className="muted">—</span>}</td>
+                  <td>{p.b ? <EventCell e={p.b} /> : <span className="muted">—</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function EventCell({ e }: { e: LedgerEvent }) {
+  return (
+    <span className="event-cell mono" title={JSON.stringify(e.payload, null, 2)}>
+      <span className="muted">#{e.seq}</span> {e.type} <span className="muted ellipsis">{compact(e.payload, 90)}</span>
+    </span>
+  );
+}

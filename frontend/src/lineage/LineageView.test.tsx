@@ -1,0 +1,102 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import * as layoutModule from '../lib/layout';
+import { fakeApi } from '../test/fakeChannel';
+import { event, lineage } from '../test/fixtures';
+import { LineageView } from './LineageView';
+
+vi.mock('../lib/layout', async (importOriginal) => {
+  const real = await importOriginal<typeof layoutModule>();
+  return { ...real, layoutDag: vi.fn(real.layoutDag) };
+});
+
+afterEach(() => {
+  cleanup();
+  window.location.hash = '';
+});
+
+const diff = {
+  a: 'run_a',
+  b: 'run_b',
+  commonWorldId: 'wld_root',
+  sharedEvents: 5,
+  forkPoint: { stream: 'run_root', worldId: 'wld_root', toSeq: 5 },
+  stateA: { pos: [3, 4], params: { noise: 0.2 } },
+  stateB: { pos: [0, 6], params: { noise: 0.2 } },
+  stateChanges: [
+    { path: '/pos/0', kind: 'changed', a: 3, b: 0 },
+    { path: '/pos/1', kind: 'changed', a: 4, b: 6 },
+  ],
+  eventsA: [event({ seq: 1, pos: 10, stream: 'run_a', type: 'world.forked' }), event({ seq: 2, pos: 11, stream: 'run_a', type: 'world.step', payload: { action: 'E' } })],
+  eventsB: [event({ seq: 1, pos: 12, stream: 'run_b', type: 'world.forked' })],
+  eventsATotal: 2,
+  eventsBTotal: 1,
+};
+
+function setup() {
+  const { api, channel } = fakeApi({ Lineage: () => lineage(), Diff: () => diff });
+  render(<LineageView api={api} />);
+  return channel;
+}
+
+const node = (name: RegExp) => screen.getByRole('button', { name });
+
+describe('LineageView', () => {
+  it('draws every world with its status and each fork labelled by its divergence', async () => {
+    setup();
+    const graph = await screen.findByRole('group', { name: 'Lineage graph' });
+    expect(within(graph).getAllByRole('button')).toHaveLength(3);
+    expect(node(/^grid \/ noisy, simulated, running$/)).toBeTruthy();
+    expect(node(/^grid \/ calm, simulated, failed$/)).toBeTruthy();
+    expect(within(graph).getByText('parameter_change')).toBeTruthy();
+    expect(within(graph).getByText('state_patch')).toBeTruthy();
+  });
+
+  it('selects two worlds and compares them side by side, without laying the graph out again', async () => {
+    vi.mocked(layoutModule.layoutDag).mockClear();
+    const channel = setup();
+    await screen.findByRole('group', { name: 'Lineage graph' });
+    const layouts = vi.mocked(layoutModule.layoutDag).mock.calls.length;
+    expect(layouts).toBe(1);
+
+    fireEvent.click(node(/^grid \/ noisy,/));
+    expect(node(/^grid \/ noisy,/).getAttribute('aria-pressed')).toBe('true');
+    expect(screen.queryByRole('button', { name: 'Compare these two' })).toBeNull();
+    fireEvent.click(node(/^grid \/ calm,/), { shiftKey: true });
+    expect(node(/^grid \/ calm,/).getAttribute('aria-pressed')).toBe('true');
+    fireEvent.click(screen.getByRole('button', { name: 'Compare these two' }));
+
+    const compare = await screen.findByTestId('compare');
+    await within(compare).findByText('/pos/0');
+    expect(channel.calls('Diff')).toEqual([['run_a', 'run_b']]);
+    expect(within(compare).getByText('5 shared events, diverging after run_root #5')).toBeTruthy();
+    expect(within(compare).getByRole('tree', { name: 'State of grid / noisy' })).toBeTruthy();
+    expect(within(compare).getByRole('tree', { name: 'State of grid / calm' })).toBeTruthy();
+    const events = within(compare).getByRole('table', { name: 'Event diff' });
+    expect(within(events).getAllByRole('row')).toHaveLength(3); // header + 2 positions
+    expect(vi.mocked(layoutModule.layoutDag).mock.calls.length).toBe(layouts);
+  });
+
+  it('collapses a subtree and finds worlds by name', async () => {
+    setup();
+    await screen.findByRole('group', { name: 'Lineage graph' });
+    fireEvent.click(node(/^grid, simulated/));
+    fireEvent.click(screen.getByRole('button', { name: 'Collapse subtree (2)' }));
+    await waitFor(() => expect(screen.queryByRole('button', { name: /^grid \/ noisy,/ })).toBeNull());
+    expect(screen.getByText('+2')).toBeTruthy();
+
+    fireEvent.change(screen.getByRole('searchbox', { name: 'Search worlds by id or name' }), { target: { value: 'calm' } });
+    expect(screen.getByText('1 of 1')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Find' }));
+    // The match comes back out of the collapsed subtree, selected.
+    await waitFor(() => expect(node(/^grid \/ calm,/).getAttribute('aria-pressed')).toBe('true'));
+  });
+
+  it('opens a world on double click', async () => {
+    setup();
+    await screen.findByRole('group', { name: 'Lineage graph' });
+    fireEvent.doubleClick(node(/^grid \/ noisy,/));
+    expect(window.location.hash).toBe('#/worlds/run_a');
+  });
+});

@@ -1,0 +1,248 @@
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import type { DucklmApi } from '../bridge';
+import { buildLineage, descendants, hiddenBy, layoutInput, searchLineage, toggleSelection } from '../lib/lineage';
+import { shortId } from '../lib/ids';
+import { runStatusLabel } from '../lib/format';
+import { formatRelative } from '../lib/time';
+import { useLoad } from '../ui/useLoad';
+import { useNow } from '../ui/useNow';
+import { navigate } from '../ui/useRoute';
+import { CompareView } from './CompareView';
+import { LineageCanvas } from './LineageCanvas';
+import { useLayout } from './useLayout';
+
+/**
+ * LineageView is the fork DAG of every world and run. The layout is made once
+ * per lineage; selection, search and collapse are layered on top of it.
+ */
+export function LineageView({ api, select }: { api: DucklmApi; select?: string }) {
+  const [lineage, reload] = useLoad(() => api.lineage(), [api]);
+  const model = useMemo(() => (lineage.value ? buildLineage(lineage.value) : undefined), [lineage.value]);
+  const input = useMemo(() => (model ? layoutInput(model) : undefined), [model]);
+  const layout = useLayout(input);
+
+  const [selected, setSelected] = useState<string[]>(select ? [select] : []);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  const [query, setQuery] = useState('');
+  const [matchIndex, setMatchIndex] = useState(0);
+  const [focus, setFocus] = useState<{ id?: string; tick: number }>({ ...(select ? { id: select } : {}), tick: 0 });
+  const [comparing, setComparing] = useState<[string, string]>();
+  const now = useNow(10_000);
+
+  const hidden = useMemo(() => (model ? hiddenBy(model, collapsed) : new Set<string>()), [model, collapsed]);
+  const collapsedCounts = useMemo(() => {
+    const m = new Map<string, number>();
+    if (model) for (const id of collapsed) if (!hidden.has(id)) m.set(id, descendants(model, id).length);
+    return m;
+  }, [model, collapsed, hidden]);
+  const matches = useMemo(() => (model ? searchLineage(model, query) : []), [model, query]);
+  const matchSet = useMemo(() => new Set(matches), [matches]);
+
+  useEffect(() => setMatchIndex(0), [query]);
+
+  const onSelect = useCallback((id: string, additive: boolean) => setSelected((s) => toggleSelection(s, id, additive)), []);
+  const open = useCallback(
+    (id: string) => {
+      const n = model?.byId.get(id);
+      if (!n?.runId) return;
+      navigate(n.domain === 'real' ? { screen: 'run', runId: n.runId } : { screen: 'world', runId: n.runId });
+    },
+    [model],
+  );
+
+  const goToMatch = (step: number) => {
+    if (matches.length === 0) return;
+    const i = (matchIndex + step + matches.length) % matches.length;
+    const id = matches[i]!;
+    setMatchIndex(i);
+    // A match inside a collapsed subtree is brought back into view.
+    if (hidden.has(id) && model) {
+      setCollapsed((c) => new Set([...c].filter((x) => !descendants(model, x).includes(id))));
+    }
+    setSelected([id]);
+    setFocus((f) => ({ id, tick: f.tick + 1 }));
+  };
+
+  const first = selected[0] ? model?.byId.get(selected[0]) : undefined;
+  const second = selected[1] ? model?.byId.get(selected[1]) : undefined;
+  const canCompare = first?.runId !== undefined && second?.runId !== undefined;
+
+  return (
+    <div className="screen lineage">
+      <header className="screen-head">
+        <h1>Lineage</h1>
+        <span className="muted">
+          {model ? `${model.nodes.length} worlds, ${model.edges.length} forks` : ''}
+          {layout.status === 'ready' && ` · laid out in ${Math.round(layout.layout.ms)} ms`}
+        </span>
+        <form
+          className="search"
+          role="search"
+          onSubmit={(e) => {
+            e.preventDefault();
+            goToMatch(matches[matchIndex] === selected[0] ? 1 : 0);
+          }}
+        >
+          <input
+            className="input"
+            type="search"
+            placeholder="Search by id or name"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            aria-label="Search worlds by id or name"
+          />
+          {query.trim() !== '' && (
+            <span className="muted small" aria-live="polite">
+              {matches.length === 0 ? 'no match' : `${Math.min(matchIndex + 1, matches.length)} of ${matches.length}`}
+            </span>
+          )}
+          <button type="submit" className="button small" disabled={matches.length === 0}>
+            Find
+          </button>
+        </form>
+        <button type="button" className="button small" onClick={reload}>
+          Refresh
+        </button>
+      </header>
+
+      {lineage.status === 'loading' && (
+        <p className="loading pad">
+          <span className="spinner" aria-hidden="true" /> Reading the lineage…
+        </p>
+      )}
+      {lineage.status === 'error' && !lineage.value && (
+        <section className="panel error-panel" role="alert">
+          <div className="error-body">
+            <h2>The lineage could not be read</h2>
+            <p className="error-message">{lineage.message}</p>
+            <button type="button" className="button primary" onClick={reload}>
+              Try again
+            </button>
+          </div>
+        </section>
+      )}
+      {model && model.nodes.length === 0 && <p className="empty">No worlds yet. Runs and simulated worlds appear here with their forks.</p>}
+
+      {model && model.nodes.length > 0 && (
+        <div className="lineage-body">
+          <section className="panel lineage-graph" aria-label="Fork graph">
+            {layout.status === 'working' && (
+              <p className="loading pad" role="status">
+                <span className="spinner" aria-hidden="true" /> Laying out {layout.nodes.toLocaleString()} worlds…
+              </p>
+            )}
+            {layout.status === 'error' && (
+              <p className="inline-error pad" role="alert">
+                {layout.message}
+              </p>
+            )}
+            {layout.status === 'ready' && (
+              <LineageCanvas
+                model={model}
+                layout={layout.layout}
+                selected={selected}
+                matches={matchSet}
+                hidden={hidden}
+                collapsed={collapsedCounts}
+                focus={focus.id}
+                focusTick={focus.tick}
+                onSelect={onSelect}
+                onOpen={open}
+              />
+            )}
+            <div className="legend small">
+              <span className="legend-item domain-real">task run</span>
+              <span className="legend-item domain-simulated">simulated</span>
+              <span className="muted">click selects · shift-click a second to compare · double-click opens · drag to pan · wheel to zoom</span>
+            </div>
+          </section>
+
+          <aside className="lineage-side">
+            {selected.length === 0 && <p className="muted pad">Select a world to see it here; shift-click a second one to compare them.</p>}
+            {[first, second].map(
+              (n, i) =>
+                n && (
+                  <section key={n.id} className={`panel world-card side-${i === 0 ? 'a' : 'b'}`} aria-label={`Selected world ${n.name}`}>
+                    <header className="panel-head">
+                      <h2 className="ellipsis">{n.name || shortId(n.id)}</h2>
+                    </header>
+                    <dl className="facts pad">
+                      <div className="fact">
+                        <dt>World</dt>
+                        <dd className="mono" title={n.id}>
+                          {shortId(n.id)}
+                        </dd>
+                      </div>
+                      <div className="fact">
+                        <dt>Domain</dt>
+                        <dd>{n.domain}</dd>
+                      </div>
+                      <div className="fact">
+                        <dt>Latest run</dt>
+                        <dd>{n.status ? `${runStatusLabel(n.status)} (${n.runs} ${n.runs === 1 ? 'run' : 'runs'})` : 'none'}</dd>
+                      </div>
+                      <div className="fact">
+                        <dt>Created</dt>
+                        <dd>{formatRelative(n.createdAt, now)}</dd>
+                      </div>
+                      {n.parent && (
+                        <div className="fact">
+                          <dt>Forked by</dt>
+                          <dd>
+                            <code>{model.edges.find((e) => e.to === n.id)?.label}</code> at t={model.edges.find((e) => e.to === n.id)?.at}
+                          </dd>
+                        </div>
+                      )}
+                    </dl>
+                    <div className="row pad">
+                      <button type="button" className="button small primary" disabled={!n.runId} onClick={() => open(n.id)}>
+                        Open
+                      </button>
+                      {(model.children.get(n.id)?.length ?? 0) > 0 && (
+                        <button
+                          type="button"
+                          className="button small"
+                          onClick={() =>
+                            setCollapsed((c) => {
+                              const next = new Set(c);
+                              if (next.has(n.id)) next.delete(n.id);
+                              else next.add(n.id);
+                              return next;
+                            })
+                          }
+                        >
+                          {collapsed.has(n.id) ? 'Expand subtree' : `Collapse subtree (${descendants(model, n.id).length})`}
+                        </button>
+                      )}
+                    </div>
+                  </section>
+                ),
+            )}
+            {selected.length === 2 && (
+              <button
+                type="button"
+                className="button primary"
+                disabled={!canCompare}
+                onClick={() => canCompare && setComparing([first.runId!, second.runId!])}
+                title={canCompare ? undefined : 'Both worlds need a run to compare'}
+              >
+                Compare these two
+              </button>
+            )}
+          </aside>
+        </div>
+      )}
+
+      {comparing && first && second && (
+        <CompareView
+          api={api}
+          runA={comparing[0]}
+          runB={comparing[1]}
+          labelA={first.name || shortId(first.id)}
+          labelB={second.name || shortId(second.id)}
+          onClose={() => setComparing(undefined)}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,177 @@
+import { useMemo, useRef, useState } from 'react';
+import { type Approval, type DucklmApi, type RiskRule, toBridgeError } from '../bridge';
+import { argsText, commandOf } from '../lib/approvals';
+import { formatBytes, formatNanos } from '../lib/format';
+import { RiskBadge } from '../ui/StatusBadge';
+
+interface ApprovalCardProps {
+  api: DucklmApi;
+  approval: Approval;
+  rules: readonly RiskRule[];
+  /** Called once the backend accepted the answer. */
+  onAnswered: () => void;
+}
+
+type Busy = 'approve' | 'deny' | undefined;
+
+/**
+ * ApprovalCard shows exactly what a step will do (the command or script, its
+ * arguments, the sandbox and its limits, the risk rule that asked) and takes
+ * the answer: approve, deny (with a reason), or edit the arguments and approve.
+ */
+export function ApprovalCard({ api, approval: a, rules, onAnswered }: ApprovalCardProps) {
+  const [editing, setEditing] = useState(false);
+  const [edited, setEdited] = useState(() => argsText(a.args));
+  const [reason, setReason] = useState('');
+  const [network, setNetwork] = useState(a.network);
+  const [busy, setBusy] = useState<Busy>();
+  const [error, setError] = useState<string>();
+  // One key per card: a retried click is the same answer, never a second one.
+  const key = useRef(`${a.requestId}:${Math.random().toString(36).slice(2)}`);
+
+  const rule = rules.find((r) => r.id === a.rule);
+  const cmd = commandOf(a.args);
+  const isScript = a.tool === 'coder' || (typeof a.args === 'object' && a.args !== null && 'script' in a.args);
+  const editError = useMemo(() => {
+    if (!editing) return undefined;
+    try {
+      JSON.parse(edited);
+      return undefined;
+    } catch (e) {
+      return `The arguments are not valid JSON: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }, [editing, edited]);
+
+  const answer = (approve: boolean) => {
+    setBusy(approve ? 'approve' : 'deny');
+    setError(undefined);
+    api
+      .answer({
+        runId: a.runId,
+        requestId: a.requestId,
+        approve,
+        args: approve && editing ? edited : '',
+        network: approve && network,
+        reason: approve ? '' : reason.trim(),
+        idempotencyKey: key.current,
+      })
+      .then(
+        () => {
+          setBusy(undefined);
+          onAnswered();
+        },
+        (e: unknown) => {
+          setBusy(undefined);
+          setError(toBridgeError(e).message);
+        },
+      );
+  };
+
+  const l = a.limits;
+  return (
+    <article className={`panel approval risk-border-${a.risk}`} aria-label={`Approval for ${a.title || a.step}`} data-testid="approval-card">
+      <header className="approval-head">
+        <RiskBadge risk={a.risk} />
+        <h3>{a.title || a.step}</h3>
+        <span className="muted mono small">
+          {a.step} · {a.tool}
+        </span>
+      </header>
+      <p className="approval-why">
+        <strong>Why it asks:</strong> {a.why}
+        {' — rule '}
+        <code>{a.rule}</code>
+        {rule && <span className="muted"> ({rule.description})</span>}
+      </p>
+      {a.inDoubt && (
+        <p className="inline-warn">
+          This step was running when ducklm stopped; it may have run already. Approving runs it again.
+        </p>
+      )}
+
+      {!editing && cmd && (
+        <div className="approval-cmd">
+          <span className="field-label">{cmd.label}</span>
+          <pre className="code-block" data-testid="approval-command">
+            {cmd.text}
+          </pre>
+        </div>
+      )}
+      {!editing && (!cmd || !isScript) && (
+        <details className="approval-args" open={!cmd}>
+          <summary className="summary-toggle">{cmd ? 'All arguments (JSON)' : 'Arguments (JSON)'}</summary>
+          <pre className="code-block">{argsText(a.args)}</pre>
+        </details>
+      )}
+      {editing && (
+        <label className="field">
+          <span className="field-label">Arguments (edit, then approve)</span>
+          <textarea className="input mono" rows={Math.min(14, edited.split('\n').length + 1)} value={edited} onChange={(e) => setEdited(e.target.value)} aria-label="Edited arguments" />
+          {editError && <span className="inline-error small">{editError}</span>}
+        </label>
+      )}
+
+      <dl className="limits">
+        <div>
+          <dt>Sandbox</dt>
+          <dd className={a.sandboxed ? 'ok' : 'warn'}>{a.sandboxed ? 'bubblewrap' : 'none: runs on this machine as you'}</dd>
+        </div>
+        <div>
+          <dt>Network</dt>
+          <dd>{a.network ? 'requested' : 'off'}</dd>
+        </div>
+        <div>
+          <dt>Timeout</dt>
+          <dd>{formatNanos(l.timeout)}</dd>
+        </div>
+        <div>
+          <dt>Memory</dt>
+          <dd>{formatBytes(l.memoryBytes)}</dd>
+        </div>
+        <div>
+          <dt>CPU</dt>
+          <dd>{l.cpuSeconds} s</dd>
+        </div>
+        <div>
+          <dt>Largest file</dt>
+          <dd>{formatBytes(l.fileBytes)}</dd>
+        </div>
+        <div>
+          <dt>Output</dt>
+          <dd>{formatBytes(l.outputBytes)}</dd>
+        </div>
+        <div>
+          <dt>Processes</dt>
+          <dd>{l.processes}</dd>
+        </div>
+      </dl>
+
+      {a.network && (
+        <label className="check-row">
+          <input type="checkbox" checked={network} onChange={(e) => setNetwork(e.target.checked)} /> Allow network access for this step
+        </label>
+      )}
+
+      {error && (
+        <p className="inline-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="approval-actions">
+        <button type="button" className="button primary" disabled={busy !== undefined || editError !== undefined} onClick={() => answer(true)}>
+          {busy === 'approve' ? 'Approving…' : editing ? 'Approve edited' : 'Approve'}
+        </button>
+        {!isScript && (
+          <button type="button" className="button" disabled={busy !== undefined} onClick={() => setEditing((v) => !v)}>
+            {editing ? 'Cancel edit' : 'Edit and approve…'}
+          </button>
+        )}
+        <span className="spacer" />
+        <input className="input small-input" placeholder="Reason (optional)" value={reason} onChange={(e) => setReason(e.target.value)} aria-label="Reason for denying" />
+        <button type="button" className="button danger" disabled={busy !== undefined} onClick={() => answer(false)}>
+          {busy === 'deny' ? 'Denying…' : 'Deny'}
+        </button>
+      </div>
+    </article>
+  );
+}

@@ -1,0 +1,102 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { fakeApi } from '../test/fakeChannel';
+import { polyfillLayout, typeInto } from '../test/dom';
+import { worldRun } from '../test/fixtures';
+import { NewTask } from './NewTask';
+
+beforeAll(polyfillLayout);
+afterEach(() => {
+  cleanup();
+  window.location.hash = '';
+});
+
+function setup(extra: Record<string, (...a: never[]) => unknown> = {}) {
+  return fakeApi({
+    Models: () => ({ host: 'http://127.0.0.1:11434', reachable: true, models: ['llama3.1:8b', 'qwen2.5-coder:7b'], sandboxed: true }),
+    ToolCatalog: () => [{ name: 'shell_exec', description: 'Run a command', args_schema: {} }],
+    ValidatePlan: (plan: string) =>
+      plan.includes('nope') ? { valid: false, problems: ['step step-1 uses the unknown tool "nope"'], steps: 0 } : { valid: true, problems: null, steps: 1 },
+    SubmitTask: () => worldRun({ id: 'run_new' }),
+    ChooseFolder: () => '/home/ada/projects/demo',
+    ...extra,
+  });
+}
+
+const start = () => screen.getByRole('button', { name: 'Start run' }) as HTMLButtonElement;
+
+describe('NewTask', () => {
+  it('validates a free-text task as it is typed and submits it', async () => {
+    const { api, channel } = setup();
+    render(<NewTask api={api} />);
+    expect(start().disabled).toBe(true);
+
+    const task = screen.getByRole('textbox', { name: 'Task' });
+    fireEvent.change(task, { target: { value: 'Summarise hostnamectl' } });
+    expect(start().disabled).toBe(false);
+    fireEvent.change(task, { target: { value: '   ' } });
+    expect(screen.getByText('Describe the task, or switch to an explicit plan.')).toBeTruthy();
+    expect(start().disabled).toBe(true);
+    fireEvent.change(task, { target: { value: 'Summarise hostnamectl' } });
+
+    fireEvent.change(screen.getByRole('spinbutton', { name: 'Max steps' }), { target: { value: '0' } });
+    expect(screen.getByText('Max steps is a whole number from 1 to 1000.')).toBeTruthy();
+    fireEvent.change(screen.getByRole('spinbutton', { name: 'Max steps' }), { target: { value: '12' } });
+    fireEvent.change(screen.getByRole('spinbutton', { name: 'Step timeout (s)' }), { target: { value: '30' } });
+
+    await waitFor(() => expect(screen.getAllByRole('option', { name: 'qwen2.5-coder:7b' })).toHaveLength(3));
+    fireEvent.change(screen.getByRole('combobox', { name: 'Model for the coder' }), { target: { value: 'qwen2.5-coder:7b' } });
+    fireEvent.click(screen.getByRole('radio', { name: /Ask for every step/ }));
+    fireEvent.click(screen.getByRole('button', { name: 'Choose…' }));
+    await waitFor(() => expect((screen.getByRole('textbox', { name: 'Workspace folder' }) as HTMLInputElement).value).toBe('/home/ada/projects/demo'));
+
+    fireEvent.click(start());
+    await waitFor(() => expect(window.location.hash).toBe('#/runs/run_new'));
+    expect(channel.calls('SubmitTask')[0]).toEqual([
+      {
+        task: 'Summarise hostnamectl',
+        plan: '',
+        approvalMode: 'ask_every',
+        models: { coder: 'qwen2.5-coder:7b' },
+        workspace: '/home/ada/projects/demo',
+        timeoutSeconds: 30,
+        maxSteps: 12,
+      },
+    ]);
+  });
+
+  it('checks an explicit plan as it is typed: syntax here, then the backend', async () => {
+    const { api, channel } = setup();
+    const { container } = render(<NewTask api={api} />);
+    fireEvent.click(screen.getByRole('radio', { name: /Explicit plan/ }));
+
+    expect(await screen.findByTestId('plan-valid')).toBeTruthy();
+    expect(screen.getByText('Valid plan: 1 step.')).toBeTruthy();
+    expect(start().disabled).toBe(false);
+
+    typeInto(container, '{\n  "nodes": [\n    {"id": "step-1",}\n  ]\n}');
+    const problem = await screen.findByText(/^JSON syntax: .*\(line 3, column \d+\)$/);
+    expect(problem).toBeTruthy();
+    expect(start().disabled).toBe(true);
+    await waitFor(() => expect(container.querySelector('[data-error-line="3"]')).not.toBeNull());
+
+    typeInto(container, '{"nodes": [{"id": "step-1", "kind": "tool", "tool": "nope", "depends_on": []}]}');
+    expect(await screen.findByText('step step-1 uses the unknown tool "nope"')).toBeTruthy();
+    expect(start().disabled).toBe(true);
+    expect(channel.calls('ValidatePlan').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('shows why a submit failed', async () => {
+    const { api } = setup({
+      SubmitTask: () => {
+        throw new Error('The workspace /root is outside what ducklm may write; choose a folder in your home.');
+      },
+    });
+    render(<NewTask api={api} />);
+    fireEvent.change(screen.getByRole('textbox', { name: 'Task' }), { target: { value: 'x' } });
+    fireEvent.click(start());
+    expect((await screen.findByRole('alert')).textContent).toBe('The workspace /root is outside what ducklm may write; choose a folder in your home.');
+    expect(start().disabled).toBe(false);
+  });
+});

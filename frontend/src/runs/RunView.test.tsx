@@ -1,0 +1,148 @@
+// @vitest-environment jsdom
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import * as layoutModule from '../lib/layout';
+import { fakeApi } from '../test/fakeChannel';
+import { approval, event, runDetail } from '../test/fixtures';
+import { ApprovalCard } from './ApprovalCard';
+import { RunView } from './RunView';
+
+vi.mock('../lib/layout', async (importOriginal) => {
+  const real = await importOriginal<typeof layoutModule>();
+  return { ...real, layoutDag: vi.fn(real.layoutDag) };
+});
+
+afterEach(cleanup);
+
+const RULES = [{ id: 'destructive', level: 'high', description: 'deletes or overwrites files' }];
+const RUN = runDetail().run.id;
+
+function card(answer: (input: unknown) => unknown = () => null) {
+  const { api, channel } = fakeApi({ Answer: answer });
+  const onAnswered = vi.fn();
+  render(<ApprovalCard api={api} approval={approval()} rules={RULES as never} onAnswered={onAnswered} />);
+  return { channel, onAnswered };
+}
+
+describe('ApprovalCard', () => {
+  it('shows the exact command, the rule that asked and the sandbox limits', () => {
+    card();
+    expect(screen.getByTestId('approval-command').textContent).toBe('rm -rf build');
+    expect(screen.getByText('high risk')).toBeTruthy();
+    expect(screen.getByText('destructive')).toBeTruthy();
+    expect(screen.getByText('(deletes or overwrites files)')).toBeTruthy();
+    expect(screen.getByText('2 min')).toBeTruthy(); // 120 s arrives as 120e9 ns
+    expect(screen.getByText('1 GiB')).toBeTruthy();
+    expect(screen.getByText('bubblewrap')).toBeTruthy();
+  });
+
+  it('approves', async () => {
+    const { channel, onAnswered } = card();
+    fireEvent.click(screen.getByRole('button', { name: 'Approve' }));
+    await waitFor(() => expect(onAnswered).toHaveBeenCalledOnce());
+    expect(channel.calls('Answer')[0]![0]).toMatchObject({ runId: RUN, requestId: approval().requestId, approve: true, args: '', reason: '' });
+  });
+
+  it('denies with a reason', async () => {
+    const { channel, onAnswered } = card();
+    fireEvent.change(screen.getByRole('textbox', { name: 'Reason for denying' }), { target: { value: 'keep the build' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Deny' }));
+    await waitFor(() => expect(onAnswered).toHaveBeenCalledOnce());
+    expect(channel.calls('Answer')[0]![0]).toMatchObject({ approve: false, reason: 'keep the build', network: false });
+  });
+
+  it('edits the arguments, refuses broken JSON, then approves the edit', async () => {
+    const { channel, onAnswered } = card();
+    fireEvent.click(screen.getByRole('button', { name: 'Edit and approve…' }));
+    const editor = screen.getByRole('textbox', { name: 'Edited arguments' }) as HTMLTextAreaElement;
+    expect(JSON.parse(editor.value)).toEqual({ command: 'rm -rf build' });
+
+    fireEvent.change(editor, { target: { value: '{"command": ' } });
+    expect(screen.getByText(/^The arguments are not valid JSON/)).toBeTruthy();
+    expect((screen.getByRole('button', { name: 'Approve edited' }) as HTMLButtonElement).disabled).toBe(true);
+
+    fireEvent.change(editor, { target: { value: '{"command": "rm -rf build/cache"}' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Approve edited' }));
+    await waitFor(() => expect(onAnswered).toHaveBeenCalledOnce());
+    expect(channel.calls('Answer')[0]![0]).toMatchObject({ approve: true, args: '{"command": "rm -rf build/cache"}' });
+  });
+
+  it('shows the backend sentence when the answer fails, and answers with the same key again', async () => {
+    const answer = vi.fn().mockRejectedValueOnce(new Error('run x has no open approval request y (it was answered or the run moved on)')).mockResolvedValueOnce(null);
+    const { channel, onAnswered } = card(answer);
+    fireEvent.click(screen.getByRole('button', { name: 'Approve' }));
+    expect((await screen.findByRole('alert')).textContent).toContain('it was answered or the run moved on');
+    expect(onAnswered).not.toHaveBeenCalled();
+    fireEvent.click(screen.getByRole('button', { name: 'Approve' }));
+    await waitFor(() => expect(onAnswered).toHaveBeenCalledOnce());
+    const [first, second] = channel.calls('Answer').map((c) => (c[0] as { idempotencyKey: string }).idempotencyKey);
+    expect(first).toBe(second);
+  });
+});
+
+describe('RunView', () => {
+  function view() {
+    const detail = vi.fn(() => runDetail());
+    const { api, channel } = fakeApi({ RunDetail: detail, RiskRules: () => RULES, Answer: () => null, CancelRun: () => null });
+    render(<RunView api={api} runId={RUN} />);
+    return { channel, detail };
+  }
+
+  it('draws the task graph with each step state and the open approval', async () => {
+    view();
+    const graph = await screen.findByRole('group', { name: 'Task graph' });
+    expect(within(graph).getByRole('button', { name: 'step-1: done' })).toBeTruthy();
+    expect(within(graph).getByRole('button', { name: 'step-2: awaiting approval' })).toBeTruthy();
+    expect(within(graph).getByRole('button', { name: 'step-3: pending' })).toBeTruthy();
+    expect(screen.getAllByTestId('approval-card')).toHaveLength(1);
+    // The waiting step is shown first.
+    expect(within(screen.getByTestId('step-panel')).getByText('awaiting approval')).toBeTruthy();
+  });
+
+  it('shows a step with its output, files and critic score when clicked, without laying the graph out again', async () => {
+    view();
+    const graph = await screen.findByRole('group', { name: 'Task graph' });
+    const layouts = vi.mocked(layoutModule.layoutDag).mock.calls.length;
+    fireEvent.click(within(graph).getByRole('button', { name: 'step-1: done' }));
+    const panel = screen.getByTestId('step-panel');
+    expect(within(panel).getByTestId('stdout').textContent).toBe('Static hostname: ada-laptop\n');
+    expect(within(panel).getByTestId('stderr').textContent).toBe('warning: something minor\n');
+    expect(within(panel).getByText('notes/host.txt')).toBeTruthy();
+    expect(within(panel).getByText('0.80')).toBeTruthy();
+    expect(within(panel).getByText('The output names the host.')).toBeTruthy();
+    fireEvent.click(within(graph).getByRole('button', { name: 'step-3: pending' }));
+    expect(vi.mocked(layoutModule.layoutDag).mock.calls.length).toBe(layouts);
+  });
+
+  it('reads the run again when the ledger records an event of it', async () => {
+    const { channel, detail } = view();
+    await screen.findByRole('group', { name: 'Task graph' });
+    const before = detail.mock.calls.length;
+    channel.emit('ledger:events', [event({ seq: 13, pos: 99, stream: 'run_other' })]);
+    channel.emit('ledger:events', [event({ seq: 13, pos: 100, stream: RUN, type: 'step.started' })]);
+    await waitFor(() => expect(detail.mock.calls.length).toBe(before + 1));
+  });
+
+  it('cancels the run', async () => {
+    const { channel } = view();
+    fireEvent.click(await screen.findByRole('button', { name: 'Cancel run' }));
+    await waitFor(() => expect(channel.calls('CancelRun')).toEqual([[RUN]]));
+  });
+
+  it('streams planner tokens while there is no plan', async () => {
+    const d = runDetail({ state: { ...runDetail().state!, status: 'running', graph: undefined, steps: {} }, approvals: [] });
+    const { api, channel } = fakeApi({ RunDetail: () => d, RiskRules: () => [] });
+    render(<RunView api={api} runId={RUN} />);
+    await screen.findByText('No plan yet: the planner is working on one.');
+    channel.emit('run:tokens', [{ runId: RUN, text: 'First I will ' }, { runId: 'run_else', text: 'nope' }]);
+    channel.emit('run:tokens', [{ runId: RUN, text: 'list the folder.' }]);
+    expect(screen.getByTestId('planner-tokens').textContent).toBe('First I will list the folder.');
+  });
+
+  it('says why a run cannot be opened', async () => {
+    const { api } = fakeApi({ RunDetail: () => Promise.reject(new Error('there is no run run_x')), RiskRules: () => [] });
+    render(<RunView api={api} runId="run_x" />);
+    expect(await screen.findByText('there is no run run_x')).toBeTruthy();
+    await act(async () => {});
+  });
+});

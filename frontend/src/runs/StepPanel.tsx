@@ -1,0 +1,127 @@
+import type { StepRecord } from '../bridge';
+import { argsText, commandOf } from '../lib/approvals';
+import { formatDuration } from '../lib/format';
+import { StepStateBadge } from '../ui/StatusBadge';
+
+/** StepPanel shows one step: what it runs, its output tails, the files it changed and the critic's score. */
+export function StepPanel({ step, tokens }: { step: StepRecord; tokens?: string | undefined }) {
+  const n = step.node;
+  const r = step.result;
+  const cmd = commandOf(step.approvedArgs ?? n.args);
+  return (
+    <section className="panel step-panel" aria-label={`Step ${n.id}`} data-testid="step-panel">
+      <header className="panel-head">
+        <h2>{n.title || n.id}</h2>
+        <StepStateBadge state={step.state} />
+        <span className="panel-meta mono">
+          {n.id} · {n.kind === 'coder' ? 'coder' : n.tool}
+          {step.attempts > 0 ? ` · attempt ${step.attempts}` : ''}
+        </span>
+      </header>
+      <div className="step-body">
+        {step.error && <p className="inline-error">{step.error}</p>}
+        {cmd ? (
+          <div>
+            <span className="field-label">{cmd.label}</span>
+            <pre className="code-block">{cmd.text}</pre>
+          </div>
+        ) : (
+          n.args !== undefined && (
+            <div>
+              <span className="field-label">Arguments</span>
+              <pre className="code-block">{argsText(step.approvedArgs ?? n.args)}</pre>
+            </div>
+          )
+        )}
+        {step.script && (
+          <div>
+            <span className="field-label">
+              Script ({step.script.language}
+              {step.script.model ? `, by ${step.script.model}` : ''})
+            </span>
+            <pre className="code-block">{step.script.source}</pre>
+          </div>
+        )}
+        {tokens && (
+          <div>
+            <span className="field-label">Coder writing…</span>
+            <pre className="code-block tokens" aria-live="polite">
+              {tokens}
+            </pre>
+          </div>
+        )}
+        {r && (
+          <>
+            <dl className="facts-inline">
+              <div>
+                <dt>Exit</dt>
+                <dd className={r.ok ? 'ok' : 'fail'}>{r.error ? 'did not run' : r.timedOut ? 'timed out' : r.exitCode}</dd>
+              </div>
+              <div>
+                <dt>Took</dt>
+                <dd>{formatDuration(r.durationMs)}</dd>
+              </div>
+              <div>
+                <dt>Sandbox</dt>
+                <dd>{r.sandboxed ? 'yes' : 'no'}</dd>
+              </div>
+              {r.truncated && (
+                <div>
+                  <dt>Output</dt>
+                  <dd className="warn">cut at the limit</dd>
+                </div>
+              )}
+            </dl>
+            {r.stdoutTail && (
+              <div>
+                <span className="field-label">stdout (tail)</span>
+                <pre className="code-block out" data-testid="stdout">
+                  {r.stdoutTail}
+                </pre>
+              </div>
+            )}
+            {r.stderrTail && (
+              <div>
+                <span className="field-label">stderr (tail)</span>
+                <pre className="code-block err" data-testid="stderr">
+                  {r.stderrTail}
+                </pre>
+              </div>
+            )}
+            {!r.stdoutTail && !r.stderrTail && r.output !== undefined && (
+              <div>
+                <span className="field-label">Output</span>
+                <pre className="code-block">{argsText(r.output)}</pre>
+              </div>
+            )}
+            {(r.filesChanged?.length ?? 0) > 0 && (
+              <div>
+                <span className="field-label">Files changed</span>
+                <ul className="files mono">
+                  {r.filesChanged!.map((f) => (
+                    <li key={f}>{f}</li>
+                  ))}
+                </ul>
+              </div>
+            )}
+          </>
+        )}
+        {step.critique && (
+          <div className="critique">
+            <span className="field-label">Critic</span>
+            <div className="score-row">
+              <meter min={0} max={1} low={0.4} high={0.7} optimum={1} value={step.critique.score} aria-label="Critic score" />
+              <strong>{step.critique.score.toFixed(2)}</strong>
+              <span className="muted small">
+                {step.critique.source}
+                {step.critique.model ? ` · ${step.critique.model}` : ''}
+              </span>
+            </div>
+            <p>{step.critique.explanation}</p>
+          </div>
+        )}
+        {!r && !step.critique && !step.error && step.state === 'pending' && <p className="muted">Not run yet.</p>}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,381 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { type Checkpoint, type DucklmApi, type VerifyReport, toBridgeError } from '../bridge';
+import { type Cell, asGrid, trailOf } from '../lib/grid';
+import { shortId } from '../lib/ids';
+import { href } from '../lib/route';
+import { formatRelative } from '../lib/time';
+import { CompareView } from '../lineage/CompareView';
+import { JsonTree } from '../ui/JsonTree';
+import { RunStatusBadge } from '../ui/StatusBadge';
+import { useLoad, useThrottled } from '../ui/useLoad';
+import { useNow } from '../ui/useNow';
+import { navigate } from '../ui/useRoute';
+import { ForkDialog } from './ForkDialog';
+import { GridView } from './GridView';
+
+type Progress = { done: number; total: number } | undefined;
+
+/** WorldView shows one run of a world: its state drawn, stepping with progress, checkpoints, forks and comparisons. */
+export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
+  const [detail, reload] = useLoad(() => api.worldDetail(runId), [api, runId]);
+  const [lineage, reloadLineage] = useLoad(() => api.lineage(), [api]);
+  const [steps, setSteps] = useState('10');
+  const [actionText, setActionText] = useState('');
+  const [progress, setProgress] = useState<Progress>();
+  const [trail, setTrail] = useState<Cell[]>([]);
+  const [message, setMessage] = useState<{ kind: 'error' | 'ok'; text: string }>();
+  const [forkFrom, setForkFrom] = useState<Checkpoint>();
+  const [verify, setVerify] = useState<VerifyReport | 'running'>();
+  const [picked, setPicked] = useState<string[]>([]);
+  const [comparing, setComparing] = useState<[string, string]>();
+  const [showJson, setShowJson] = useState(false);
+  const stop = useRef(false);
+  const now = useNow(5000);
+  // Leaving the screen stops a run of steps between chunks.
+  useEffect(
+    () => () => {
+      stop.current = true;
+    },
+    [],
+  );
+
+  const refresh = useThrottled(reload, 300);
+  useEffect(
+    () =>
+      api.onLedgerEvents((batch) => {
+        if (progress === undefined && batch.some((e) => e.stream === runId)) refresh();
+      }),
+    [api, runId, refresh, progress],
+  );
+
+  const d = detail.value;
+  const grid = useMemo(() => asGrid(d?.state), [d?.state]);
+
+  const children = useMemo(() => {
+    if (!d || !lineage.value) return [];
+    const byId = new Map(lineage.value.nodes.map((n) => [n.world.id, n]));
+    return lineage.value.edges
+      .filter((e) => e.fork.parentWorldId === d.world.id)
+      .map((e) => ({ edge: e, node: byId.get(e.fork.childWorldId) }))
+      .filter((c): c is { edge: typeof c.edge; node: NonNullable<typeof c.node> } => c.node !== undefined);
+  }, [d, lineage.value]);
+
+  if (detail.status === 'loading') {
+    return (
+      <p className="loading pad">
+        <span className="spinner" aria-hidden="true" /> Opening the world…
+      </p>
+    );
+  }
+  if (!d) {
+    return (
+      <section className="panel error-panel" role="alert">
+        <div className="error-body">
+          <h2>This world could not be opened</h2>
+          <p className="error-message">{detail.status === 'error' ? detail.message : ''}</p>
+          <button type="button" className="button primary" onClick={reload}>
+            Try again
+          </button>{' '}
+          <a className="button" href={href({ screen: 'worlds' })}>
+            Back to worlds
+          </a>
+        </div>
+      </section>
+    );
+  }
+
+  const simulated = d.world.domain === 'simulated';
+  const n = Number(steps);
+  const stepsOk = Number.isInteger(n) && n >= 1 && n <= 100_000;
+  const ended = d.run.status === 'completed' || d.run.status === 'failed' || d.run.status === 'terminated';
+
+  const runSteps = async () => {
+    if (!stepsOk) return;
+    stop.current = false;
+    setMessage(undefined);
+    // Steps go in chunks so the picture and the progress bar move, and Stop is honoured between chunks.
+    const chunk = Math.max(1, Math.min(200, Math.ceil(n / 25)));
+    let done = 0;
+    setProgress({ done, total: n });
+    try {
+      while (done < n && !stop.current) {
+        const k = Math.min(chunk, n - done);
+        const out = await api.runWorld({ runId, action: actionText.trim(), steps: k, checkpointEvery: 0 });
+        done += k;
+        setTrail((t) => [...t, ...trailOf(out.emitted)].slice(-400));
+        setProgress({ done, total: n });
+        if (out.done) {
+          setMessage({ kind: 'ok', text: `The world ended after ${done} ${done === 1 ? 'step' : 'steps'}.` });
+          break;
+        }
+        if (done < n) reload();
+      }
+      if (stop.current && done < n) setMessage({ kind: 'ok', text: `Stopped after ${done} of ${n} steps.` });
+    } catch (e) {
+      setMessage({ kind: 'error', text: toBridgeError(e).message });
+    } finally {
+      setProgress(undefined);
+      reload();
+    }
+  };
+
+  const checkpoint = () => {
+    setMessage(undefined);
+    api.checkpointWorld(runId).then(
+      (cp) => {
+        setMessage({ kind: 'ok', text: `Checkpoint ${shortId(cp.id)} taken at world time ${cp.worldLocalTime}.` });
+        reload();
+      },
+      (e: unknown) => setMessage({ kind: 'error', text: toBridgeError(e).message }),
+    );
+  };
+
+  const runVerify = () => {
+    setVerify('running');
+    api.verify(runId).then(setVerify, (e: unknown) => {
+      setVerify(undefined);
+      setMessage({ kind: 'error', text: toBridgeError(e).message });
+    });
+  };
+
+  const togglePick = (id: string) => setPicked((p) => (p.includes(id) ? p.filter((x) => x !== id) : [...p, id].slice(-2)));
+  const labelOf = (id: string) =>
+    id === runId ? d.world.name || 'this world' : (children.find((c) => c.node.latestRun?.id === id)?.node.world.name ?? shortId(id));
+
+  return (
+    <div className="screen world-view">
+      <header className="screen-head run-head">
+        <div className="min0">
+          <h1 className="ellipsis">{d.world.name || shortId(d.world.id)}</h1>
+          <div className="meta-line">
+            <RunStatusBadge status={d.run.status} />
+            <span className="mono" title={d.world.id}>
+              {shortId(d.world.id)}
+            </span>
+            <span>seed {d.world.seed}</span>
+            <span>world time {d.run.worldLocalTime}</span>
+            {d.fork && (
+              <span>
+                forked by <code>{d.fork.divergence}</code> from{' '}
+                <a href={href({ screen: 'world', runId: d.fork.parentRunId })} className="mono">
+                  {shortId(d.fork.parentWorldId)}
+                </a>
+              </span>
+            )}
+            <span>created {formatRelative(d.world.createdAt, now)}</span>
+          </div>
+        </div>
+        <div className="head-actions">
+          <a className="button small" href={href({ screen: 'timeline', runId })}>
+            Timeline
+          </a>
+          <a className="button small" href={href({ screen: 'lineage', select: d.world.id })}>
+            Lineage
+          </a>
+          {simulated && (
+            <button type="button" className="button small" onClick={runVerify} disabled={verify === 'running'}>
+              {verify === 'running' ? 'Replaying…' : 'Verify replay'}
+            </button>
+          )}
+        </div>
+      </header>
+
+      {verify && verify !== 'running' && (
+        <p className={verify.ok ? 'status-note ok' : 'inline-error'} role="status">
+          {verify.ok
+            ? `Replay matches the record: ${verify.events} events, ${verify.steps} steps, ${verify.checkpoints} checkpoints.`
+            : `Replay differs: ${verify.divergence?.message ?? 'at an unknown event'}.`}
+        </p>
+      )}
+      {message && (
+        <p className={message.kind === 'error' ? 'inline-error' : 'status-note'} role={message.kind === 'error' ? 'alert' : 'status'}>
+          {message.text}
+        </p>
+      )}
+
+      <div className="world-body">
+        <section className="panel state-panel" aria-label="State">
+          <header className="panel-head">
+            <h2>State</h2>
+            {grid && (
+              <span className="panel-meta">
+                agent at {grid.pos[0]},{grid.pos[1]} · goal {grid.goal[0]},{grid.goal[1]}
+                {grid.steps !== undefined ? ` · ${grid.steps} steps` : ''}
+                {grid.done ? ' · goal reached' : ''}
+              </span>
+            )}
+            {grid && (
+              <button type="button" className="button small" onClick={() => setShowJson((v) => !v)}>
+                {showJson ? 'Picture' : 'JSON'}
+              </button>
+            )}
+          </header>
+          <div className="state-body">
+            {d.state === undefined ? (
+              <p className="muted">This world has no state to draw (a task run keeps its state in its steps).</p>
+            ) : grid && !showJson ? (
+              <GridView grid={grid} trail={trail} />
+            ) : (
+              <JsonTree key={`${runId}`} value={d.state} label="World state" />
+            )}
+          </div>
+        </section>
+
+        <div className="world-side">
+          {simulated && (
+            <section className="panel" aria-label="Run steps">
+              <header className="panel-head">
+                <h2>Run</h2>
+              </header>
+              <div className="pad stack">
+                <div className="row wrap">
+                  <label className="inline-field">
+                    <span>Steps</span>
+                    <input className="input num" value={steps} onChange={(e) => setSteps(e.target.value)} aria-label="Steps to run" aria-invalid={!stepsOk} />
+                  </label>
+                  <label className="inline-field grow">
+                    <span>Action</span>
+                    <input
+                      className="input mono"
+                      value={actionText}
+                      onChange={(e) => setActionText(e.target.value)}
+                      placeholder='blank: the program chooses, or "E"'
+                      aria-label="Action (JSON)"
+                    />
+                  </label>
+                </div>
+                {!stepsOk && <p className="inline-error small">Steps is a whole number from 1 to 100000.</p>}
+                {progress ? (
+                  <div className="progress-row">
+                    <progress max={progress.total} value={progress.done} aria-label="Steps run" />
+                    <span className="mono small">
+                      {progress.done}/{progress.total}
+                    </span>
+                    <button type="button" className="button small" onClick={() => (stop.current = true)}>
+                      Stop
+                    </button>
+                  </div>
+                ) : (
+                  <div className="row">
+                    <button type="button" className="button primary" onClick={() => void runSteps()} disabled={!stepsOk || ended}>
+                      Run {stepsOk ? n : ''} {n === 1 ? 'step' : 'steps'}
+                    </button>
+                    <button type="button" className="button" onClick={checkpoint} disabled={progress !== undefined}>
+                      Checkpoint
+                    </button>
+                  </div>
+                )}
+                {ended && <p className="muted small">This run has {d.run.status === 'completed' ? 'ended' : d.run.status}; fork a checkpoint to go on differently.</p>}
+              </div>
+            </section>
+          )}
+
+          <section className="panel" aria-labelledby="cp-title">
+            <header className="panel-head">
+              <h2 id="cp-title">Checkpoints</h2>
+              <span className="panel-meta">{d.checkpoints.length}</span>
+            </header>
+            {d.checkpoints.length === 0 ? (
+              <p className="muted pad">None yet. Take one to fork from this point.</p>
+            ) : (
+              <ul className="cp-list">
+                {[...d.checkpoints].reverse().map((cp) => (
+                  <li key={cp.id} className="cp-item">
+                    <span className="mono">t={cp.worldLocalTime}</span>
+                    <span className="muted small mono">#{cp.ledgerSeq}</span>
+                    <span className="muted small mono ellipsis" title={cp.blob.digest}>
+                      {cp.blob.digest.slice(7, 19)}
+                    </span>
+                    <button type="button" className="button small" onClick={() => setForkFrom(cp)}>
+                      Fork…
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+
+          <section className="panel" aria-labelledby="children-title">
+            <header className="panel-head">
+              <h2 id="children-title">Forks of this world</h2>
+              <span className="panel-meta">{children.length}</span>
+              <button
+                type="button"
+                className="button small"
+                disabled={picked.length !== 2}
+                onClick={() => picked.length === 2 && setComparing([picked[0]!, picked[1]!])}
+              >
+                Compare {picked.length}/2
+              </button>
+            </header>
+            <ul className="cp-list">
+              <li className="cp-item">
+                <label className="check-row grow">
+                  <input type="checkbox" checked={picked.includes(runId)} onChange={() => togglePick(runId)} /> this world
+                </label>
+              </li>
+              {children.map((c) => (
+                <li key={c.node.world.id} className="cp-item">
+                  {c.node.latestRun ? (
+                    <label className="check-row grow min0">
+                      <input type="checkbox" checked={picked.includes(c.node.latestRun.id)} onChange={() => togglePick(c.node.latestRun!.id)} />
+                      <span className="ellipsis">{c.node.world.name}</span>
+                    </label>
+                  ) : (
+                    <span className="grow ellipsis">{c.node.world.name}</span>
+                  )}
+                  <code className="small">{c.edge.fork.divergence}</code>
+                  {c.node.latestRun && (
+                    <a className="button small" href={href({ screen: 'world', runId: c.node.latestRun.id })}>
+                      Open
+                    </a>
+                  )}
+                </li>
+              ))}
+            </ul>
+            {lineage.status === 'error' && <p className="inline-error pad small">{lineage.message}</p>}
+          </section>
+
+          {d.runs.length > 1 && (
+            <section className="panel" aria-label="Runs of this world">
+              <header className="panel-head">
+                <h2>Runs of this world</h2>
+              </header>
+              <ul className="cp-list">
+                {d.runs.map((r) => (
+                  <li key={r.id} className="cp-item">
+                    <a href={href({ screen: 'world', runId: r.id })} className="mono">
+                      {shortId(r.id)}
+                    </a>
+                    <RunStatusBadge status={r.status} />
+                    <span className="muted small">t={r.worldLocalTime}</span>
+                  </li>
+                ))}
+              </ul>
+            </section>
+          )}
+        </div>
+      </div>
+
+      {comparing && (
+        <CompareView api={api} runA={comparing[0]} runB={comparing[1]} labelA={labelOf(comparing[0])} labelB={labelOf(comparing[1])} onClose={() => setComparing(undefined)} />
+      )}
+
+      {forkFrom && (
+        <ForkDialog
+          api={api}
+          checkpointId={forkFrom.id}
+          parentRunId={runId}
+          domain={d.world.domain}
+          parentName={d.world.name || shortId(d.world.id)}
+          onClose={() => setForkFrom(undefined)}
+          onForked={(f) => {
+            setForkFrom(undefined);
+            reloadLineage();
+            navigate({ screen: 'world', runId: f.run.id });
+          }}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,147 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { polyfillLayout, typeInto } from '../test/dom';
+import { fakeApi } from '../test/fakeChannel';
+import { checkpoint, lineage, worldRun, worldSpec } from '../test/fixtures';
+import { WorldView } from './WorldView';
+import { Worlds } from './Worlds';
+
+beforeAll(polyfillLayout);
+afterEach(() => {
+  cleanup();
+  window.location.hash = '';
+});
+
+const GRID = { size: 9, pos: [1, 3], goal: [8, 8], walls: [[2, 0], [2, 1]], params: { noise: 0.2 }, steps: 10 };
+
+describe('Worlds', () => {
+  function setup(create: (input: { program: string }) => unknown) {
+    return fakeApi({
+      WorldExamples: () => [{ name: 'branching_grid', source: '# Branching Grid: an agent walks\ndef init(seed):\n    return {}\n' }],
+      Lineage: () => lineage(),
+      CreateWorld: create,
+    });
+  }
+
+  it('marks the line the backend names when creation fails, and clears it on edit', async () => {
+    const { api } = setup(() => {
+      throw new Error('world program line 3: undefined: foo');
+    });
+    const { container } = render(<Worlds api={api} />);
+    typeInto(container, 'def init(seed):\n    x = 1\n    return foo\n');
+    fireEvent.click(screen.getByRole('button', { name: 'Create world' }));
+
+    expect((await screen.findByTestId('create-error')).textContent).toBe('world program line 3: undefined: foo. Fix line 3 and create again.');
+    await waitFor(() => expect(container.querySelector('.cm-error-line')).not.toBeNull());
+    const marked = container.querySelector('.cm-error-line')!;
+    expect(marked.getAttribute('data-error-line')).toBe('3');
+    expect(marked.textContent).toBe('    return foo');
+
+    typeInto(container, 'def init(seed):\n    return {}\n');
+    await waitFor(() => expect(container.querySelector('.cm-error-line')).toBeNull());
+  });
+
+  it('opens the Branching Grid example and goes to its run', async () => {
+    const create = vi.fn(() => ({ world: worldSpec(), run: worldRun({ id: 'run_grid' }) }));
+    const { api } = setup(create);
+    render(<Worlds api={api} />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Open Branching Grid' }));
+    await waitFor(() => expect(window.location.hash).toBe('#/worlds/run_grid'));
+    expect(create).toHaveBeenCalledWith({ program: '', example: 'branching_grid', name: 'branching_grid', seed: 1 });
+  });
+
+  it('lists the simulated worlds', async () => {
+    const { api } = setup(() => null);
+    render(<Worlds api={api} />);
+    const list = await screen.findByRole('region', { name: 'Simulated worlds' });
+    expect(await within(list).findByText('grid / noisy')).toBeTruthy();
+    expect(within(list).getAllByRole('link')).toHaveLength(3);
+  });
+});
+
+describe('WorldView', () => {
+  function setup(extra: Record<string, (...a: never[]) => unknown> = {}) {
+    let state = structuredClone(GRID);
+    const l = lineage();
+    const detail = () => ({
+      world: worldSpec({ id: 'wld_root', name: 'grid' }),
+      run: worldRun({ id: 'run_root', worldId: 'wld_root', worldLocalTime: state.steps }),
+      runs: null,
+      checkpoints: [checkpoint({ id: 'cpt_1', runId: 'run_root', worldLocalTime: 3 })],
+      state,
+      program: '# grid',
+    });
+    const api = fakeApi({
+      WorldDetail: detail,
+      Lineage: () => l,
+      RunWorld: (input: { steps: number }) => {
+        state = { ...state, pos: [state.pos[0]!, Math.min(8, state.pos[1]! + 1)], steps: state.steps + input.steps };
+        return { run: worldRun({ id: 'run_root' }), state, emitted: [{ type: 'moved', to: state.pos }], done: false };
+      },
+      CheckpointWorld: () => checkpoint({ id: 'cpt_2', worldLocalTime: 11 }),
+      Fork: () => ({ fork: {}, world: worldSpec({ id: 'wld_c' }), run: worldRun({ id: 'run_child' }) }),
+      Diff: () => ({ a: 'run_a', b: 'run_b', sharedEvents: 4, stateA: { pos: [1, 1] }, stateB: { pos: [2, 1] }, stateChanges: [{ path: '/pos/0', kind: 'changed', a: 1, b: 2 }], eventsA: null, eventsB: null, eventsATotal: 0, eventsBTotal: 0 }),
+      ...extra,
+    });
+    render(<WorldView api={api.api} runId="run_root" />);
+    return api;
+  }
+
+  it('draws the grid: walls, goal and agent', async () => {
+    setup();
+    const grid = await screen.findByTestId('grid-view');
+    expect(grid.getAttribute('aria-label')).toBe('Grid 9 by 9: agent at 1, 3; goal at 8, 8; 2 walls');
+    expect(grid.querySelectorAll('[data-wall]')).toHaveLength(2);
+    fireEvent.click(screen.getByRole('button', { name: 'JSON' }));
+    expect(screen.getByRole('tree', { name: 'World state' })).toBeTruthy();
+  });
+
+  it('runs steps in chunks with progress and redraws', async () => {
+    const { channel } = setup();
+    await screen.findByTestId('grid-view');
+    fireEvent.change(screen.getByRole('textbox', { name: 'Steps to run' }), { target: { value: '50' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Run 50 steps' }));
+    expect(await screen.findByRole('progressbar', { name: 'Steps run' })).toBeTruthy();
+    await waitFor(() => expect(screen.queryByRole('progressbar')).toBeNull());
+    const calls = channel.calls('RunWorld').map((c) => (c[0] as { steps: number }).steps);
+    expect(calls.reduce((a, b) => a + b, 0)).toBe(50);
+    expect(calls.length).toBeGreaterThan(1);
+    await waitFor(() => expect(screen.getByTestId('grid-view').getAttribute('aria-label')).toContain('agent at 1, 8'));
+  });
+
+  it('forks a checkpoint through the delta editor', async () => {
+    const { channel } = setup();
+    fireEvent.click(await screen.findByRole('button', { name: 'Fork…' }));
+    const dialog = screen.getByRole('dialog', { name: 'Fork from checkpoint' });
+    const delta = within(dialog).getByRole('textbox', { name: 'Delta JSON' });
+    fireEvent.change(delta, { target: { value: '[1]' } });
+    expect(within(dialog).getByTestId('delta-problem').textContent).toMatch(/JSON object/);
+    expect((within(dialog).getByRole('button', { name: 'Create child world' }) as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.change(delta, { target: { value: '{"pos": [0, 5]}' } });
+    fireEvent.click(within(dialog).getByRole('radio', { name: /Derive/ }));
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create child world' }));
+    await waitFor(() => expect(window.location.hash).toBe('#/worlds/run_child'));
+    expect(channel.calls('Fork')[0]![0]).toEqual({
+      checkpointId: 'cpt_1',
+      parentRunId: 'run_root',
+      divergence: 'state_patch',
+      delta: '{"pos": [0, 5]}',
+      seedPolicy: 'derive',
+      name: '',
+      deliberationIndex: 0,
+    });
+  });
+
+  it('compares two children side by side', async () => {
+    const { channel } = setup();
+    const forks = await screen.findByRole('region', { name: 'Forks of this world' });
+    await within(forks).findByText('grid / noisy');
+    fireEvent.click(within(forks).getByRole('checkbox', { name: 'grid / noisy' }));
+    fireEvent.click(within(forks).getByRole('checkbox', { name: 'grid / calm' }));
+    fireEvent.click(within(forks).getByRole('button', { name: 'Compare 2/2' }));
+    const compare = await screen.findByTestId('compare');
+    await within(compare).findByText('/pos/0');
+    expect(channel.calls('Diff')).toEqual([['run_a', 'run_b']]);
+  });
+});

@@ -1,0 +1,180 @@
+import { useMemo, useState } from 'react';
+import { type DucklmApi, type Example, toBridgeError } from '../bridge';
+import { lineOf } from '../lib/format';
+import { shortId } from '../lib/ids';
+import { href } from '../lib/route';
+import { formatRelative } from '../lib/time';
+import { CodeEditor } from '../ui/CodeEditor';
+import { RunStatusBadge } from '../ui/StatusBadge';
+import { useLoad } from '../ui/useLoad';
+import { useNow } from '../ui/useNow';
+import { navigate } from '../ui/useRoute';
+
+/** A minimal world program, for "write your own". */
+export const STARTER_PROGRAM = `# A world program: init(seed) returns the first state,
+# step(state, action, rng) returns (state, events, done),
+# observe(state, role) returns what a role sees.
+
+def init(seed):
+    return {"count": 0, "params": {"limit": 10}}
+
+def step(state, action, rng):
+    state["count"] += 1
+    done = state["count"] >= state["params"]["limit"]
+    return state, [{"type": "ticked", "count": state["count"]}], done
+
+def observe(state, role):
+    return state
+`;
+
+type Create = { busy: boolean; error?: string; line?: number | undefined };
+
+/** Worlds opens a shipped example or a program written here, and lists the simulated worlds. */
+export function Worlds({ api }: { api: DucklmApi }) {
+  const [examples] = useLoad(() => api.worldExamples(), [api]);
+  const [lineage, reloadLineage] = useLoad(() => api.lineage(), [api]);
+  const [source, setSource] = useState(STARTER_PROGRAM);
+  const [name, setName] = useState('');
+  const [seed, setSeed] = useState('1');
+  const [create, setCreate] = useState<Create>({ busy: false });
+  const now = useNow(5000);
+
+  const worlds = useMemo(
+    () =>
+      (lineage.value?.nodes ?? [])
+        .filter((n) => n.world.domain === 'simulated')
+        .sort((a, b) => b.world.createdAt.localeCompare(a.world.createdAt)),
+    [lineage.value],
+  );
+
+  const seedNum = Number(seed);
+  const seedOk = Number.isInteger(seedNum) && seedNum >= 0;
+
+  const run = (input: { program: string; example: string; name: string }) => {
+    setCreate({ busy: true });
+    api.createWorld({ ...input, seed: seedOk ? seedNum : 0 }).then(
+      (c) => navigate({ screen: 'world', runId: c.run.id }),
+      (e: unknown) => {
+        const message = toBridgeError(e).message;
+        setCreate({ busy: false, error: message, line: input.program ? lineOf(message) : undefined });
+      },
+    );
+  };
+
+  const openExample = (ex: Example) => run({ program: '', example: ex.name, name: name.trim() || ex.name });
+  const editExample = (ex: Example) => {
+    setSource(ex.source);
+    setName(ex.name);
+    setCreate({ busy: false });
+  };
+
+  return (
+    <div className="screen worlds">
+      <header className="screen-head">
+        <h1>Worlds</h1>
+        <span className="muted">Deterministic simulated worlds: run them, checkpoint them, fork them and compare the branches.</span>
+      </header>
+      <div className="worlds-grid">
+        <section className="panel" aria-labelledby="start-title">
+          <header className="panel-head">
+            <h2 id="start-title">Start a world</h2>
+          </header>
+          <div className="pad stack">
+            {examples.status === 'error' && <p className="inline-error">{examples.message}</p>}
+            {examples.value?.map((ex) => (
+              <div key={ex.name} className="example">
+                <div className="min0">
+                  <strong>{humanName(ex.name)}</strong>
+                  <span className="muted small block ellipsis">{firstComment(ex.source)}</span>
+                </div>
+                <button type="button" className="button primary small" disabled={create.busy} onClick={() => openExample(ex)}>
+                  Open {humanName(ex.name)}
+                </button>
+                <button type="button" className="button small" onClick={() => editExample(ex)}>
+                  Edit a copy
+                </button>
+              </div>
+            ))}
+
+            <div className="row wrap">
+              <label className="inline-field grow">
+                <span>Name</span>
+                <input className="input" value={name} onChange={(e) => setName(e.target.value)} placeholder="my world" aria-label="World name" />
+              </label>
+              <label className="inline-field">
+                <span>Seed</span>
+                <input className="input num" value={seed} onChange={(e) => setSeed(e.target.value)} aria-label="Seed" aria-invalid={!seedOk} />
+              </label>
+            </div>
+            {!seedOk && <p className="inline-error small">The seed is a whole number from 0.</p>}
+            <CodeEditor value={source} onChange={setSource} language="python" label="World program (Starlark)" errorLine={create.line} minHeight={300} />
+            {create.error && (
+              <p className="inline-error" role="alert" data-testid="create-error">
+                {/[.!?]$/.test(create.error) ? create.error : `${create.error}.`}
+                {create.line !== undefined && ` Fix line ${create.line} and create again.`}
+              </p>
+            )}
+            <div className="actions">
+              <button
+                type="button"
+                className="button primary"
+                disabled={create.busy || !seedOk || source.trim() === ''}
+                onClick={() => run({ program: source, example: '', name: name.trim() })}
+              >
+                {create.busy ? 'Creating…' : 'Create world'}
+              </button>
+            </div>
+          </div>
+        </section>
+
+        <section className="panel" aria-labelledby="list-title">
+          <header className="panel-head">
+            <h2 id="list-title">Simulated worlds</h2>
+            <span className="panel-meta">{worlds.length > 0 ? `${worlds.length}, newest first` : ''}</span>
+            <button type="button" className="button small" onClick={reloadLineage}>
+              Refresh
+            </button>
+          </header>
+          {lineage.status === 'loading' && (
+            <p className="loading pad">
+              <span className="spinner" aria-hidden="true" /> Reading worlds…
+            </p>
+          )}
+          {lineage.status === 'error' && <p className="inline-error pad">{lineage.message}</p>}
+          {lineage.value && worlds.length === 0 && <p className="empty">No simulated worlds yet. Open the Branching Grid to start one.</p>}
+          {worlds.length > 0 && (
+            <ul className="world-list">
+              {worlds.slice(0, 500).map((n) => (
+                <li key={n.world.id}>
+                  {n.latestRun ? (
+                    <a href={href({ screen: 'world', runId: n.latestRun.id })} className="world-item">
+                      <span className="ellipsis">{n.world.name || shortId(n.world.id)}</span>
+                      {n.world.parentWorldId && <span className="badge fork-badge">fork</span>}
+                      <RunStatusBadge status={n.latestRun.status} />
+                      <span className="muted small mono">t={n.latestRun.worldLocalTime}</span>
+                      <span className="muted small">{formatRelative(n.world.createdAt, now)}</span>
+                    </a>
+                  ) : (
+                    <span className="world-item muted">{n.world.name} (no runs)</span>
+                  )}
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      </div>
+    </div>
+  );
+}
+
+function humanName(name: string): string {
+  return name
+    .split(/[_-]+/)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join(' ');
+}
+
+function firstComment(source: string): string {
+  const line = source.split('\n').find((l) => l.startsWith('#'));
+  return line ? line.replace(/^#\s*/, '') : '';
+}
