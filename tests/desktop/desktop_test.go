@@ -159,6 +159,21 @@ func TestDesktopWindowOpensOnHome(t *testing.T) {
 	}
 	require.NoError(t, drawn(t, shot))
 
+	// A click on the sidebar's Worlds entry (xdotool, as a person would)
+	// opens the Worlds screen: the page changes and the entry is selected.
+	xdotool(t, "mousemove", "--window", wid, "60", "134", "click", "1")
+	worlds := filepath.Join(artifactDir(t), "desktop-worlds.png")
+	var changed float64
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		capture(t, wid, worlds)
+		if changed = difference(t, shot, worlds); changed > 0.05 {
+			break
+		}
+	}
+	require.Greater(t, changed, 0.05, "the Worlds screen replaced the home screen")
+	require.NoError(t, drawn(t, worlds))
+	require.NotEqual(t, pixel(t, shot, 40, 134), pixel(t, worlds, 40, 134), "the Worlds entry is now the selected one")
+
 	// A second launch on the same data directory does not open a second
 	// window on it: it brings the first forward and says so.
 	second := exec.Command(bin)
@@ -254,4 +269,36 @@ func drawn(t *testing.T, path string) error {
 func key(img image.Image, x, y int) uint32 {
 	r, g, b, _ := img.At(x, y).RGBA()
 	return (r>>8)<<16 | (g>>8)<<8 | b>>8
+}
+
+func decode(t *testing.T, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	img, err := png.Decode(f)
+	require.NoError(t, err)
+	return img
+}
+
+// difference is the share of pixels that differ between two screenshots.
+func difference(t *testing.T, a, b string) float64 {
+	t.Helper()
+	ia, ib := decode(t, a), decode(t, b)
+	bounds := ia.Bounds().Intersect(ib.Bounds())
+	diff, total := 0, 0
+	for y := bounds.Min.Y; y < bounds.Max.Y; y += 2 {
+		for x := bounds.Min.X; x < bounds.Max.X; x += 2 {
+			total++
+			if key(ia, x, y) != key(ib, x, y) {
+				diff++
+			}
+		}
+	}
+	return float64(diff) / float64(max(total, 1))
+}
+
+func pixel(t *testing.T, path string, x, y int) uint32 {
+	t.Helper()
+	return key(decode(t, path), x, y)
 }
