@@ -70,7 +70,7 @@ test: deps
 test-go: .deps/go frontend/dist/index.html
 	go vet ./...
 	go test -race -count=1 ./backend/... ./app/... .
-	go test -count=1 ./tests/...
+	go test -count=1 $$(go list ./tests/... | grep -v /tests/desktop)
 
 test-frontend: frontend/node_modules/.ci-stamp
 	cd frontend && npm test
