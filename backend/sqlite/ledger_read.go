@@ -103,7 +103,31 @@ func (l *Ledger) Query(ctx context.Context, q backend.EventQuery) ([]backend.Eve
 		stmt += " LIMIT ?"
 		args = append(args, q.Limit)
 	}
-	return l.query(ctx, stmt, q.Limit, args...)
+	return l.query(ctx, stmt, l.sizeHint(ctx, q), args...)
+}
+
+// maxPrealloc bounds how many events a read allocates room for up front.
+const maxPrealloc = 1 << 20
+
+// sizeHint estimates how many events a query returns, so a long read
+// allocates its slice once instead of growing (and copying) it repeatedly.
+func (l *Ledger) sizeHint(ctx context.Context, q backend.EventQuery) int {
+	if q.Stream == "" || len(q.Types) > 0 || q.Reality != "" {
+		return min(max(q.Limit, 0), 4096)
+	}
+	to := q.ToSeq
+	if to <= 0 {
+		head, err := l.Head(ctx, q.Stream)
+		if err != nil {
+			return 64
+		}
+		to = head
+	}
+	n := to - max(q.FromSeq, 1) + 1
+	if q.Limit > 0 {
+		n = min(n, int64(q.Limit))
+	}
+	return int(min(max(n, 0), maxPrealloc))
 }
 
 // Page implements backend.Ledger.
@@ -160,7 +184,7 @@ func (l *Ledger) query(ctx context.Context, stmt string, sizeHint int, args ...a
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot read events")
 	}
 	defer rows.Close()
-	if sizeHint <= 0 || sizeHint > 4096 {
+	if sizeHint <= 0 {
 		sizeHint = 64
 	}
 	out := make([]backend.Event, 0, sizeHint)
