@@ -96,6 +96,8 @@ func schema(ctx context.Context, env Env) Check {
 	case have > latest:
 		c.Status, c.Detail = Fail, fmt.Sprintf("version %d, written by a newer ducklm (this build knows up to %d)", have, latest)
 		c.Fix = "upgrade ducklm, or set DUCKLM_HOME to another folder"
+	case have == 0:
+		c.Status, c.Detail = OK, fmt.Sprintf("no database yet: schema %d is created on first start", latest)
 	default:
 		c.Status, c.Detail = OK, fmt.Sprintf("version %d (latest %d)", have, latest)
 	}
