@@ -6,7 +6,6 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/ollama"
-	"ducklm/backend/service"
 	"ducklm/backend/settings"
 )
 
@@ -53,7 +52,7 @@ func (a *API) TestOllama(host string) (ModelInfo, error) {
 	}
 	client := a.svc.Ollama
 	if host != "" {
-		u, err := service.ParseOllamaHost(host)
+		u, err := ollama.ParseHost(host)
 		if err != nil {
 			return ModelInfo{}, a.fail("test ollama", err)
 		}

@@ -16,6 +16,9 @@ import (
 
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/envconfig"
+
+	ollamaclient "ducklm/backend/ollama"
+	"ducklm/backend/settings"
 )
 
 // Status of one check.
@@ -42,13 +45,20 @@ type Env struct {
 	HTTPClient    *http.Client
 }
 
-// DefaultEnv returns the environment of this process.
+// DefaultEnv returns the environment of this process. The Ollama host is
+// the one in the data directory's settings, else OLLAMA_HOST's.
 func DefaultEnv(dataDir string, schema func(ctx context.Context) (int64, int64, error)) Env {
+	host := envconfig.Host()
+	if prefs, err := settings.Load(dataDir); err == nil && prefs.OllamaHost != "" {
+		if u, err := ollamaclient.ParseHost(prefs.OllamaHost); err == nil {
+			host = u
+		}
+	}
 	return Env{
 		DataDir:       dataDir,
 		SchemaVersion: schema,
 		LookPath:      exec.LookPath,
-		OllamaHost:    envconfig.Host(),
+		OllamaHost:    host,
 		HTTPClient:    &http.Client{Timeout: 2 * time.Second},
 	}
 }

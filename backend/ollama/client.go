@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -138,4 +139,20 @@ func defaultHTTPClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DialContext = (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	return &http.Client{Transport: t}
+}
+
+// ParseHost reads a host the way OLLAMA_HOST is read: "host", "host:port" or
+// a URL; the scheme defaults to http and the port to 11434.
+func ParseHost(h string) (*url.URL, error) {
+	if !strings.Contains(h, "://") {
+		h = "http://" + h
+	}
+	u, err := url.Parse(h)
+	if err != nil || u.Host == "" {
+		return nil, backend.Errorf(backend.EINVALID, "%q is not an Ollama host (expected host, host:port or http://host:port)", h)
+	}
+	if u.Port() == "" {
+		u.Host = net.JoinHostPort(u.Hostname(), "11434")
+	}
+	return u, nil
 }

@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net"
-	"net/url"
-	"strings"
 
 	"ducklm/backend"
 	"ducklm/backend/blob"
@@ -68,7 +65,7 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 		opts.OllamaHost = prefs.OllamaHost
 	}
 	if opts.OllamaHost != "" {
-		u, err := ParseOllamaHost(opts.OllamaHost)
+		u, err := ollama.ParseHost(opts.OllamaHost)
 		if err != nil {
 			return nil, err
 		}
@@ -163,20 +160,4 @@ func (s *Service) counts(ctx context.Context) (Counts, error) {
 	var err error
 	c.Events, err = s.Ledger.Count(ctx)
 	return c, err
-}
-
-// ParseOllamaHost reads a host as OLLAMA_HOST is read: "host", "host:port"
-// or a URL; the scheme defaults to http and the port to 11434.
-func ParseOllamaHost(h string) (*url.URL, error) {
-	if !strings.Contains(h, "://") {
-		h = "http://" + h
-	}
-	u, err := url.Parse(h)
-	if err != nil || u.Host == "" {
-		return nil, backend.Errorf(backend.EINVALID, "%q is not an Ollama host (expected host, host:port or http://host:port)", h)
-	}
-	if u.Port() == "" {
-		u.Host = net.JoinHostPort(u.Hostname(), "11434")
-	}
-	return u, nil
 }
