@@ -6,6 +6,7 @@ import { href } from '../lib/route';
 import { buildRunGraph, stepCounts } from '../lib/runGraph';
 import { formatAbsolute, formatRelative } from '../lib/time';
 import { type TokenStreams, appendTokens } from '../lib/tokens';
+import { OpenFailed, Opening } from '../ui/LoadState';
 import { RunStatusBadge } from '../ui/StatusBadge';
 import { useLoad, useThrottled } from '../ui/useLoad';
 import { useNow } from '../ui/useNow';
@@ -38,26 +39,17 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
   const step = shown ? state?.steps[shown] : undefined;
 
   if (detail.status === 'loading') {
-    return (
-      <p className="loading pad">
-        <span className="spinner" aria-hidden="true" /> Opening the run…
-      </p>
-    );
+    return <Opening what="the run" />;
   }
   if (!d) {
     return (
-      <section className="panel error-panel" role="alert">
-        <div className="error-body">
-          <h2>This run could not be opened</h2>
-          <p className="error-message">{detail.status === 'error' ? detail.message : ''}</p>
-          <button type="button" className="button primary" onClick={reload}>
-            Try again
-          </button>{' '}
-          <a className="button" href={href({ screen: 'home' })}>
-            Back to runs
-          </a>
-        </div>
-      </section>
+      <OpenFailed
+        title="This run could not be opened"
+        message={detail.status === 'error' ? detail.message : ''}
+        onRetry={reload}
+        backHref={href({ screen: 'home' })}
+        backLabel="Back to runs"
+      />
     );
   }
 

@@ -6,6 +6,7 @@ import { href } from '../lib/route';
 import { formatRelative } from '../lib/time';
 import { CompareView } from '../lineage/CompareView';
 import { JsonTree } from '../ui/JsonTree';
+import { OpenFailed, Opening } from '../ui/LoadState';
 import { RunStatusBadge } from '../ui/StatusBadge';
 import { useLoad, useThrottled } from '../ui/useLoad';
 import { useNow } from '../ui/useNow';
@@ -61,26 +62,17 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
   }, [d, lineage.value]);
 
   if (detail.status === 'loading') {
-    return (
-      <p className="loading pad">
-        <span className="spinner" aria-hidden="true" /> Opening the world…
-      </p>
-    );
+    return <Opening what="the world" />;
   }
   if (!d) {
     return (
-      <section className="panel error-panel" role="alert">
-        <div className="error-body">
-          <h2>This world could not be opened</h2>
-          <p className="error-message">{detail.status === 'error' ? detail.message : ''}</p>
-          <button type="button" className="button primary" onClick={reload}>
-            Try again
-          </button>{' '}
-          <a className="button" href={href({ screen: 'worlds' })}>
-            Back to worlds
-          </a>
-        </div>
-      </section>
+      <OpenFailed
+        title="This world could not be opened"
+        message={detail.status === 'error' ? detail.message : ''}
+        onRetry={reload}
+        backHref={href({ screen: 'worlds' })}
+        backLabel="Back to worlds"
+      />
     );
   }
 
