@@ -184,17 +184,14 @@ func runMemoryLs(s *session, args []string) error {
 
 func runMemoryShow(s *session, args []string) error {
 	fs := s.flags()
-	pos, err := s.parse(fs, args, 1, 1)
+	id, err := s.parseID(fs, args, backend.KindMemory)
 	if err != nil {
-		return err
-	}
-	if err := needID(pos[0], backend.KindMemory); err != nil {
 		return err
 	}
 	if err := s.open(); err != nil {
 		return err
 	}
-	m, err := s.memories().Get(s.ctx, pos[0])
+	m, err := s.memories().Get(s.ctx, id)
 	if err != nil {
 		return err
 	}
@@ -211,11 +208,8 @@ func runMemoryShow(s *session, args []string) error {
 
 func runMemoryRm(s *session, args []string) error {
 	fs := s.flags()
-	pos, err := s.parse(fs, args, 1, 1)
+	id, err := s.parseID(fs, args, backend.KindMemory)
 	if err != nil {
-		return err
-	}
-	if err := needID(pos[0], backend.KindMemory); err != nil {
 		return err
 	}
 	if err := s.open(); err != nil {
@@ -226,10 +220,10 @@ func runMemoryRm(s *session, args []string) error {
 		return err
 	}
 	defer store.Close()
-	if err := store.Remove(s.ctx, pos[0]); err != nil {
+	if err := store.Remove(s.ctx, id); err != nil {
 		return err
 	}
-	return s.out(map[string]string{"removed": pos[0]}, func(w io.Writer) { fmt.Fprintf(w, "removed: %s\n", pos[0]) })
+	return s.out(map[string]string{"removed": id}, func(w io.Writer) { fmt.Fprintf(w, "removed: %s\n", id) })
 }
 
 // reindexOut is what `memory reindex` prints.

@@ -327,46 +327,40 @@ func runRuns(s *session, args []string) error {
 func runResume(s *session, args []string) error {
 	fs := s.flags()
 	detach := fs.Bool("detach", false, "")
-	pos, err := s.parse(fs, args, 1, 1)
+	id, err := s.parseID(fs, args, backend.KindRun)
 	if err != nil {
-		return err
-	}
-	if err := needID(pos[0], backend.KindRun); err != nil {
 		return err
 	}
 	if err := s.open(); err != nil {
 		return err
 	}
-	st, _, err := s.svc.Runtime.Load(s.ctx, pos[0])
+	st, _, err := s.svc.Runtime.Load(s.ctx, id)
 	if err != nil {
 		return err
 	}
-	if err := s.svc.Runtime.Resume(s.ctx, pos[0]); err != nil {
+	if err := s.svc.Runtime.Resume(s.ctx, id); err != nil {
 		return err
 	}
 	if *detach {
-		return s.svc.Runtime.Wait(s.ctx, pos[0])
+		return s.svc.Runtime.Wait(s.ctx, id)
 	}
-	return s.follow(pos[0], st.Seq+1, true)
+	return s.follow(id, st.Seq+1, true)
 }
 
 func runCancel(s *session, args []string) error {
 	fs := s.flags()
 	reason := fs.String("reason", "", "")
-	pos, err := s.parse(fs, args, 1, 1)
+	id, err := s.parseID(fs, args, backend.KindRun)
 	if err != nil {
-		return err
-	}
-	if err := needID(pos[0], backend.KindRun); err != nil {
 		return err
 	}
 	if err := s.open(); err != nil {
 		return err
 	}
-	if err := s.svc.Runtime.Cancel(s.ctx, pos[0], *reason); err != nil {
+	if err := s.svc.Runtime.Cancel(s.ctx, id, *reason); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.env.Stdout, "run %s cancelled\n", pos[0])
+	fmt.Fprintf(s.env.Stdout, "run %s cancelled\n", id)
 	return nil
 }
 
@@ -379,11 +373,8 @@ func answer(s *session, args []string, approve bool) error {
 	network := fs.Bool("network", false, "")
 	reason := fs.String("reason", "", "")
 	detach := fs.Bool("detach", false, "")
-	pos, err := s.parse(fs, args, 1, 1)
+	id, err := s.parseID(fs, args, backend.KindApproval)
 	if err != nil {
-		return err
-	}
-	if err := needID(pos[0], backend.KindApproval); err != nil {
 		return err
 	}
 	edited, err := jsonFlag("args", *editArgs)
@@ -399,18 +390,18 @@ func answer(s *session, args []string, approve bool) error {
 	}
 	var found *runtime.Approval
 	for i := range open {
-		if open[i].RequestID == pos[0] {
+		if open[i].RequestID == id {
 			found = &open[i]
 		}
 	}
 	if found == nil {
-		return backend.Errorf(backend.ENOTFOUND, "no run is waiting on approval request %s (ducklm runs lists the waiting ones)", pos[0])
+		return backend.Errorf(backend.ENOTFOUND, "no run is waiting on approval request %s (ducklm runs lists the waiting ones)", id)
 	}
 	st, _, err := s.svc.Runtime.Load(s.ctx, found.RunID)
 	if err != nil {
 		return err
 	}
-	if err := s.svc.Runtime.Answer(s.ctx, found.RunID, runtime.Answer{RequestID: pos[0], Approve: approve, Args: edited,
+	if err := s.svc.Runtime.Answer(s.ctx, found.RunID, runtime.Answer{RequestID: id, Approve: approve, Args: edited,
 		Network: *network || found.Network, Reason: *reason, By: "cli"}); err != nil {
 		return err
 	}

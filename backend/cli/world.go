@@ -214,6 +214,15 @@ func (s *session) out(v any, text func(w io.Writer)) error {
 	return nil
 }
 
+// parseID parses flags and exactly one positional argument, an id of kind.
+func (s *session) parseID(fs *flag.FlagSet, args []string, kind backend.IDKind) (string, error) {
+	pos, err := s.parse(fs, args, 1, 1)
+	if err != nil {
+		return "", err
+	}
+	return pos[0], needID(pos[0], kind)
+}
+
 // needID checks that id is a well-formed id of kind, naming the argument.
 func needID(id string, kind backend.IDKind) error {
 	if err := backend.CheckID(id, kind); err != nil {
@@ -326,11 +335,8 @@ func runWorldNew(s *session, args []string) error {
 func runWorldStep(s *session, args []string) error {
 	fs := s.flags()
 	action := fs.String("action", "", "action JSON (default null)")
-	pos, err := s.parse(fs, args, 1, 1)
+	id, err := s.parseID(fs, args, backend.KindRun)
 	if err != nil {
-		return err
-	}
-	if err := needID(pos[0], backend.KindRun); err != nil {
 		return err
 	}
 	a, err := jsonFlag("action", *action)
@@ -340,7 +346,7 @@ func runWorldStep(s *session, args []string) error {
 	if err := s.open(); err != nil {
 		return err
 	}
-	out, err := s.svc.Worlds.Step(s.ctx, pos[0], a)
+	out, err := s.svc.Worlds.Step(s.ctx, id, a)
 	if err != nil {
 		return err
 	}
@@ -363,11 +369,8 @@ func runWorldRun(s *session, args []string) error {
 	steps := fs.Int("steps", 0, "number of steps")
 	action := fs.String("action", "", "action JSON (default null)")
 	every := fs.Int("checkpoint-every", 0, "checkpoint every K steps")
-	pos, err := s.parse(fs, args, 1, 1)
+	id, err := s.parseID(fs, args, backend.KindRun)
 	if err != nil {
-		return err
-	}
-	if err := needID(pos[0], backend.KindRun); err != nil {
 		return err
 	}
 	if *steps == 0 {
@@ -388,7 +391,7 @@ func runWorldRun(s *session, args []string) error {
 	}
 	taken := 0
 	tick := max(1, *steps/10)
-	res, err := s.svc.Worlds.RunSteps(s.ctx, pos[0], world.RunOptions{
+	res, err := s.svc.Worlds.RunSteps(s.ctx, id, world.RunOptions{
 		Steps: *steps, Action: a, CheckpointEvery: *every,
 		Progress: func(done, total int) {
 			taken = done
@@ -412,17 +415,14 @@ func runWorldRun(s *session, args []string) error {
 
 func runWorldCheckpoint(s *session, args []string) error {
 	fs := s.flags()
-	pos, err := s.parse(fs, args, 1, 1)
+	id, err := s.parseID(fs, args, backend.KindRun)
 	if err != nil {
-		return err
-	}
-	if err := needID(pos[0], backend.KindRun); err != nil {
 		return err
 	}
 	if err := s.open(); err != nil {
 		return err
 	}
-	cp, err := s.svc.Worlds.Checkpoint(s.ctx, pos[0])
+	cp, err := s.svc.Worlds.Checkpoint(s.ctx, id)
 	if err != nil {
 		return err
 	}
@@ -446,11 +446,8 @@ func runWorldFork(s *session, args []string) error {
 	policy := fs.String("seed-policy", string(backend.SeedInherit), "inherit, derive or fresh")
 	name := fs.String("name", "", "child world name")
 	index := fs.Int64("deliberation-index", 0, "deliberation index")
-	pos, err := s.parse(fs, args, 1, 1)
+	id, err := s.parseID(fs, args, backend.KindCheckpoint)
 	if err != nil {
-		return err
-	}
-	if err := needID(pos[0], backend.KindCheckpoint); err != nil {
 		return err
 	}
 	if *run != "" {
@@ -477,7 +474,7 @@ func runWorldFork(s *session, args []string) error {
 		return err
 	}
 	f, spec, child, err := s.svc.Worlds.Fork(s.ctx, world.ForkRequest{
-		CheckpointID: pos[0], ParentRunID: *run, Divergence: backend.DivergenceType(*div), Delta: d,
+		CheckpointID: id, ParentRunID: *run, Divergence: backend.DivergenceType(*div), Delta: d,
 		SeedPolicy: backend.SeedPolicy(*policy), Name: *name, DeliberationIndex: *index,
 	})
 	if err != nil {

@@ -396,17 +396,14 @@ func jsonOrNone(raw []byte) string {
 
 func runWorldVerify(s *session, args []string) error {
 	fs := s.flags()
-	pos, err := s.parse(fs, args, 1, 1)
+	id, err := s.parseID(fs, args, backend.KindRun)
 	if err != nil {
-		return err
-	}
-	if err := needID(pos[0], backend.KindRun); err != nil {
 		return err
 	}
 	if err := s.open(); err != nil {
 		return err
 	}
-	rep, err := s.svc.Worlds.Verify(s.ctx, pos[0])
+	rep, err := s.svc.Worlds.Verify(s.ctx, id)
 	if err != nil {
 		return err
 	}
