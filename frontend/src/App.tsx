@@ -1,16 +1,23 @@
-import { useCallback, useState } from 'react';
+import { Suspense, lazy, useCallback, useState } from 'react';
 import type { Approval, DucklmApi } from './bridge';
 import { Home } from './home/Home';
-import { LineageView } from './lineage/LineageView';
 import { type Section, href, sectionOf } from './lib/route';
-import { NewTask } from './runs/NewTask';
-import { RunView } from './runs/RunView';
-import { TimelineView } from './timeline/TimelineView';
 import { DuckMark } from './ui/icons';
+import { Opening } from './ui/LoadState';
 import { useApprovals } from './ui/useApprovals';
 import { navigate, useRoute } from './ui/useRoute';
-import { WorldView } from './worlds/WorldView';
-import { Worlds } from './worlds/Worlds';
+
+// Home is in the first chunk; every other screen loads when first opened, so
+// the editor (CodeMirror), the graph layout (dagre) and the virtual list stay
+// out of the start-up bundle.
+const NewTask = lazy(() => import('./runs/NewTask').then((m) => ({ default: m.NewTask })));
+const RunView = lazy(() => import('./runs/RunView').then((m) => ({ default: m.RunView })));
+const Worlds = lazy(() => import('./worlds/Worlds').then((m) => ({ default: m.Worlds })));
+const WorldView = lazy(() => import('./worlds/WorldView').then((m) => ({ default: m.WorldView })));
+const LineageView = lazy(() => import('./lineage/LineageView').then((m) => ({ default: m.LineageView })));
+const TimelineView = lazy(() => import('./timeline/TimelineView').then((m) => ({ default: m.TimelineView })));
+const MemoryView = lazy(() => import('./memory/MemoryView').then((m) => ({ default: m.MemoryView })));
+const SettingsView = lazy(() => import('./settings/SettingsView').then((m) => ({ default: m.SettingsView })));
 
 interface AppProps {
   api: DucklmApi;
@@ -21,6 +28,8 @@ const NAV: readonly { section: Section; label: string; href: string }[] = [
   { section: 'new', label: 'New task', href: href({ screen: 'new' }) },
   { section: 'worlds', label: 'Worlds', href: href({ screen: 'worlds' }) },
   { section: 'lineage', label: 'Lineage', href: href({ screen: 'lineage' }) },
+  { section: 'memory', label: 'Memory', href: href({ screen: 'memory' }) },
+  { section: 'settings', label: 'Settings', href: href({ screen: 'settings' }) },
 ];
 
 /** App is the window's shell: a sidebar with the sections and the current screen. */
@@ -74,6 +83,7 @@ export function App({ api }: AppProps) {
       </nav>
       <main className="app-main">
         {route.screen === 'home' && <Home api={api} onVersion={setVersion} />}
+        <Suspense fallback={<Opening what="the screen" />}>
         {route.screen === 'new' && <NewTask api={api} />}
         {route.screen === 'run' && <RunView key={route.runId} api={api} runId={route.runId} />}
         {route.screen === 'worlds' && <Worlds api={api} />}
@@ -82,6 +92,9 @@ export function App({ api }: AppProps) {
         {route.screen === 'timeline' && (
           <TimelineView key={route.runId} api={api} runId={route.runId} {...(route.seq ? { seq: route.seq } : {})} />
         )}
+        {route.screen === 'memory' && <MemoryView api={api} />}
+        {route.screen === 'settings' && <SettingsView api={api} />}
+        </Suspense>
       </main>
     </div>
   );

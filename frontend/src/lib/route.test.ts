@@ -12,6 +12,8 @@ describe('routes', () => {
     { screen: 'lineage', select: 'wld_1' },
     { screen: 'timeline', runId: 'run_03' },
     { screen: 'timeline', runId: 'run_03', seq: 42 },
+    { screen: 'memory' },
+    { screen: 'settings' },
   ];
 
   it.each(all)('round-trips %o', (r) => {
@@ -35,5 +37,7 @@ describe('routes', () => {
     expect(sectionOf({ screen: 'run', runId: 'x' })).toBe('home');
     expect(sectionOf({ screen: 'world', runId: 'x' })).toBe('worlds');
     expect(sectionOf({ screen: 'lineage' })).toBe('lineage');
+    expect(sectionOf({ screen: 'memory' })).toBe('memory');
+    expect(sectionOf({ screen: 'settings' })).toBe('settings');
   });
 });

@@ -1,6 +1,6 @@
 // The window's screens are addressed by the URL hash ("#/runs/run_…"), so a
 // reload keeps the place, the back button works, and a nav item is a plain
-// link the desktop smoke test can click. No router library: five routes.
+// link the desktop smoke test can click. No router library: nine routes.
 
 /** Route is a screen and what it shows. */
 export type Route =
@@ -10,10 +10,12 @@ export type Route =
   | { screen: 'worlds' }
   | { screen: 'world'; runId: string }
   | { screen: 'lineage'; select?: string }
-  | { screen: 'timeline'; runId: string; seq?: number };
+  | { screen: 'timeline'; runId: string; seq?: number }
+  | { screen: 'memory' }
+  | { screen: 'settings' };
 
 /** The top-level sections of the sidebar. */
-export type Section = 'home' | 'new' | 'worlds' | 'lineage';
+export type Section = 'home' | 'new' | 'worlds' | 'lineage' | 'memory' | 'settings';
 
 function segment(s: string | undefined): string | undefined {
   if (s === undefined || s === '') return undefined;
@@ -41,6 +43,10 @@ export function parseRoute(hash: string): Route {
       const select = q.get('select');
       return select ? { screen: 'lineage', select } : { screen: 'lineage' };
     }
+    case 'memory':
+      return { screen: 'memory' };
+    case 'settings':
+      return { screen: 'settings' };
     case 'timeline': {
       if (!id) return { screen: 'home' };
       const seq = Number(q.get('seq'));
@@ -68,6 +74,10 @@ export function href(r: Route): string {
       return r.select ? `#/lineage?select=${encodeURIComponent(r.select)}` : '#/lineage';
     case 'timeline':
       return `#/timeline/${encodeURIComponent(r.runId)}${r.seq ? `?seq=${r.seq}` : ''}`;
+    case 'memory':
+      return '#/memory';
+    case 'settings':
+      return '#/settings';
   }
 }
 
@@ -86,5 +96,9 @@ export function sectionOf(r: Route): Section {
       return 'lineage';
     case 'timeline':
       return 'home';
+    case 'memory':
+      return 'memory';
+    case 'settings':
+      return 'settings';
   }
 }
