@@ -21,12 +21,13 @@ type App struct {
 	svc *service.Service
 	log *slog.Logger
 
-	mu         sync.Mutex
-	ctx        context.Context // Wails' context, set at startup
-	fwd        *forwarder
-	stopRaise  func()
-	stopTokens func()
-	stopRun    context.CancelFunc
+	mu           sync.Mutex
+	ctx          context.Context // Wails' context, set at startup
+	fwd          *forwarder
+	stopRaise    func()
+	stopTokens   func()
+	stopProgress func()
+	stopRun      context.CancelFunc
 }
 
 // New returns the window's facade over svc. When the data directory could

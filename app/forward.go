@@ -19,6 +19,10 @@ import (
 // tokens ([]service.Token); they are not stored, the final message is.
 const EventTokens = "run:tokens"
 
+// EventProgress is the window event that carries the progress of long work
+// ([]service.Progress, the latest of each piece of work since the last batch).
+const EventProgress = "work:progress"
+
 // EventLedger is the window event that carries batches of committed ledger
 // events ([]backend.Event, in commit order).
 const EventLedger = "ledger:events"
@@ -101,8 +105,11 @@ func (a *App) startup(ctx context.Context) {
 	} else if len(resumed) > 0 {
 		a.log.Info("resumed runs", "runs", resumed)
 	}
-	a.stopTokens = forwardTokens(ctx, a.svc.Tokens, func(tokens []service.Token) {
+	a.stopTokens = forwardHub(ctx, a.svc.Tokens, nil, func(tokens []service.Token) {
 		runtime.EventsEmit(ctx, EventTokens, tokens)
+	})
+	a.stopProgress = forwardHub(ctx, a.svc.Progress, service.LatestProgress, func(p []service.Progress) {
+		runtime.EventsEmit(ctx, EventProgress, p)
 	})
 	head, err := a.svc.Ledger.Count(ctx)
 	if err != nil {
@@ -126,6 +133,9 @@ func (a *App) shutdown(ctx context.Context) {
 	}
 	if a.stopTokens != nil {
 		a.stopTokens()
+	}
+	if a.stopProgress != nil {
+		a.stopProgress()
 	}
 	if a.fwd != nil {
 		a.fwd.stop()
@@ -158,12 +168,14 @@ func (a *App) raise() {
 	runtime.WindowShow(ctx)
 }
 
-// forwardTokens batches streamed tokens like ledger events: a fast model
-// must not drown the window.
-func forwardTokens(ctx context.Context, hub *service.TokenHub, emit func([]service.Token)) (stop func()) {
+// forwardHub batches what a hub publishes like ledger events: a fast model
+// or a busy import must not drown the window. squash, when set, thins a
+// batch before it is sent (progress keeps only the latest of each piece of
+// work).
+func forwardHub[T any](ctx context.Context, hub *service.Hub[T], squash func([]T) []T, emit func([]T)) (stop func()) {
 	var mu sync.Mutex
-	var batch []service.Token
-	cancel := hub.Subscribe(func(t service.Token) {
+	var batch []T
+	cancel := hub.Subscribe(func(t T) {
 		mu.Lock()
 		batch = append(batch, t)
 		mu.Unlock()
@@ -182,6 +194,9 @@ func forwardTokens(ctx context.Context, hub *service.TokenHub, emit func([]servi
 			out := batch
 			batch = nil
 			mu.Unlock()
+			if squash != nil {
+				out = squash(out)
+			}
 			if len(out) > 0 {
 				emit(out)
 			}

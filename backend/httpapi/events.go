@@ -16,8 +16,9 @@ import (
 // The window's event names (app/forward.go), which the browser receives as
 // SSE event names.
 const (
-	EventLedger = "ledger:events"
-	EventTokens = "run:tokens"
+	EventLedger   = "ledger:events"
+	EventTokens   = "run:tokens"
+	EventProgress = "work:progress"
 )
 
 // Batching as the window batches: at most one message per flushEvery for
@@ -76,6 +77,13 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 		tmu.Unlock()
 	})
 	defer cancelTokens()
+	var progress []service.Progress
+	cancelProgress := s.svc.Progress.Subscribe(func(p service.Progress) {
+		tmu.Lock()
+		progress = service.LatestProgress(append(progress, p))
+		tmu.Unlock()
+	})
+	defer cancelProgress()
 
 	rc := http.NewResponseController(w)
 	h := w.Header()
@@ -144,10 +152,13 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			tmu.Lock()
-			out := tokens
-			tokens = nil
+			out, work := tokens, progress
+			tokens, progress = nil, nil
 			tmu.Unlock()
 			if len(out) > 0 && !event(EventTokens, 0, out) {
+				return
+			}
+			if len(work) > 0 && !event(EventProgress, 0, work) {
 				return
 			}
 		case <-heartbeat.C:

@@ -41,7 +41,7 @@ func newRuntime(dir string, db *sqlite.DB, ledger *sqlite.Ledger, blobs backend.
 			return tool.NewScript(language, source, mode)
 		},
 		Log:      func(msg string, args ...any) { log.Warn(msg, args...) },
-		Tokens:   tokens.publish,
+		Tokens:   func(runID, stepID, text string) { tokens.Publish(Token{RunID: runID, StepID: stepID, Text: text}) },
 		Memory:   mem,
 		Memories: mem.retrieve,
 	})
@@ -137,37 +137,4 @@ type Token struct {
 	RunID  string `json:"runId"`
 	StepID string `json:"stepId,omitempty"`
 	Text   string `json:"text"`
-}
-
-// TokenHub fans streamed tokens out to the windows and browsers watching.
-type TokenHub struct {
-	mu   sync.Mutex
-	next int
-	subs map[int]func(Token)
-}
-
-// Subscribe calls fn for every token until the returned cancel is called.
-// fn must not block.
-func (h *TokenHub) Subscribe(fn func(Token)) (cancel func()) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.subs == nil {
-		h.subs = map[int]func(Token){}
-	}
-	id := h.next
-	h.next++
-	h.subs[id] = fn
-	return func() {
-		h.mu.Lock()
-		delete(h.subs, id)
-		h.mu.Unlock()
-	}
-}
-
-func (h *TokenHub) publish(runID, stepID, text string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, fn := range h.subs {
-		fn(Token{RunID: runID, StepID: stepID, Text: text})
-	}
 }

@@ -34,8 +34,10 @@ type Service struct {
 	Sandboxed bool
 	// Tokens carries streamed model tokens to the user interfaces.
 	Tokens *TokenHub
-	models *modelCache
-	memory *memoryHub
+	// Progress carries the progress of long work to the user interfaces.
+	Progress *ProgressHub
+	models   *modelCache
+	memory   *memoryHub
 }
 
 // Options tune Open.
@@ -96,7 +98,7 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 		return json.Marshal(st)
 	})
 	return &Service{Dir: dir, DB: db, Ledger: ledger, Bus: b, Blobs: blobs, Worlds: worlds,
-		Runtime: rt, Tools: tools, Ollama: oc, Sandboxed: sandboxed, Tokens: tokens, models: models, memory: mem}, nil
+		Runtime: rt, Tools: tools, Ollama: oc, Sandboxed: sandboxed, Tokens: tokens, Progress: &ProgressHub{}, models: models, memory: mem}, nil
 }
 
 // Close stops the runtime (running steps are cancelled and recorded) and

@@ -2,7 +2,7 @@
 // is not transport lives here: method names, argument order, and turning what
 // Go sends into what the types promise (a Go nil slice or map arrives as null
 // and becomes [] or {}).
-import { type Channel, EVENT_LEDGER, EVENT_TOKENS } from './channel';
+import { type Channel, EVENT_LEDGER, EVENT_PROGRESS, EVENT_TOKENS } from './channel';
 import { BridgeError, call } from './errors';
 import type {
   Approval,
@@ -16,6 +16,7 @@ import type {
   LedgerEvent,
   Lineage,
   Overview,
+  Progress,
   RunDetail,
   RunState,
   RunSummary,
@@ -156,5 +157,6 @@ export function createApi(channel: Channel): DucklmApi {
     verify: async (runId) => obj(await invoke('Verify', runId), 'verification report'),
     onLedgerEvents: (cb) => subscribe<LedgerEvent>(EVENT_LEDGER, cb),
     onTokens: (cb) => subscribe<Token>(EVENT_TOKENS, cb),
+    onProgress: (cb) => subscribe<Progress>(EVENT_PROGRESS, cb),
   };
 }

@@ -4,7 +4,7 @@ import { event, overview } from '../test/fixtures';
 import { type FakeWails, METHODS, installFakeWails } from '../test/fakeWails';
 import { BridgeError, LEDGER_EVENTS, UNREACHABLE, api, channels, copyText, selectApi, selectChannel, toBridgeError } from './index';
 import { createApi } from './api';
-import { EVENT_TOKENS } from './channel';
+import { EVENT_PROGRESS, EVENT_TOKENS } from './channel';
 import { available, createWailsChannel } from './wails';
 
 describe('toBridgeError', () => {
@@ -213,6 +213,17 @@ describe('api over the Wails channel', () => {
     expect(cb).toHaveBeenCalledExactlyOnceWith([{ runId: 'run_1', text: 'Hel' }]);
     off();
     expect(wails.listenerCount(EVENT_TOKENS)).toBe(0);
+  });
+
+  it('delivers progress batches', () => {
+    const cb = vi.fn();
+    const off = make().onProgress(cb);
+    const p = { op: 'op_1', phase: 'import', done: 3, total: 9, unit: 'entries' };
+    wails.emit(EVENT_PROGRESS, [p]);
+    wails.emit(EVENT_PROGRESS, null);
+    expect(cb).toHaveBeenCalledExactlyOnceWith([p]);
+    off();
+    expect(wails.listenerCount(EVENT_PROGRESS)).toBe(0);
   });
 });
 

@@ -27,3 +27,4 @@ export interface Channel {
 /** The window events the Go side emits. */
 export const EVENT_LEDGER = 'ledger:events';
 export const EVENT_TOKENS = 'run:tokens';
+export const EVENT_PROGRESS = 'work:progress';

@@ -13,7 +13,7 @@ export { BridgeError, UNREACHABLE, toBridgeError } from './errors';
 export { copyText } from './clipboard';
 export { createApi } from './api';
 export type { Channel } from './channel';
-export { EVENT_LEDGER, EVENT_TOKENS } from './channel';
+export { EVENT_LEDGER, EVENT_PROGRESS, EVENT_TOKENS } from './channel';
 export type * from './types';
 export { LEDGER_EVENTS } from './types';
 

@@ -375,6 +375,19 @@ export interface Token {
   text: string;
 }
 
+/**
+ * Progress is how far one piece of long work has come (Go: service.Progress).
+ * op is the id the screen chose when it started the work.
+ */
+export interface Progress {
+  op: string;
+  phase: string;
+  done: number;
+  total: number;
+  /** What done and total count: "bytes", "entries", "memories". */
+  unit: string;
+}
+
 // ---- worlds (Go: api, world) ----
 
 /** LineageNode is a world in the fork DAG (Go: world.Node). */
@@ -562,6 +575,8 @@ export interface DucklmApi {
   onLedgerEvents(cb: (events: LedgerEvent[]) => void): Unsubscribe;
   /** Receives batches of streamed model tokens. */
   onTokens(cb: (tokens: Token[]) => void): Unsubscribe;
+  /** Receives the progress of long work (the latest report of each op per batch). */
+  onProgress(cb: (progress: Progress[]) => void): Unsubscribe;
 }
 
 /** The window event that carries LedgerEvent[] batches. */
