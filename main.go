@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,6 +18,7 @@ import (
 
 	"ducklm/app"
 	"ducklm/backend"
+	"ducklm/backend/api"
 	"ducklm/backend/cli"
 	"ducklm/backend/service"
 )
@@ -30,8 +32,9 @@ var icon []byte
 func main() {
 	args := os.Args[1:]
 	if len(args) == 0 {
-		os.Exit(runWindow())
+		os.Exit(runWindow(api.OpenRequest{}))
 	}
+	cli.SetWindow(runWindow) // `ducklm open …`
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if dist, err := fs.Sub(frontendDist, "frontend/dist"); err == nil {
@@ -40,7 +43,10 @@ func main() {
 	os.Exit(cli.Run(cli.Env{Ctx: ctx, Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin}, args))
 }
 
-func runWindow() int {
+// runWindow opens the window on the data directory, showing open once the
+// page is up; when another window holds the directory, that one comes
+// forward and shows open instead.
+func runWindow(open api.OpenRequest) int {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	assets, err := fs.Sub(frontendDist, "frontend/dist")
 	if err != nil {
@@ -59,7 +65,12 @@ func runWindow() int {
 	svc, lock, openErr := openForWindow()
 	if lock == nil && errors.Is(openErr, service.ErrLocked) {
 		dir, _ := service.DataDir()
-		if service.RaiseRunning(dir) {
+		msg := ""
+		if open.Screen != "" {
+			b, _ := json.Marshal(open)
+			msg = string(b)
+		}
+		if service.RaiseRunning(dir, msg) {
 			fmt.Fprintf(os.Stderr, "ducklm is already running on %s; its window was brought forward.\n", dir)
 			return 0
 		}
@@ -76,7 +87,9 @@ func runWindow() int {
 		}
 		lock.Release()
 	}()
-	if err := app.Run(app.New(svc, openErr, log), assets, icon); err != nil {
+	win := app.New(svc, openErr, log)
+	api.SetOpen(win.API, open)
+	if err := app.Run(win, assets, icon); err != nil {
 		log.Error("window", "err", err)
 		fmt.Fprintf(os.Stderr, "ducklm could not open its window: %v\nRun `ducklm doctor` to check WebKitGTK and the display.\n", err)
 		return 1

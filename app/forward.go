@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/signal"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"ducklm/backend"
+	"ducklm/backend/api"
 	"ducklm/backend/bus"
 	"ducklm/backend/service"
 )
@@ -18,6 +20,10 @@ import (
 // EventTokens is the window event that carries batches of streamed model
 // tokens ([]service.Token); they are not stored, the final message is.
 const EventTokens = "run:tokens"
+
+// EventNavigate is the window event that asks the page to show a route
+// (api.Opened), sent when a later `ducklm open …` names what to show.
+const EventNavigate = "app:navigate"
 
 // EventProgress is the window event that carries the progress of long work
 // ([]service.Progress, the latest of each piece of work since the last batch).
@@ -162,10 +168,20 @@ func quitOnSignal(ctx context.Context) {
 }
 
 // raise brings the window forward (a second launch asked for it).
-func (a *App) raise() {
+// A later `ducklm open …` also says what to show: the window navigates there.
+func (a *App) raise(open string) {
 	ctx := a.context()
 	runtime.WindowUnminimise(ctx)
 	runtime.WindowShow(ctx)
+	if open == "" {
+		return
+	}
+	var req api.OpenRequest
+	if err := json.Unmarshal([]byte(open), &req); err != nil {
+		a.log.Warn("a later launch sent an open request that is not JSON", "err", err)
+		return
+	}
+	runtime.EventsEmit(ctx, EventNavigate, a.API.Resolve(req))
 }
 
 // forwardHub batches what a hub publishes like ledger events: a fast model

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 
 	"ducklm/backend"
 	"ducklm/backend/doctor"
@@ -24,6 +25,9 @@ type API struct {
 	log      *slog.Logger
 	ctx      func() context.Context
 	dialogs  Dialogs
+
+	openMu sync.Mutex
+	open   *OpenRequest // what `ducklm open` asked the window to show
 }
 
 // Dialogs are the native dialogs of the desktop window; the browser has none.

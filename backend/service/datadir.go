@@ -1,14 +1,17 @@
 package service
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"ducklm/backend"
 )
@@ -83,21 +86,30 @@ func (l *Lock) Release() {
 	}
 }
 
-// RaiseRunning asks the ducklm window that holds dir to come forward. It
-// reports whether one answered.
-func RaiseRunning(dir string) bool {
+// RaiseRunning asks the ducklm window that holds dir to come forward and,
+// when open is not empty, to show it (a JSON open request, see
+// api.OpenRequest). It reports whether a window answered.
+func RaiseRunning(dir, open string) bool {
 	conn, err := net.Dial("unix", socketPath(dir))
 	if err != nil {
 		return false
 	}
 	defer conn.Close()
-	_, err = conn.Write([]byte("raise\n"))
+	msg := "raise\n"
+	if open != "" {
+		msg = "open " + open + "\n"
+	}
+	_, err = conn.Write([]byte(msg))
 	return err == nil
 }
 
-// ListenRaise serves raise requests from later instances on dir's socket,
-// calling raise for each, until the returned stop is called.
-func ListenRaise(dir string, raise func()) (stop func(), err error) {
+// maxRaiseMessage bounds what a later instance may send.
+const maxRaiseMessage = 4096
+
+// ListenRaise serves requests from later instances on dir's socket until
+// the returned stop is called: raise(open) is called for each, with open
+// the JSON open request sent, or "" for a plain raise.
+func ListenRaise(dir string, raise func(open string)) (stop func(), err error) {
 	path := socketPath(dir)
 	os.Remove(path) // stale after a crash; we hold the lock, so nobody else serves it
 	ln, err := net.Listen("unix", path)
@@ -110,11 +122,14 @@ func ListenRaise(dir string, raise func()) (stop func(), err error) {
 			if err != nil {
 				return
 			}
-			buf := make([]byte, 16)
-			n, _ := conn.Read(buf)
+			conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+			line, _ := bufio.NewReader(io.LimitReader(conn, maxRaiseMessage)).ReadString('\n')
 			conn.Close()
-			if strings.TrimSpace(string(buf[:n])) == "raise" {
-				raise()
+			switch line = strings.TrimSpace(line); {
+			case line == "raise":
+				raise("")
+			case strings.HasPrefix(line, "open "):
+				raise(strings.TrimPrefix(line, "open "))
 			}
 		}
 	}()

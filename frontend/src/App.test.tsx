@@ -77,6 +77,23 @@ describe('App', () => {
     await waitFor(() => expect(made).toEqual([{ title: 'ducklm: approval needed (medium risk)', body: 'Write the report: file_write, it writes a file' }]));
   });
 
+  it('opens what `ducklm open` asked for, at start and later', async () => {
+    const { api, channel } = setup();
+    channel.handle('TakeOpen', () => ({ route: { screen: 'settings' } }));
+    render(<App api={api} />);
+    await waitFor(() => expect(window.location.hash).toBe('#/settings'));
+    expect(channel.calls('TakeOpen')).toHaveLength(1);
+
+    channel.emit('app:navigate', { route: { screen: 'lineage', select: 'wld_7' } });
+    await waitFor(() => expect(window.location.hash).toBe('#/lineage?select=wld_7'));
+
+    channel.emit('app:navigate', { route: { screen: 'home' }, error: 'There is no run run_404.' });
+    expect((await screen.findByRole('alert')).textContent).toContain('There is no run run_404.');
+    await waitFor(() => expect(window.location.hash).toBe('#/'));
+    fireEvent.click(screen.getByRole('button', { name: 'Dismiss' }));
+    expect(screen.queryByText('There is no run run_404.')).toBeNull();
+  });
+
   it('navigates by the hash when a nav item is clicked', async () => {
     const { api } = setup();
     render(<App api={api} />);

@@ -1,7 +1,7 @@
-import { Suspense, lazy, useCallback, useState } from 'react';
-import type { Approval, DucklmApi } from './bridge';
+import { Suspense, lazy, useCallback, useEffect, useState } from 'react';
+import type { Approval, DucklmApi, Opened } from './bridge';
 import { Home } from './home/Home';
-import { type Section, href, sectionOf } from './lib/route';
+import { type Section, fromOpen, href, sectionOf } from './lib/route';
 import { DuckMark } from './ui/icons';
 import { Opening } from './ui/LoadState';
 import { useApprovals } from './ui/useApprovals';
@@ -40,6 +40,24 @@ export function App({ api }: AppProps) {
   const openApproval = useCallback((a: Approval) => navigate({ screen: 'run', runId: a.runId }), []);
   const { approvals, permission, askPermission } = useApprovals(api, openApproval);
   const waiting = approvals.length;
+  const [openError, setOpenError] = useState<string>();
+
+  // `ducklm open …` names a screen: at start (asked once) and later, when a
+  // second launch brings this window forward.
+  useEffect(() => {
+    let live = true;
+    const show = (o: Opened) => {
+      if (!live) return;
+      if (o.route.screen !== '') navigate(fromOpen(o.route));
+      setOpenError(o.error || undefined);
+    };
+    api.takeOpen().then(show, () => {});
+    const off = api.onNavigate(show);
+    return () => {
+      live = false;
+      off();
+    };
+  }, [api]);
 
   return (
     <div className="app">
@@ -82,6 +100,14 @@ export function App({ api }: AppProps) {
         </div>
       </nav>
       <main className="app-main">
+        {openError && (
+          <div className="panel error-panel open-error" role="alert">
+            <span>{openError}</span>
+            <button type="button" className="link-button" onClick={() => setOpenError(undefined)}>
+              Dismiss
+            </button>
+          </div>
+        )}
         {route.screen === 'home' && <Home api={api} onVersion={setVersion} />}
         <Suspense fallback={<Opening what="the screen" />}>
         {route.screen === 'new' && <NewTask api={api} />}

@@ -182,6 +182,21 @@ func TestDesktopWindowOpensOnHome(t *testing.T) {
 	require.NoError(t, err, "second launch: %s", msg)
 	require.Contains(t, string(msg), "already running")
 
+	// `ducklm open settings` brings it forward on the Settings screen.
+	open := exec.Command(bin, "open", "settings")
+	open.Env = cmd.Env
+	msg, err = open.CombinedOutput()
+	require.NoError(t, err, "ducklm open: %s", msg)
+	settingsShot := filepath.Join(artifactDir(t), "desktop-settings.png")
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		capture(t, wid, settingsShot)
+		if changed = difference(t, worlds, settingsShot); changed > 0.05 {
+			break
+		}
+	}
+	require.Greater(t, changed, 0.05, "the Settings screen replaced the Worlds screen")
+	require.NoError(t, drawn(t, settingsShot))
+
 	// SIGTERM closes the window cleanly and releases the data directory.
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	select {

@@ -2,7 +2,7 @@
 // is not transport lives here: method names, argument order, and turning what
 // Go sends into what the types promise (a Go nil slice or map arrives as null
 // and becomes [] or {}).
-import { type Channel, EVENT_LEDGER, EVENT_PROGRESS, EVENT_TOKENS } from './channel';
+import { type Channel, EVENT_LEDGER, EVENT_NAVIGATE, EVENT_PROGRESS, EVENT_TOKENS } from './channel';
 import { BridgeError, call } from './errors';
 import type {
   Approval,
@@ -15,6 +15,7 @@ import type {
   HistoryPage,
   LedgerEvent,
   Lineage,
+  Opened,
   Overview,
   Progress,
   RunDetail,
@@ -158,5 +159,13 @@ export function createApi(channel: Channel): DucklmApi {
     onLedgerEvents: (cb) => subscribe<LedgerEvent>(EVENT_LEDGER, cb),
     onTokens: (cb) => subscribe<Token>(EVENT_TOKENS, cb),
     onProgress: (cb) => subscribe<Progress>(EVENT_PROGRESS, cb),
+    async takeOpen() {
+      const o = obj<Opened>(await invoke('TakeOpen'), 'open request');
+      return { ...o, route: o.route ?? { screen: '' } };
+    },
+    onNavigate: (cb) =>
+      channel.on(EVENT_NAVIGATE, (payload) => {
+        if (payload && typeof payload === 'object' && 'route' in payload) cb(payload as Opened);
+      }),
   };
 }

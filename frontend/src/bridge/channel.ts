@@ -28,3 +28,4 @@ export interface Channel {
 export const EVENT_LEDGER = 'ledger:events';
 export const EVENT_TOKENS = 'run:tokens';
 export const EVENT_PROGRESS = 'work:progress';
+export const EVENT_NAVIGATE = 'app:navigate';

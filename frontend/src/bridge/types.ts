@@ -388,6 +388,15 @@ export interface Progress {
   unit: string;
 }
 
+/**
+ * Opened is what `ducklm open` asked the window to show (Go: api.Opened):
+ * a route, or home with the sentence saying why the route cannot be shown.
+ */
+export interface Opened {
+  route: { screen: string; runId?: string; select?: string; seq?: number };
+  error?: string;
+}
+
 // ---- worlds (Go: api, world) ----
 
 /** LineageNode is a world in the fork DAG (Go: world.Node). */
@@ -575,6 +584,10 @@ export interface DucklmApi {
   onLedgerEvents(cb: (events: LedgerEvent[]) => void): Unsubscribe;
   /** Receives batches of streamed model tokens. */
   onTokens(cb: (tokens: Token[]) => void): Unsubscribe;
+  /** What `ducklm open` asked this window to show at start, once; screen "" when nothing. */
+  takeOpen(): Promise<Opened>;
+  /** Receives what a later `ducklm open` asks the running window to show. */
+  onNavigate(cb: (opened: Opened) => void): Unsubscribe;
   /** Receives the progress of long work (the latest report of each op per batch). */
   onProgress(cb: (progress: Progress[]) => void): Unsubscribe;
 }

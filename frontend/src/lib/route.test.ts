@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Route, href, parseRoute, sectionOf } from './route';
+import { type Route, fromOpen, href, parseRoute, sectionOf } from './route';
 
 describe('routes', () => {
   const all: Route[] = [
@@ -39,5 +39,16 @@ describe('routes', () => {
     expect(sectionOf({ screen: 'lineage' })).toBe('lineage');
     expect(sectionOf({ screen: 'memory' })).toBe('memory');
     expect(sectionOf({ screen: 'settings' })).toBe('settings');
+  });
+
+  it('reads the routes `ducklm open` sends', () => {
+    expect(fromOpen({ screen: 'home' })).toEqual({ screen: 'home' });
+    expect(fromOpen({ screen: 'settings' })).toEqual({ screen: 'settings' });
+    expect(fromOpen({ screen: 'run', runId: 'run_1' })).toEqual({ screen: 'run', runId: 'run_1' });
+    expect(fromOpen({ screen: 'world', runId: 'run_2' })).toEqual({ screen: 'world', runId: 'run_2' });
+    expect(fromOpen({ screen: 'lineage', select: 'wld_1' })).toEqual({ screen: 'lineage', select: 'wld_1' });
+    expect(fromOpen({ screen: 'timeline', runId: 'run_3', seq: 7 })).toEqual({ screen: 'timeline', runId: 'run_3', seq: 7 });
+    expect(fromOpen({ screen: 'run' })).toEqual({ screen: 'home' });
+    expect(fromOpen({ screen: 'elsewhere' })).toEqual({ screen: 'home' });
   });
 });

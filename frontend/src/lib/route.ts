@@ -102,3 +102,19 @@ export function sectionOf(r: Route): Section {
       return 'settings';
   }
 }
+
+/** OpenRoute is a route as Go describes it (Go: api.OpenRoute), from `ducklm open`. */
+export interface OpenRoute {
+  screen: string;
+  runId?: string;
+  select?: string;
+  seq?: number;
+}
+
+/** fromOpen reads a route Go sent; anything it does not know is home. */
+export function fromOpen(o: OpenRoute): Route {
+  const h = `#/${o.screen === 'home' ? '' : o.screen === 'run' ? 'runs' : o.screen === 'world' ? 'worlds' : o.screen}`;
+  const id = o.runId ? `/${encodeURIComponent(o.runId)}` : '';
+  const q = o.select ? `?select=${encodeURIComponent(o.select)}` : o.seq ? `?seq=${o.seq}` : '';
+  return parseRoute(h + id + q);
+}
