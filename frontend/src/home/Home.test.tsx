@@ -184,6 +184,30 @@ describe('Home', () => {
     expect(screen.getByTestId('count-events').textContent).toBe('1');
   });
 
+  it('asks for the counts again, once, after a burst of live events', async () => {
+    let worlds = 2;
+    const { api, emit } = fakeApi({
+      overview: () => Promise.resolve(someOverview({ counts: { worlds, runs: 3, streams: 3, events: 2 } })),
+    });
+    render(<Home api={api} />);
+    await waitFor(() => expect(screen.getByTestId('count-worlds').textContent).toBe('2'));
+    expect(api.overview).toHaveBeenCalledTimes(1);
+    worlds = 3;
+    vi.useFakeTimers();
+    try {
+      emit([event({ seq: 3, pos: 3, type: 'world.forked' })]);
+      emit([event({ seq: 4, pos: 4, type: 'world.created' })]);
+      await act(async () => {
+        await vi.advanceTimersByTimeAsync(1000);
+      });
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(api.overview).toHaveBeenCalledTimes(2);
+    await waitFor(() => expect(screen.getByTestId('count-worlds').textContent).toBe('3'));
+    expect(rows()).toHaveLength(4); // the feed kept the live events
+  });
+
   it('unsubscribes when it goes away', async () => {
     const { api, listeners } = fakeApi();
     const { unmount } = render(<Home api={api} />);

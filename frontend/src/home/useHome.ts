@@ -15,6 +15,10 @@ export type ChecksState = { status: 'loading' } | { status: 'error'; message: st
 // failing load from holding a busy ledger's stream forever.
 const MAX_PENDING = 10_000;
 
+// New events may mean new worlds, runs and streams: the counts are asked
+// again at most this often while events arrive (the events count is live).
+export const COUNTS_REFRESH_MS = 1000;
+
 /**
  * useHome loads what Home shows and keeps it live. It subscribes before it
  * loads the overview so that no event committed in between is missed; the
@@ -27,6 +31,9 @@ export function useHome(api: DucklmApi) {
   const [checksAttempt, setChecksAttempt] = useState(0);
   const ready = useRef(false);
   const pending = useRef<LedgerEvent[]>([]);
+  const countsTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+
+  useEffect(() => () => clearTimeout(countsTimer.current), []);
 
   useEffect(
     () =>
@@ -41,6 +48,20 @@ export function useHome(api: DucklmApi) {
           const feed = mergeEvents(s.feed, batch);
           return feed === s.feed ? s : { ...s, feed };
         });
+        if (countsTimer.current === undefined) {
+          countsTimer.current = setTimeout(() => {
+            api.overview().then(
+              (o) => {
+                countsTimer.current = undefined;
+                setOverview((s) => (s.status === 'ready' ? { ...s, overview: { ...s.overview, counts: o.counts } } : s));
+              },
+              () => {
+                // The tiles keep their last counts; the next batch asks again.
+                countsTimer.current = undefined;
+              },
+            );
+          }, COUNTS_REFRESH_MS);
+        }
       }),
     [api],
   );
