@@ -65,7 +65,11 @@ export function App({ api }: AppProps) {
         <div className="brand">
           <DuckMark />
           <span className="app-name">ducklm</span>
-          {version !== undefined && <span className="app-version">v{version.replace(/^v/, '')}</span>}
+          {version !== undefined && (
+            <span className="app-version" title={`ducklm ${version}`}>
+              v{version.replace(/^v/, '')}
+            </span>
+          )}
         </div>
         <ul className="nav-list">
           {NAV.map((n) => (
