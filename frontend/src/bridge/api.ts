@@ -5,6 +5,18 @@
 import { type Channel, EVENT_LEDGER, EVENT_NAVIGATE, EVENT_PROGRESS, EVENT_TOKENS } from './channel';
 import { BridgeError, call } from './errors';
 import type {
+  BundleReport,
+  ExportResult,
+  HeldWorld,
+  ImportResult,
+  EmbedderChoices,
+  Memory,
+  MemoryDetail,
+  MemoryPage,
+  MemorySource,
+  MemoryStatus,
+  ModelInfo,
+  RetrievedMemory,
   Approval,
   BranchDiff,
   CatalogEntry,
@@ -12,19 +24,27 @@ import type {
   Example,
   RiskRule,
   DucklmApi,
+  HistoryMatch,
+  HistoryMatches,
   HistoryPage,
   LedgerEvent,
   Lineage,
+  LineageOutline,
   Opened,
   Overview,
   Progress,
   RunDetail,
   RunState,
   RunSummary,
+  Settings,
+  SettingsCheck,
+  SettingsSaved,
+  SettingsView,
   StepOutcome,
   TaskGraph,
   TaskNode,
   Token,
+  TypeCount,
   WorldDetail,
 } from './types';
 
@@ -68,8 +88,31 @@ function runState(s: RunState | null | undefined): RunState | null {
   return out;
 }
 
+/** settingsOf fills what Go leaves null or out (a nil models map). */
+function settingsOf(s: Partial<Settings> | null | undefined): Settings {
+  return {
+    ollamaHost: s?.ollamaHost ?? '',
+    models: s?.models && typeof s.models === 'object' ? { ...s.models } : {},
+    approvalMode: s?.approvalMode ?? '',
+    theme: s?.theme ?? '',
+  };
+}
+
 function events(v: LedgerEvent[] | null | undefined): LedgerEvent[] {
   return list(v);
+}
+
+function text(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function bundleReport(v: unknown): BundleReport {
+  const r = obj<BundleReport>(v, 'bundle report');
+  return {
+    ...r,
+    roots: list<string>(r.roots),
+    worlds: list<HeldWorld>(r.worlds).map((w) => ({ ...w, runs: list(w.runs) })),
+  };
 }
 
 /** createApi returns the DucklmApi that talks through channel. */
@@ -126,9 +169,29 @@ export function createApi(channel: Channel): DucklmApi {
       const m = obj<Awaited<ReturnType<DucklmApi['models']>>>(await invoke('Models'), 'model status');
       return { ...m, models: list(m.models) };
     },
+    async getSettings() {
+      const v = obj<SettingsView>(await invoke('GetSettings'), 'settings');
+      return { ...v, settings: settingsOf(v.settings) };
+    },
+    async saveSettings(input) {
+      const v = obj<SettingsSaved>(await invoke('SaveSettings', input), 'saved settings');
+      return { ...v, settings: settingsOf(v.settings) };
+    },
+    async checkSettings(input) {
+      const c = obj<SettingsCheck>(await invoke('CheckSettings', input), 'settings check');
+      return { ...c, problems: list(c.problems) };
+    },
+    async testOllama(host) {
+      const m = obj<ModelInfo>(await invoke('TestOllama', host), 'model status');
+      return { ...m, models: list(m.models) };
+    },
     async lineage() {
       const l = obj<Lineage>(await invoke('Lineage'), 'lineage');
       return { nodes: list(l.nodes), edges: list(l.edges) };
+    },
+    async lineageOutline() {
+      const o = obj<LineageOutline>(await invoke('LineageOutline'), 'lineage');
+      return { worlds: list(o.worlds), forks: list(o.forks) };
     },
     worldExamples: async () => list<Example>(await invoke('WorldExamples')),
     createWorld: async (input) => obj(await invoke('CreateWorld', input), 'world'),
@@ -144,8 +207,13 @@ export function createApi(channel: Channel): DucklmApi {
     fork: async (input) => obj(await invoke('Fork', input), 'fork'),
     async history(runId, offset, limit) {
       const p = obj<HistoryPage>(await invoke('History', runId, offset, limit), 'history');
-      return { ...p, events: events(p.events) };
+      return { ...p, events: events(p.events), segments: list(p.segments) };
     },
+    async searchHistory(runId, filter, from, limit) {
+      const m = obj<HistoryMatches>(await invoke('SearchHistory', runId, filter, from, limit), 'search result');
+      return { ...m, matches: list<HistoryMatch>(m.matches) };
+    },
+    historyTypes: async (runId) => list<TypeCount>(await invoke('HistoryTypes', runId)),
     async diff(runA, runB) {
       const d = obj<BranchDiff>(await invoke('Diff', runA, runB), 'comparison');
       return {
@@ -156,6 +224,36 @@ export function createApi(channel: Channel): DucklmApi {
       };
     },
     verify: async (runId) => obj(await invoke('Verify', runId), 'verification report'),
+    exportBundle: async (input) => obj<ExportResult>(await invoke('ExportBundle', input), 'export result'),
+    verifyBundle: async (path, op) => bundleReport(await invoke('VerifyBundle', path, op)),
+    async importBundle(input) {
+      const r = obj<ImportResult>(await invoke('ImportBundle', input), 'import result');
+      return { ...r, report: bundleReport(r.report), addedIds: list<string>(r.addedIds) };
+    },
+    nativeDialogs: async () => (await invoke('NativeDialogs')) === true,
+    chooseBundleToSave: async (title, name) => text(await invoke('ChooseBundleToSave', title, name)),
+    chooseBundleToOpen: async (title) => text(await invoke('ChooseBundleToOpen', title)),
+    suggestBundlePath: async (name) => text(await invoke('SuggestBundlePath', name)),
+    memoryStatus: async () => obj<MemoryStatus>(await invoke('MemoryStatus'), 'memory status'),
+    searchMemories: async (input) => list<RetrievedMemory>(await invoke('SearchMemories', input)),
+    async listMemories(input) {
+      const p = obj<MemoryPage>(await invoke('ListMemories', input), 'page of memories');
+      return { memories: list<Memory>(p.memories), next: typeof p.next === 'string' ? p.next : '' };
+    },
+    async memoryDetail(id) {
+      const d = obj<MemoryDetail>(await invoke('MemoryDetail', id), 'memory');
+      return { ...d, sources: list<MemorySource>(d.sources) };
+    },
+    deleteMemory: async (id) => {
+      await invoke('DeleteMemory', id);
+    },
+    async memoryEmbedders() {
+      const c = obj<EmbedderChoices>(await invoke('MemoryEmbedders'), 'embedding models');
+      const ollama = obj<ModelInfo>(c.ollama, 'Ollama status');
+      return { ...c, ollama: { ...ollama, models: list<string>(ollama.models) }, embedding: list<string>(c.embedding) };
+    },
+    reindexMemories: async (input) => obj(await invoke('ReindexMemories', input), 're-embedding result'),
+    cancelReindex: async () => (await invoke('CancelReindex')) === true,
     onLedgerEvents: (cb) => subscribe<LedgerEvent>(EVENT_LEDGER, cb),
     onTokens: (cb) => subscribe<Token>(EVENT_TOKENS, cb),
     onProgress: (cb) => subscribe<Progress>(EVENT_PROGRESS, cb),

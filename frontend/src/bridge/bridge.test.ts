@@ -132,12 +132,20 @@ describe('api over the Wails channel', () => {
     const a = make();
     wails.Lineage.mockResolvedValueOnce({ nodes: null, edges: null });
     await expect(a.lineage()).resolves.toEqual({ nodes: [], edges: [] });
+    wails.LineageOutline.mockResolvedValueOnce({ worlds: null, forks: null });
+    await expect(a.lineageOutline()).resolves.toEqual({ worlds: [], forks: [] });
     wails.ValidatePlan.mockResolvedValueOnce({ valid: true, problems: null, steps: 1 });
     await expect(a.validatePlan('{}')).resolves.toEqual({ valid: true, problems: [], steps: 1 });
     wails.Models.mockResolvedValueOnce({ host: 'h', reachable: false, models: null, sandboxed: false });
     await expect(a.models()).resolves.toMatchObject({ models: [] });
     wails.History.mockResolvedValueOnce({ total: 0, offset: 0, events: null, inherited: 0 });
-    await expect(a.history('run_1', 0, 100)).resolves.toMatchObject({ events: [] });
+    await expect(a.history('run_1', 0, 100)).resolves.toMatchObject({ events: [], segments: [] });
+    wails.SearchHistory.mockResolvedValueOnce({ total: 9, inherited: 0, matches: null, from: 0, next: 9 });
+    const filter = { types: ['world.step'], reality: '' as const, text: 'x', regex: false };
+    await expect(a.searchHistory('run_1', filter, 0, 50)).resolves.toMatchObject({ matches: [], next: 9 });
+    expect(wails.SearchHistory).toHaveBeenCalledWith('run_1', filter, 0, 50);
+    wails.HistoryTypes.mockResolvedValueOnce(null);
+    await expect(a.historyTypes('run_1')).resolves.toEqual([]);
     wails.Diff.mockResolvedValueOnce({ a: 'x', b: 'y', sharedEvents: 0, stateA: null, stateB: null, stateChanges: null, eventsA: null, eventsB: null, eventsATotal: 0, eventsBTotal: 0 });
     await expect(a.diff('x', 'y')).resolves.toMatchObject({ stateChanges: [], eventsA: [], eventsB: [] });
     wails.WorldDetail.mockResolvedValueOnce({ world: {}, run: {}, runs: null, checkpoints: null });
@@ -213,6 +221,51 @@ describe('api over the Wails channel', () => {
     expect(cb).toHaveBeenCalledExactlyOnceWith([{ runId: 'run_1', text: 'Hel' }]);
     off();
     expect(wails.listenerCount(EVENT_TOKENS)).toBe(0);
+  });
+
+  it('normalises bundle reports and import results', async () => {
+    const a = make();
+    const report = {
+      file: '/tmp/x.ducklm', bytes: 10, ok: false, problem: 'this is not a ducklm bundle', checks: { manifest: false, signature: false, entries: false, references: false },
+      formatVersion: 0, appVersion: '', roots: null, scope: { ancestry: false, descendants: false }, entries: 0, signed: false,
+      trusted: false, trust: 'unsigned', counts: { worlds: 0, runs: 0, forks: 0, checkpoints: 0, streams: 0, events: 0, blobs: 0 }, worlds: null,
+    };
+    wails.VerifyBundle.mockResolvedValueOnce(report);
+    await expect(a.verifyBundle('/tmp/x.ducklm', 'op_1')).resolves.toMatchObject({ roots: [], worlds: [], problem: 'this is not a ducklm bundle' });
+    expect(wails.VerifyBundle).toHaveBeenCalledWith('/tmp/x.ducklm', 'op_1');
+
+    wails.ImportBundle.mockResolvedValueOnce({
+      report: { ...report, ok: true, worlds: [{ id: 'wld_1', name: 'grid', domain: 'simulated', runs: null }] },
+      imported: true, added: report.counts, updated: 0, alreadyPresent: true, addedIds: null,
+    });
+    const input = { path: '/tmp/x.ducklm', allowUnsigned: true, op: 'op_2' };
+    const r = await a.importBundle(input);
+    expect(wails.ImportBundle).toHaveBeenCalledWith(input);
+    expect(r.addedIds).toEqual([]);
+    expect(r.report.roots).toEqual([]);
+    expect(r.report.worlds[0]?.runs).toEqual([]);
+    wails.ImportBundle.mockResolvedValueOnce(null);
+    await expect(a.importBundle(input)).rejects.toThrow(BridgeError);
+  });
+
+  it('passes bundle exports and dialogs through', async () => {
+    const a = make();
+    const input = { root: 'run_1', scope: 'ancestry' as const, path: '/tmp/x.ducklm', replace: false, op: 'op_3' };
+    const result = { file: '/tmp/x.ducklm', bytes: 2048, signer: 'ab'.repeat(32), root: 'run_1', scope: 'ancestry', counts: {} };
+    wails.ExportBundle.mockResolvedValueOnce(result);
+    await expect(a.exportBundle(input)).resolves.toEqual(result);
+    expect(wails.ExportBundle).toHaveBeenCalledWith(input);
+    wails.NativeDialogs.mockResolvedValueOnce(true);
+    await expect(a.nativeDialogs()).resolves.toBe(true);
+    wails.NativeDialogs.mockResolvedValueOnce(null);
+    await expect(a.nativeDialogs()).resolves.toBe(false);
+    wails.ChooseBundleToSave.mockResolvedValueOnce('/home/ada/grid.ducklm');
+    await expect(a.chooseBundleToSave('Export', 'grid')).resolves.toBe('/home/ada/grid.ducklm');
+    expect(wails.ChooseBundleToSave).toHaveBeenCalledWith('Export', 'grid');
+    wails.ChooseBundleToOpen.mockResolvedValueOnce(null);
+    await expect(a.chooseBundleToOpen('Import')).resolves.toBe('');
+    wails.SuggestBundlePath.mockResolvedValueOnce('/home/ada/Documents/grid.ducklm');
+    await expect(a.suggestBundlePath('grid')).resolves.toBe('/home/ada/Documents/grid.ducklm');
   });
 
   it('delivers progress batches', () => {

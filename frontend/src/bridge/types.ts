@@ -418,6 +418,34 @@ export interface Lineage {
   edges: LineageEdge[];
 }
 
+/** OutlineWorld is a world as a drawing of the lineage needs it (Go: world.OutlineWorld). */
+export interface OutlineWorld {
+  id: string;
+  name: string;
+  domain: Domain;
+  parent?: string;
+  createdAt: string;
+  runs: number;
+  /** The latest run and its status; absent for a world without runs. */
+  runId?: string;
+  status?: RunStatus;
+}
+
+/** OutlineFork is a fork as a drawing of the lineage needs it (Go: world.OutlineFork). */
+export interface OutlineFork {
+  id: string;
+  from: string;
+  to: string;
+  divergence: DivergenceType;
+  at: number;
+}
+
+/** LineageOutline is the whole fork DAG with only what draws it (Go: world.Outline). */
+export interface LineageOutline {
+  worlds: OutlineWorld[];
+  forks: OutlineFork[];
+}
+
 /** Example is a world program shipped with ducklm (Go: api.Example). */
 export interface Example {
   name: string;
@@ -500,6 +528,39 @@ export interface HistoryPage {
   events: LedgerEvent[];
   /** Leading positions of the whole history that belong to ancestors. */
   inherited: number;
+  /** The history's streams, root first (each holds toSeq positions). */
+  segments: Segment[];
+}
+
+/** HistoryFilter selects events of a history; empty fields select all (Go: world.HistoryFilter). */
+export interface HistoryFilter {
+  types: string[];
+  reality: '' | Reality;
+  /** Looked for in "TYPE STREAM #SEQ PAYLOAD", case-insensitively; RE2 syntax when regex. */
+  text: string;
+  regex: boolean;
+}
+
+/** HistoryMatch is an event of a history with its position (Go: world.HistoryMatch). */
+export interface HistoryMatch {
+  index: number;
+  event: LedgerEvent;
+}
+
+/** HistoryMatches is one stretch of a search through a history (Go: world.HistoryMatches). */
+export interface HistoryMatches {
+  total: number;
+  inherited: number;
+  matches: HistoryMatch[];
+  /** Positions [from, next) were searched; next === total when the search reached the end. */
+  from: number;
+  next: number;
+}
+
+/** TypeCount is how many events of a type a history holds (Go: world.TypeCount). */
+export interface TypeCount {
+  type: string;
+  count: number;
 }
 
 export type ChangeKind = 'added' | 'removed' | 'changed';
@@ -549,6 +610,317 @@ export interface VerifyReport {
   divergence?: VerifyDivergence;
 }
 
+// ---- memory (Go: memory, service, api) ----
+
+/** MemoryType is what kind of thing a memory records (Go: memorypolicy.Type). */
+export type MemoryType = 'fact' | 'observation' | 'procedure' | 'hypothesis' | 'preference';
+
+/** MemoryProvenance says where a memory came from (Go: memory.Provenance). */
+export interface MemoryProvenance {
+  runId?: string;
+  /** The event that holds the content (a step.finished event). */
+  eventId?: string;
+  reality: Reality;
+  /** The simulated world of a world-local hypothesis. */
+  worldId?: string;
+}
+
+/** Memory is one stored memory (Go: memory.Memory). Its text is already redacted. */
+export interface Memory {
+  id: string;
+  text: string;
+  type: MemoryType;
+  embeddingModel: string;
+  contentHash: string;
+  provenance: MemoryProvenance;
+  weight: number;
+  mergedCount: number;
+  createdAt: string;
+  mergedAt?: string;
+  updatedAt: string;
+}
+
+/** RetrievedMemory is one search result (Go: memory.Retrieved). */
+export interface RetrievedMemory {
+  id: string;
+  text: string;
+  type: MemoryType;
+  provenance: MemoryProvenance;
+  weight: number;
+  mergedCount: number;
+  createdAt: string;
+  mergedAt?: string;
+  /** Cosine similarity to the query, -1 to 1. */
+  similarity: number;
+  embeddingModel: string;
+}
+
+/** MemoryFilter narrows a search or a listing; "" does not filter (Go: api.MemoryFilter). */
+export interface MemoryFilter {
+  type: MemoryType | '';
+  reality: Reality | '';
+  runId: string;
+}
+
+/** MemorySearch is a semantic search (Go: api.MemorySearch). */
+export interface MemorySearch extends MemoryFilter {
+  query: string;
+  /** 1 to 100; 0 means 20. */
+  k: number;
+}
+
+/** MemoryListInput asks for one page, newest first (Go: api.MemoryListInput). */
+export interface MemoryListInput extends MemoryFilter {
+  /** 0 means 50. */
+  limit: number;
+  /** The previous page's next; "" is the first page. */
+  before: string;
+}
+
+/** MemoryPage is one page of memories (Go: memory.Page). */
+export interface MemoryPage {
+  memories: Memory[];
+  /** The cursor of the next page; "" on the last one. */
+  next: string;
+}
+
+/** MemorySource is one provenance merged into a memory, placed in the ledger (Go: service.MemorySource). */
+export interface MemorySource extends MemoryProvenance {
+  criticScore: number;
+  worth: number;
+  addedAt: string;
+  /** Where the source event sits; seq is absent when the event is not in this ledger. */
+  stream?: string;
+  seq?: number;
+  eventType?: string;
+  /** The task step whose result it was. */
+  step?: string;
+}
+
+/** MemoryDetail is a memory with every provenance (Go: service.MemoryDetail). */
+export interface MemoryDetail {
+  memory: Memory;
+  dimensions: number;
+  sources: MemorySource[];
+}
+
+/** ReindexProgress is the state of the latest re-embedding (Go: memory.Progress). */
+export interface ReindexProgress {
+  model: string;
+  done: number;
+  total: number;
+  running: boolean;
+  error?: string;
+}
+
+/** MemoryStatus is the memory screen's header (Go: api.MemoryStatus). */
+export interface MemoryStatus {
+  /** Every memory, whichever model embedded it. */
+  memories: number;
+  /** The embedding model in service. */
+  model: string;
+  builtin: boolean;
+  /** Memories in the index of model. */
+  indexed: number;
+  /** Memories not yet embedded with model. */
+  stale: number;
+  /** "snapshot" or "database". */
+  loadedFrom: string;
+  /** Go time.Duration: nanoseconds. */
+  loadTimeNs: number;
+  reindex?: ReindexProgress;
+  /** The settings' embedder, when one is set. */
+  preferred?: string;
+}
+
+/** EmbedderChoices are the models a re-embedding can use (Go: api.EmbedderChoices). */
+export interface EmbedderChoices {
+  current: string;
+  builtin: string;
+  preferred?: string;
+  ollama: ModelInfo;
+  /** Ollama models whose names say they embed. */
+  embedding: string[];
+}
+
+/** ReindexInput starts a re-embedding (Go: api.ReindexInput). */
+export interface ReindexInput {
+  /** An Ollama model or the built-in one; "" means the settings' embedder, else a repair. */
+  model: string;
+  /** The id progress reports carry. */
+  op: string;
+}
+
+/** ReindexResult is what a re-embedding did (Go: service.ReindexResult). */
+export interface ReindexResult {
+  model: string;
+  previous: string;
+  reembedded: number;
+  indexed: number;
+  /** Go time.Duration: nanoseconds. */
+  tookNs: number;
+  settingsSaved: boolean;
+}
+
+// ---- bundles (Go: api, bundle) ----
+
+/** BundleScope is what an export holds beside its root (Go: api.Scope*). */
+export type BundleScope = 'alone' | 'ancestry' | 'descendants' | 'all';
+
+/** ExportInput is the export dialog's form (Go: api.ExportInput). */
+export interface ExportInput {
+  /** A run or world id. */
+  root: string;
+  scope: BundleScope;
+  /** A full path on the machine ducklm runs on ("~/" is the home folder). */
+  path: string;
+  /** Replace an existing file (the native save dialog asked already). */
+  replace: boolean;
+  /** The id progress is reported under; "" for none. */
+  op: string;
+}
+
+/** BundleCounts are the sizes of a bundle or of what an import added (Go: bundle.Counts). */
+export interface BundleCounts {
+  worlds: number;
+  runs: number;
+  forks: number;
+  checkpoints: number;
+  streams: number;
+  events: number;
+  blobs: number;
+}
+
+/** ExportResult is a bundle written to a file (Go: api.ExportResult). */
+export interface ExportResult {
+  file: string;
+  bytes: number;
+  /** The signer's fingerprint (64 hex digits); "" when unsigned. */
+  signer: string;
+  root: string;
+  scope: BundleScope;
+  counts: BundleCounts;
+}
+
+/** BundleChecks are the steps of verifying a bundle, true once passed (Go: bundle.Checks). */
+export interface BundleChecks {
+  manifest: boolean;
+  /** True for an unsigned bundle too: it has no signature to fail (see signed). */
+  signature: boolean;
+  entries: boolean;
+  references: boolean;
+}
+
+/** HeldRun is a run a bundle holds (Go: bundle.HeldRun). */
+export interface HeldRun {
+  id: string;
+  status: RunStatus;
+  events: number;
+}
+
+/** HeldWorld is a world a bundle holds, with its runs (Go: bundle.HeldWorld). */
+export interface HeldWorld {
+  id: string;
+  name: string;
+  domain: Domain;
+  parentWorldId?: string;
+  runs: HeldRun[];
+}
+
+/** BundleReport is what verifying a bundle file found (Go: api.BundleReport). */
+export interface BundleReport {
+  file: string;
+  bytes: number;
+  ok: boolean;
+  /** The first problem, as a sentence. */
+  problem?: string;
+  checks: BundleChecks;
+  formatVersion: number;
+  appVersion: string;
+  createdAt?: string;
+  roots: string[];
+  scope: { ancestry: boolean; descendants: boolean };
+  /** Entries the manifest lists with their sha256. */
+  entries: number;
+  signed: boolean;
+  signer?: string;
+  trusted: boolean;
+  /** Why the signer is trusted or not ("this installation's own key", "unknown signer", "unsigned"…). */
+  trust: string;
+  counts: BundleCounts;
+  worlds: HeldWorld[];
+}
+
+/** ImportInput is the import dialog's choice (Go: api.ImportInput). */
+export interface ImportInput {
+  path: string;
+  /** Import a bundle that is unsigned or whose signer is unknown here: the user's decision. */
+  allowUnsigned: boolean;
+  op: string;
+}
+
+/** ImportResult is what an import did: everything or nothing (Go: api.ImportResult). */
+export interface ImportResult {
+  report: BundleReport;
+  imported: boolean;
+  /** Why nothing was written: the signer is not trusted, or the bundle is bad. */
+  refused?: 'untrusted' | 'invalid';
+  problem?: string;
+  added: BundleCounts;
+  updated: number;
+  alreadyPresent: boolean;
+  /** The worlds and runs that are new here. */
+  addedIds: string[];
+}
+
+// ---- settings (Go: settings, api) ----
+
+/** Theme is the look the user chose; "system" follows the operating system. */
+export type Theme = 'light' | 'dark' | 'system';
+
+/** The model roles the router picks a model for (Go: router.Role). */
+export type ModelRole = 'planner' | 'coder' | 'critic' | 'embedder';
+
+/** Settings are the stored preferences (Go: settings.Settings); "" means ducklm's default. */
+export interface Settings {
+  /** host, host:port or a URL; "" uses OLLAMA_HOST. */
+  ollamaHost: string;
+  /** The default model per role; a missing role is left to the router. */
+  models: Partial<Record<ModelRole, string>>;
+  approvalMode: ApprovalMode | '';
+  theme: Theme | '';
+}
+
+/** SettingsView is the settings screen's data (Go: api.SettingsView). */
+export interface SettingsView {
+  settings: Settings;
+  dataDir: string;
+  /** The Ollama host in use now. */
+  ollamaHost: string;
+  /** The host an empty host setting means. */
+  defaultHost: string;
+}
+
+/** SettingsProblem is one refused field, e.g. "ollamaHost" or "models.planner" (Go: settings.Problem). */
+export interface SettingsProblem {
+  field: string;
+  message: string;
+}
+
+/** SettingsCheck is what saving would refuse (Go: api.SettingsCheck). */
+export interface SettingsCheck {
+  valid: boolean;
+  problems: SettingsProblem[];
+}
+
+/** SettingsSaved is what saving did (Go: api.Saved): a new host is in use at once. */
+export interface SettingsSaved {
+  /** As stored: spaces trimmed, roles left to the router dropped. */
+  settings: Settings;
+  /** The Ollama host in use from now on. */
+  ollamaHost: string;
+}
+
 /**
  * DucklmApi is everything the screens may ask of ducklm's backend: one method
  * per method of the Go API facade (backend/api), built over any Channel by
@@ -570,7 +942,16 @@ export interface DucklmApi {
   /** Opens the native folder dialog; "" when the user cancels. */
   chooseFolder(title: string): Promise<string>;
   models(): Promise<ModelInfo>;
+  getSettings(): Promise<SettingsView>;
+  /** Stores and applies the settings (a new Ollama host serves the next call); rejects with the first problem. */
+  saveSettings(settings: Settings): Promise<SettingsSaved>;
+  /** Says, field by field, what saveSettings would refuse; stores nothing. */
+  checkSettings(settings: Settings): Promise<SettingsCheck>;
+  /** Asks the Ollama at host ("" = the one in use) for its models; rejects when host cannot be an Ollama host. */
+  testOllama(host: string): Promise<ModelInfo>;
   lineage(): Promise<Lineage>;
+  /** The lineage with only what a drawing of it needs: a third of the bytes. */
+  lineageOutline(): Promise<LineageOutline>;
   worldExamples(): Promise<Example[]>;
   createWorld(input: WorldInput): Promise<Created>;
   runWorld(input: StepInput): Promise<StepOutcome>;
@@ -578,8 +959,35 @@ export interface DucklmApi {
   checkpointWorld(runId: string): Promise<Checkpoint>;
   fork(input: ForkInput): Promise<Forked>;
   history(runId: string, offset: number, limit: number): Promise<HistoryPage>;
+  /** Events of a history that pass filter, from position from on; go on from the answer's next. */
+  searchHistory(runId: string, filter: HistoryFilter, from: number, limit: number): Promise<HistoryMatches>;
+  historyTypes(runId: string): Promise<TypeCount[]>;
   diff(runA: string, runB: string): Promise<BranchDiff>;
   verify(runId: string): Promise<VerifyReport>;
+  /** Writes a run or world to one signed .ducklm file. */
+  exportBundle(input: ExportInput): Promise<ExportResult>;
+  /** Checks a bundle file without writing anything; a bad bundle is a report with its problem. */
+  verifyBundle(path: string, op: string): Promise<BundleReport>;
+  /** Imports a bundle file, or says why nothing was written. */
+  importBundle(input: ImportInput): Promise<ImportResult>;
+  /** True in the desktop window, which has native file dialogs; false in a browser. */
+  nativeDialogs(): Promise<boolean>;
+  /** The native save dialog for a bundle named after name; "" when cancelled. */
+  chooseBundleToSave(title: string, name: string): Promise<string>;
+  /** The native open dialog for a bundle file; "" when cancelled. */
+  chooseBundleToOpen(title: string): Promise<string>;
+  /** A full path for a new bundle named after name that does not exist yet. */
+  suggestBundlePath(name: string): Promise<string>;
+  memoryStatus(): Promise<MemoryStatus>;
+  searchMemories(input: MemorySearch): Promise<RetrievedMemory[]>;
+  listMemories(input: MemoryListInput): Promise<MemoryPage>;
+  memoryDetail(id: string): Promise<MemoryDetail>;
+  deleteMemory(id: string): Promise<void>;
+  memoryEmbedders(): Promise<EmbedderChoices>;
+  /** Resolves when the new model serves; progress arrives through onProgress as input.op. */
+  reindexMemories(input: ReindexInput): Promise<ReindexResult>;
+  /** Stops a running re-embedding; false when none runs. */
+  cancelReindex(): Promise<boolean>;
   /** Receives batches of committed events, in commit order. */
   onLedgerEvents(cb: (events: LedgerEvent[]) => void): Unsubscribe;
   /** Receives batches of streamed model tokens. */

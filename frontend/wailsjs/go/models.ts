@@ -24,6 +24,69 @@ export namespace api {
 	        this.idempotencyKey = source["idempotencyKey"];
 	    }
 	}
+	export class BundleReport {
+	    file: string;
+	    bytes: number;
+	    ok: boolean;
+	    problem?: string;
+	    checks: bundle.Checks;
+	    formatVersion: number;
+	    appVersion: string;
+	    // Go type: time
+	    createdAt?: any;
+	    roots: string[];
+	    scope: bundle.Scope;
+	    entries: number;
+	    signed: boolean;
+	    signer?: string;
+	    trusted: boolean;
+	    trust: string;
+	    counts: bundle.Counts;
+	    worlds: bundle.HeldWorld[];
+	
+	    static createFrom(source: any = {}) {
+	        return new BundleReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.file = source["file"];
+	        this.bytes = source["bytes"];
+	        this.ok = source["ok"];
+	        this.problem = source["problem"];
+	        this.checks = this.convertValues(source["checks"], bundle.Checks);
+	        this.formatVersion = source["formatVersion"];
+	        this.appVersion = source["appVersion"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.roots = source["roots"];
+	        this.scope = this.convertValues(source["scope"], bundle.Scope);
+	        this.entries = source["entries"];
+	        this.signed = source["signed"];
+	        this.signer = source["signer"];
+	        this.trusted = source["trusted"];
+	        this.trust = source["trust"];
+	        this.counts = this.convertValues(source["counts"], bundle.Counts);
+	        this.worlds = this.convertValues(source["worlds"], bundle.HeldWorld);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Created {
 	    world: backend.WorldSpec;
 	    run: backend.WorldRun;
@@ -36,6 +99,64 @@ export namespace api {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.world = this.convertValues(source["world"], backend.WorldSpec);
 	        this.run = this.convertValues(source["run"], backend.WorldRun);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ModelInfo {
+	    host: string;
+	    reachable: boolean;
+	    error?: string;
+	    models: string[];
+	    sandboxed: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.host = source["host"];
+	        this.reachable = source["reachable"];
+	        this.error = source["error"];
+	        this.models = source["models"];
+	        this.sandboxed = source["sandboxed"];
+	    }
+	}
+	export class EmbedderChoices {
+	    current: string;
+	    builtin: string;
+	    preferred?: string;
+	    ollama: ModelInfo;
+	    embedding: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new EmbedderChoices(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.current = source["current"];
+	        this.builtin = source["builtin"];
+	        this.preferred = source["preferred"];
+	        this.ollama = this.convertValues(source["ollama"], ModelInfo);
+	        this.embedding = source["embedding"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -69,6 +190,66 @@ export namespace api {
 	        this.name = source["name"];
 	        this.source = source["source"];
 	    }
+	}
+	export class ExportInput {
+	    root: string;
+	    scope: string;
+	    path: string;
+	    replace: boolean;
+	    op: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ExportInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.root = source["root"];
+	        this.scope = source["scope"];
+	        this.path = source["path"];
+	        this.replace = source["replace"];
+	        this.op = source["op"];
+	    }
+	}
+	export class ExportResult {
+	    file: string;
+	    bytes: number;
+	    signer: string;
+	    root: string;
+	    scope: string;
+	    counts: bundle.Counts;
+	
+	    static createFrom(source: any = {}) {
+	        return new ExportResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.file = source["file"];
+	        this.bytes = source["bytes"];
+	        this.signer = source["signer"];
+	        this.root = source["root"];
+	        this.scope = source["scope"];
+	        this.counts = this.convertValues(source["counts"], bundle.Counts);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class ForkInput {
 	    checkpointId: string;
@@ -128,25 +309,219 @@ export namespace api {
 		    return a;
 		}
 	}
-	export class ModelInfo {
-	    host: string;
-	    reachable: boolean;
-	    error?: string;
-	    models: string[];
-	    sandboxed: boolean;
+	export class ImportInput {
+	    path: string;
+	    allowUnsigned: boolean;
+	    op: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new ModelInfo(source);
+	        return new ImportInput(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.host = source["host"];
-	        this.reachable = source["reachable"];
-	        this.error = source["error"];
-	        this.models = source["models"];
-	        this.sandboxed = source["sandboxed"];
+	        this.path = source["path"];
+	        this.allowUnsigned = source["allowUnsigned"];
+	        this.op = source["op"];
 	    }
+	}
+	export class ImportResult {
+	    report: BundleReport;
+	    imported: boolean;
+	    refused?: string;
+	    problem?: string;
+	    added: bundle.Counts;
+	    updated: number;
+	    alreadyPresent: boolean;
+	    addedIds: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.report = this.convertValues(source["report"], BundleReport);
+	        this.imported = source["imported"];
+	        this.refused = source["refused"];
+	        this.problem = source["problem"];
+	        this.added = this.convertValues(source["added"], bundle.Counts);
+	        this.updated = source["updated"];
+	        this.alreadyPresent = source["alreadyPresent"];
+	        this.addedIds = source["addedIds"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class MemoryListInput {
+	    type: string;
+	    reality: string;
+	    runId: string;
+	    limit: number;
+	    before: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MemoryListInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.reality = source["reality"];
+	        this.runId = source["runId"];
+	        this.limit = source["limit"];
+	        this.before = source["before"];
+	    }
+	}
+	export class MemorySearch {
+	    query: string;
+	    type: string;
+	    reality: string;
+	    runId: string;
+	    k: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new MemorySearch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.query = source["query"];
+	        this.type = source["type"];
+	        this.reality = source["reality"];
+	        this.runId = source["runId"];
+	        this.k = source["k"];
+	    }
+	}
+	export class MemoryStatus {
+	    model: string;
+	    indexed: number;
+	    stale: number;
+	    loadedFrom: string;
+	    loadTimeNs: number;
+	    // Go type: memory
+	    reindex?: any;
+	    memories: number;
+	    builtin: boolean;
+	    preferred?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MemoryStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.indexed = source["indexed"];
+	        this.stale = source["stale"];
+	        this.loadedFrom = source["loadedFrom"];
+	        this.loadTimeNs = source["loadTimeNs"];
+	        this.reindex = this.convertValues(source["reindex"], null);
+	        this.memories = source["memories"];
+	        this.builtin = source["builtin"];
+	        this.preferred = source["preferred"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class OpenRequest {
+	    screen: string;
+	    id?: string;
+	    seq?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new OpenRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.screen = source["screen"];
+	        this.id = source["id"];
+	        this.seq = source["seq"];
+	    }
+	}
+	export class OpenRoute {
+	    screen: string;
+	    runId?: string;
+	    select?: string;
+	    seq?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new OpenRoute(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.screen = source["screen"];
+	        this.runId = source["runId"];
+	        this.select = source["select"];
+	        this.seq = source["seq"];
+	    }
+	}
+	export class Opened {
+	    route: OpenRoute;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Opened(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.route = this.convertValues(source["route"], OpenRoute);
+	        this.error = source["error"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class PlanCheck {
 	    valid: boolean;
@@ -162,6 +537,20 @@ export namespace api {
 	        this.valid = source["valid"];
 	        this.problems = source["problems"];
 	        this.steps = source["steps"];
+	    }
+	}
+	export class ReindexInput {
+	    model: string;
+	    op: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ReindexInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.op = source["op"];
 	    }
 	}
 	export class RunDetail {
@@ -199,7 +588,8 @@ export namespace api {
 		}
 	}
 	export class Saved {
-	    restartNeeded: boolean;
+	    settings: settings.Settings;
+	    ollamaHost: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Saved(source);
@@ -207,13 +597,65 @@ export namespace api {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.restartNeeded = source["restartNeeded"];
+	        this.settings = this.convertValues(source["settings"], settings.Settings);
+	        this.ollamaHost = source["ollamaHost"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SettingsCheck {
+	    valid: boolean;
+	    problems: settings.Problem[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SettingsCheck(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.valid = source["valid"];
+	        this.problems = this.convertValues(source["problems"], settings.Problem);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class SettingsView {
 	    settings: settings.Settings;
 	    dataDir: string;
 	    ollamaHost: string;
+	    defaultHost: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsView(source);
@@ -224,6 +666,7 @@ export namespace api {
 	        this.settings = this.convertValues(source["settings"], settings.Settings);
 	        this.dataDir = source["dataDir"];
 	        this.ollamaHost = source["ollamaHost"];
+	        this.defaultHost = source["defaultHost"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -697,6 +1140,121 @@ export namespace backend {
 
 }
 
+export namespace bundle {
+	
+	export class Checks {
+	    manifest: boolean;
+	    signature: boolean;
+	    entries: boolean;
+	    references: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Checks(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.manifest = source["manifest"];
+	        this.signature = source["signature"];
+	        this.entries = source["entries"];
+	        this.references = source["references"];
+	    }
+	}
+	export class Counts {
+	    worlds: number;
+	    runs: number;
+	    forks: number;
+	    checkpoints: number;
+	    streams: number;
+	    events: number;
+	    blobs: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Counts(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.worlds = source["worlds"];
+	        this.runs = source["runs"];
+	        this.forks = source["forks"];
+	        this.checkpoints = source["checkpoints"];
+	        this.streams = source["streams"];
+	        this.events = source["events"];
+	        this.blobs = source["blobs"];
+	    }
+	}
+	export class HeldRun {
+	    id: string;
+	    status: string;
+	    events: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new HeldRun(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.status = source["status"];
+	        this.events = source["events"];
+	    }
+	}
+	export class HeldWorld {
+	    id: string;
+	    name: string;
+	    domain: string;
+	    parentWorldId?: string;
+	    runs: HeldRun[];
+	
+	    static createFrom(source: any = {}) {
+	        return new HeldWorld(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.domain = source["domain"];
+	        this.parentWorldId = source["parentWorldId"];
+	        this.runs = this.convertValues(source["runs"], HeldRun);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Scope {
+	    ancestry: boolean;
+	    descendants: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Scope(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ancestry = source["ancestry"];
+	        this.descendants = source["descendants"];
+	    }
+	}
+
+}
+
 export namespace doctor {
 	
 	export class Check {
@@ -716,6 +1274,210 @@ export namespace doctor {
 	        this.detail = source["detail"];
 	        this.fix = source["fix"];
 	    }
+	}
+
+}
+
+export namespace memory {
+	
+	export class Source {
+	    runId?: string;
+	    eventId?: string;
+	    reality: string;
+	    worldId?: string;
+	    criticScore: number;
+	    worth: number;
+	    // Go type: time
+	    addedAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Source(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runId = source["runId"];
+	        this.eventId = source["eventId"];
+	        this.reality = source["reality"];
+	        this.worldId = source["worldId"];
+	        this.criticScore = source["criticScore"];
+	        this.worth = source["worth"];
+	        this.addedAt = this.convertValues(source["addedAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Provenance {
+	    runId?: string;
+	    eventId?: string;
+	    reality: string;
+	    worldId?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Provenance(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runId = source["runId"];
+	        this.eventId = source["eventId"];
+	        this.reality = source["reality"];
+	        this.worldId = source["worldId"];
+	    }
+	}
+	export class Memory {
+	    id: string;
+	    text: string;
+	    type: string;
+	    embeddingModel: string;
+	    contentHash: string;
+	    provenance: Provenance;
+	    weight: number;
+	    mergedCount: number;
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    mergedAt: any;
+	    // Go type: time
+	    updatedAt: any;
+	    sources?: Source[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Memory(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.text = source["text"];
+	        this.type = source["type"];
+	        this.embeddingModel = source["embeddingModel"];
+	        this.contentHash = source["contentHash"];
+	        this.provenance = this.convertValues(source["provenance"], Provenance);
+	        this.weight = source["weight"];
+	        this.mergedCount = source["mergedCount"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.mergedAt = this.convertValues(source["mergedAt"], null);
+	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	        this.sources = this.convertValues(source["sources"], Source);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Page {
+	    memories: Memory[];
+	    next: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Page(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.memories = this.convertValues(source["memories"], Memory);
+	        this.next = source["next"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class Retrieved {
+	    id: string;
+	    text: string;
+	    type: string;
+	    provenance: Provenance;
+	    weight: number;
+	    mergedCount: number;
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    mergedAt: any;
+	    similarity: number;
+	    embeddingModel: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Retrieved(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.text = source["text"];
+	        this.type = source["type"];
+	        this.provenance = this.convertValues(source["provenance"], Provenance);
+	        this.weight = source["weight"];
+	        this.mergedCount = source["mergedCount"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.mergedAt = this.convertValues(source["mergedAt"], null);
+	        this.similarity = source["similarity"];
+	        this.embeddingModel = source["embeddingModel"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }
@@ -1186,6 +1948,92 @@ export namespace service {
 	        this.events = source["events"];
 	    }
 	}
+	export class MemorySource {
+	    runId?: string;
+	    eventId?: string;
+	    reality: string;
+	    worldId?: string;
+	    criticScore: number;
+	    worth: number;
+	    // Go type: time
+	    addedAt: any;
+	    stream?: string;
+	    seq?: number;
+	    eventType?: string;
+	    step?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MemorySource(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runId = source["runId"];
+	        this.eventId = source["eventId"];
+	        this.reality = source["reality"];
+	        this.worldId = source["worldId"];
+	        this.criticScore = source["criticScore"];
+	        this.worth = source["worth"];
+	        this.addedAt = this.convertValues(source["addedAt"], null);
+	        this.stream = source["stream"];
+	        this.seq = source["seq"];
+	        this.eventType = source["eventType"];
+	        this.step = source["step"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class MemoryDetail {
+	    memory: memory.Memory;
+	    dimensions: number;
+	    sources: MemorySource[];
+	
+	    static createFrom(source: any = {}) {
+	        return new MemoryDetail(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.memory = this.convertValues(source["memory"], memory.Memory);
+	        this.dimensions = source["dimensions"];
+	        this.sources = this.convertValues(source["sources"], MemorySource);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class Overview {
 	    version: string;
 	    dataDir: string;
@@ -1228,11 +2076,47 @@ export namespace service {
 		    return a;
 		}
 	}
+	export class ReindexResult {
+	    model: string;
+	    previous: string;
+	    reembedded: number;
+	    indexed: number;
+	    tookNs: number;
+	    settingsSaved: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ReindexResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.previous = source["previous"];
+	        this.reembedded = source["reembedded"];
+	        this.indexed = source["indexed"];
+	        this.tookNs = source["tookNs"];
+	        this.settingsSaved = source["settingsSaved"];
+	    }
+	}
 
 }
 
 export namespace settings {
 	
+	export class Problem {
+	    field: string;
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Problem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.field = source["field"];
+	        this.message = source["message"];
+	    }
+	}
 	export class Settings {
 	    ollamaHost: string;
 	    models: {[key: string]: string};
@@ -1418,11 +2302,100 @@ export namespace world {
 		    return a;
 		}
 	}
+	export class HistoryFilter {
+	    types: string[];
+	    reality: string;
+	    text: string;
+	    regex: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new HistoryFilter(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.types = source["types"];
+	        this.reality = source["reality"];
+	        this.text = source["text"];
+	        this.regex = source["regex"];
+	    }
+	}
+	export class HistoryMatch {
+	    index: number;
+	    event: backend.Event;
+	
+	    static createFrom(source: any = {}) {
+	        return new HistoryMatch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.index = source["index"];
+	        this.event = this.convertValues(source["event"], backend.Event);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class HistoryMatches {
+	    total: number;
+	    inherited: number;
+	    matches: HistoryMatch[];
+	    from: number;
+	    next: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new HistoryMatches(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.total = source["total"];
+	        this.inherited = source["inherited"];
+	        this.matches = this.convertValues(source["matches"], HistoryMatch);
+	        this.from = source["from"];
+	        this.next = source["next"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class HistoryPage {
 	    total: number;
 	    offset: number;
 	    events: backend.Event[];
 	    inherited: number;
+	    segments: Segment[];
 	
 	    static createFrom(source: any = {}) {
 	        return new HistoryPage(source);
@@ -1434,6 +2407,7 @@ export namespace world {
 	        this.offset = source["offset"];
 	        this.events = this.convertValues(source["events"], backend.Event);
 	        this.inherited = source["inherited"];
+	        this.segments = this.convertValues(source["segments"], Segment);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1521,6 +2495,105 @@ export namespace world {
 		}
 	}
 	
+	export class OutlineFork {
+	    id: string;
+	    from: string;
+	    to: string;
+	    divergence: string;
+	    at: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new OutlineFork(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.from = source["from"];
+	        this.to = source["to"];
+	        this.divergence = source["divergence"];
+	        this.at = source["at"];
+	    }
+	}
+	export class OutlineWorld {
+	    id: string;
+	    name: string;
+	    domain: string;
+	    parent?: string;
+	    // Go type: time
+	    createdAt: any;
+	    runs: number;
+	    runId?: string;
+	    status?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new OutlineWorld(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.domain = source["domain"];
+	        this.parent = source["parent"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.runs = source["runs"];
+	        this.runId = source["runId"];
+	        this.status = source["status"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Outline {
+	    worlds: OutlineWorld[];
+	    forks: OutlineFork[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Outline(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.worlds = this.convertValues(source["worlds"], OutlineWorld);
+	        this.forks = this.convertValues(source["forks"], OutlineFork);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
 	
 	export class StepOutcome {
 	    run: backend.WorldRun;
@@ -1557,6 +2630,20 @@ export namespace world {
 		    }
 		    return a;
 		}
+	}
+	export class TypeCount {
+	    type: string;
+	    count: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new TypeCount(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.count = source["count"];
+	    }
 	}
 	export class VerifyReport {
 	    runId: string;

@@ -10,8 +10,16 @@ export function Approvals() {
   return window['go']['app']['App']['Approvals']();
 }
 
+export function CancelReindex() {
+  return window['go']['app']['App']['CancelReindex']();
+}
+
 export function CancelRun(arg1) {
   return window['go']['app']['App']['CancelRun'](arg1);
+}
+
+export function CheckSettings(arg1) {
+  return window['go']['app']['App']['CheckSettings'](arg1);
 }
 
 export function CheckpointWorld(arg1) {
@@ -22,6 +30,14 @@ export function Checks() {
   return window['go']['app']['App']['Checks']();
 }
 
+export function ChooseBundleToOpen(arg1) {
+  return window['go']['app']['App']['ChooseBundleToOpen'](arg1);
+}
+
+export function ChooseBundleToSave(arg1, arg2) {
+  return window['go']['app']['App']['ChooseBundleToSave'](arg1, arg2);
+}
+
 export function ChooseFolder(arg1) {
   return window['go']['app']['App']['ChooseFolder'](arg1);
 }
@@ -30,8 +46,16 @@ export function CreateWorld(arg1) {
   return window['go']['app']['App']['CreateWorld'](arg1);
 }
 
+export function DeleteMemory(arg1) {
+  return window['go']['app']['App']['DeleteMemory'](arg1);
+}
+
 export function Diff(arg1, arg2) {
   return window['go']['app']['App']['Diff'](arg1, arg2);
+}
+
+export function ExportBundle(arg1) {
+  return window['go']['app']['App']['ExportBundle'](arg1);
 }
 
 export function Fork(arg1) {
@@ -46,16 +70,56 @@ export function History(arg1, arg2, arg3) {
   return window['go']['app']['App']['History'](arg1, arg2, arg3);
 }
 
+export function HistoryTypes(arg1) {
+  return window['go']['app']['App']['HistoryTypes'](arg1);
+}
+
+export function ImportBundle(arg1) {
+  return window['go']['app']['App']['ImportBundle'](arg1);
+}
+
 export function Lineage() {
   return window['go']['app']['App']['Lineage']();
+}
+
+export function LineageOutline() {
+  return window['go']['app']['App']['LineageOutline']();
+}
+
+export function ListMemories(arg1) {
+  return window['go']['app']['App']['ListMemories'](arg1);
+}
+
+export function MemoryDetail(arg1) {
+  return window['go']['app']['App']['MemoryDetail'](arg1);
+}
+
+export function MemoryEmbedders() {
+  return window['go']['app']['App']['MemoryEmbedders']();
+}
+
+export function MemoryStatus() {
+  return window['go']['app']['App']['MemoryStatus']();
 }
 
 export function Models() {
   return window['go']['app']['App']['Models']();
 }
 
+export function NativeDialogs() {
+  return window['go']['app']['App']['NativeDialogs']();
+}
+
 export function Overview() {
   return window['go']['app']['App']['Overview']();
+}
+
+export function ReindexMemories(arg1) {
+  return window['go']['app']['App']['ReindexMemories'](arg1);
+}
+
+export function Resolve(arg1) {
+  return window['go']['app']['App']['Resolve'](arg1);
 }
 
 export function ResumeRun(arg1) {
@@ -82,8 +146,24 @@ export function SaveSettings(arg1) {
   return window['go']['app']['App']['SaveSettings'](arg1);
 }
 
+export function SearchHistory(arg1, arg2, arg3, arg4) {
+  return window['go']['app']['App']['SearchHistory'](arg1, arg2, arg3, arg4);
+}
+
+export function SearchMemories(arg1) {
+  return window['go']['app']['App']['SearchMemories'](arg1);
+}
+
 export function SubmitTask(arg1) {
   return window['go']['app']['App']['SubmitTask'](arg1);
+}
+
+export function SuggestBundlePath(arg1) {
+  return window['go']['app']['App']['SuggestBundlePath'](arg1);
+}
+
+export function TakeOpen() {
+  return window['go']['app']['App']['TakeOpen']();
 }
 
 export function TestOllama(arg1) {
@@ -100,6 +180,10 @@ export function ValidatePlan(arg1) {
 
 export function Verify(arg1) {
   return window['go']['app']['App']['Verify'](arg1);
+}
+
+export function VerifyBundle(arg1, arg2) {
+  return window['go']['app']['App']['VerifyBundle'](arg1, arg2);
 }
 
 export function WorldDetail(arg1) {
