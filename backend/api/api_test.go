@@ -44,7 +44,7 @@ func TestSettingsFillTheTaskForm(t *testing.T) {
 
 	saved, err := a.SaveSettings(settings.Settings{ApprovalMode: "ask_every", Models: map[string]string{"planner": "qwen2.5:7b"}, OllamaHost: "127.0.0.1:2"})
 	require.NoError(t, err)
-	require.True(t, saved.RestartNeeded)
+	require.Equal(t, "http://127.0.0.1:2", saved.OllamaHost, "the new host is in use at once")
 	_, err = a.SaveSettings(settings.Settings{Theme: "neon"})
 	require.Error(t, err)
 

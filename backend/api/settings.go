@@ -2,6 +2,8 @@ package api
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"ducklm/backend"
@@ -13,8 +15,11 @@ import (
 type SettingsView struct {
 	Settings settings.Settings `json:"settings"`
 	DataDir  string            `json:"dataDir"`
-	// OllamaHost is the host in use now (the setting applies on restart).
+	// OllamaHost is the host in use now.
 	OllamaHost string `json:"ollamaHost"`
+	// DefaultHost is the host an empty host setting means (OLLAMA_HOST, or
+	// Ollama's default).
+	DefaultHost string `json:"defaultHost"`
 }
 
 // GetSettings returns the stored preferences.
@@ -22,30 +27,53 @@ func (a *API) GetSettings() (SettingsView, error) {
 	if err := a.ready(); err != nil {
 		return SettingsView{}, err
 	}
-	s, err := settings.Load(a.svc.Dir)
-	return SettingsView{Settings: s, DataDir: a.svc.Dir, OllamaHost: a.svc.Ollama.Host()}, a.fail("settings", err)
+	s, err := a.svc.Settings()
+	return SettingsView{Settings: s, DataDir: a.svc.Dir, OllamaHost: a.svc.Ollama.Host(), DefaultHost: a.svc.DefaultOllamaHost()},
+		a.fail("settings", err)
 }
 
-// Saved says what saving settings changed.
+// Saved is what saving settings did.
 type Saved struct {
-	// RestartNeeded is set when the Ollama host changed: the running app
-	// keeps its connection until ducklm restarts.
-	RestartNeeded bool `json:"restartNeeded"`
+	// Settings as stored (spaces trimmed, roles left to the router dropped).
+	Settings settings.Settings `json:"settings"`
+	// OllamaHost is the host in use from now on: a new host applies at once.
+	OllamaHost string `json:"ollamaHost"`
 }
 
-// SaveSettings validates and stores the preferences.
+// SaveSettings validates and stores the preferences and applies them.
 func (a *API) SaveSettings(s settings.Settings) (Saved, error) {
 	if err := a.ready(); err != nil {
 		return Saved{}, err
 	}
-	old, _ := settings.Load(a.svc.Dir)
-	if err := settings.Save(a.svc.Dir, s); err != nil {
+	host, err := a.svc.SaveSettings(s)
+	if err != nil {
 		return Saved{}, a.fail("save settings", err)
 	}
-	return Saved{RestartNeeded: old.OllamaHost != s.OllamaHost}, nil
+	stored, err := a.svc.Settings()
+	return Saved{Settings: stored, OllamaHost: host}, a.fail("settings", err)
+}
+
+// SettingsCheck is the result of checking settings as they are typed.
+type SettingsCheck struct {
+	Valid    bool               `json:"valid"`
+	Problems []settings.Problem `json:"problems"`
+}
+
+// CheckSettings says what SaveSettings would refuse, field by field, without
+// storing anything.
+func (a *API) CheckSettings(s settings.Settings) (SettingsCheck, error) {
+	if err := a.ready(); err != nil {
+		return SettingsCheck{}, err
+	}
+	p := s.Check()
+	if p == nil {
+		p = []settings.Problem{}
+	}
+	return SettingsCheck{Valid: len(p) == 0, Problems: p}, nil
 }
 
 // TestOllama asks the Ollama at host ("" = the one in use) for its models.
+// A host that cannot be an Ollama host is refused with the reason.
 func (a *API) TestOllama(host string) (ModelInfo, error) {
 	if err := a.ready(); err != nil {
 		return ModelInfo{}, err
@@ -57,17 +85,27 @@ func (a *API) TestOllama(host string) (ModelInfo, error) {
 			return ModelInfo{}, a.fail("test ollama", err)
 		}
 		client = ollama.New(u, nil)
+		defer client.CloseIdle()
 	}
-	ctx, cancel := context.WithTimeout(a.ctx(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(a.ctx(), ollamaCheckTime)
 	defer cancel()
 	return modelInfo(ctx, client, a.svc.Sandboxed), nil
 }
+
+// ollamaCheckTime bounds a check of Ollama from the UI.
+const ollamaCheckTime = 3 * time.Second
 
 func modelInfo(ctx context.Context, c *ollama.Client, sandboxed bool) ModelInfo {
 	info := ModelInfo{Host: c.Host(), Models: []string{}, Sandboxed: sandboxed}
 	models, err := c.Models(ctx)
 	if err != nil {
 		info.Error = backend.ErrorMessage(err)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// Nothing refused the connection and nothing answered: a wrong
+			// address or a firewall, more often than a slow Ollama.
+			info.Error = fmt.Sprintf("Ollama at %s did not answer within %s; check the host, and that Ollama runs there (ollama serve)",
+				info.Host, ollamaCheckTime)
+		}
 		return info
 	}
 	info.Reachable = true

@@ -141,7 +141,7 @@ func TestFallbackOnModelError(t *testing.T) {
 	require.Equal(t, 0.9, c.Score)
 	require.Contains(t, c.ModelError, "Ollama is not reachable at "+host.String())
 	require.Equal(t, "The step succeeded and produced output. The critic model was not used (Ollama is not reachable at "+
-		host.String()+" (connection refused); start it with `ollama serve` or set OLLAMA_HOST), so this is the heuristic score.", c.Explanation)
+		host.String()+" (connection refused); start it with `ollama serve`, or correct the Ollama host in Settings), so this is the heuristic score.", c.Explanation)
 
 	d := critic.Decision(c)
 	require.NoError(t, d.Validate())

@@ -61,6 +61,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	stream := true
 	areq := &api.ChatRequest{Model: req.Model, Messages: msgs, Stream: &stream, Format: req.Format, Options: req.Options}
 
+	t := c.current()
 	ctx, cancel := c.callContext(ctx, req.Timeout)
 	defer cancel()
 	start := time.Now()
@@ -69,7 +70,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 		out     ChatResponse
 		done    bool
 	)
-	err := c.api.Chat(ctx, areq, func(r api.ChatResponse) error {
+	err := t.api.Chat(ctx, areq, func(r api.ChatResponse) error {
 		cl.started = true
 		if tok := r.Message.Content; tok != "" {
 			content.WriteString(tok)
@@ -95,7 +96,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 		err = errDropped
 	}
 	if err != nil {
-		return ChatResponse{}, c.classify(ctx, err, cl)
+		return ChatResponse{}, t.classify(ctx, err, cl)
 	}
 	out.Content = content.String()
 	if out.Model == "" {

@@ -180,7 +180,7 @@ func TestUnreachableHost(t *testing.T) {
 	_, err := c.Chat(ctx, ollama.ChatRequest{Model: model, Messages: []ollama.Message{{Role: "user", Content: "hi"}}})
 	requireCode(t, err, backend.EUNAVAILABLE)
 	msg := backend.ErrorMessage(err)
-	require.Equal(t, "Ollama is not reachable at "+host.String()+" (connection refused); start it with `ollama serve` or set OLLAMA_HOST", msg)
+	require.Equal(t, "Ollama is not reachable at "+host.String()+" (connection refused); start it with `ollama serve`, or correct the Ollama host in Settings", msg)
 
 	_, err = c.Models(ctx)
 	requireCode(t, err, backend.EUNAVAILABLE)

@@ -48,8 +48,8 @@ var errDropped = errors.New("the stream ended before the final message")
 
 // classify turns any failure of a call into a *backend.Error, once, so every
 // caller shows the same sentence for the same trouble.
-func (c *Client) classify(ctx context.Context, err error, cl call) error {
-	host := c.Host()
+func (t *target) classify(ctx context.Context, err error, cl call) error {
+	host := t.host.String()
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		var tmo errCallTimeout
 		cause := context.Cause(ctx)
@@ -68,7 +68,7 @@ func (c *Client) classify(ctx context.Context, err error, cl call) error {
 
 	var se api.StatusError
 	if errors.As(err, &se) {
-		return c.statusError(se, cl)
+		return t.statusError(se, cl)
 	}
 	var ae api.AuthorizationError
 	if errors.As(err, &ae) {
@@ -78,7 +78,7 @@ func (c *Client) classify(ctx context.Context, err error, cl call) error {
 
 	if reason, ok := unreachable(err); ok && !cl.started {
 		return backend.Wrap(err, backend.EUNAVAILABLE,
-			"Ollama is not reachable at %s (%s); start it with `ollama serve` or set OLLAMA_HOST", host, reason)
+			"Ollama is not reachable at %s (%s); start it with `ollama serve`, or correct the Ollama host in Settings", host, reason)
 	}
 	if errors.Is(err, errDropped) || dropped(err) {
 		if cl.op == opChat {
@@ -101,8 +101,8 @@ func (c *Client) classify(ctx context.Context, err error, cl call) error {
 	return backend.Errorf(backend.EUNAVAILABLE, "Ollama failed while %s: %s", cl.doing(), sentence(err.Error()))
 }
 
-func (c *Client) statusError(se api.StatusError, cl call) error {
-	host := c.Host()
+func (t *target) statusError(se api.StatusError, cl call) error {
+	host := t.host.String()
 	msg := sentence(se.ErrorMessage)
 	if msg == "" {
 		msg = sentence(se.Status)

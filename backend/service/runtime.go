@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"ducklm/backend"
@@ -51,7 +52,8 @@ func newRuntime(dir string, db *sqlite.DB, ledger *sqlite.Ledger, blobs backend.
 // modelCache lists Ollama's models at most every few seconds: the loop asks
 // before every decision, and a stopped Ollama must not slow each one down.
 type modelCache struct {
-	c *ollama.Client
+	c     *ollama.Client
+	stale atomic.Bool
 
 	mu    sync.Mutex
 	names []string
@@ -65,6 +67,11 @@ const (
 	modelsTimeout = 2 * time.Second
 )
 
+// forget makes the next call ask Ollama again (the host changed). It does
+// not wait for a listing in flight: that one may still answer for the old
+// host, and the call after it asks the new one.
+func (m *modelCache) forget() { m.stale.Store(true) }
+
 // ModelNames implements runtime.ModelLister.
 func (m *modelCache) ModelNames(ctx context.Context) ([]string, error) {
 	m.mu.Lock()
@@ -73,7 +80,7 @@ func (m *modelCache) ModelNames(ctx context.Context) ([]string, error) {
 	if m.err != nil {
 		ttl = modelsRetry
 	}
-	if !m.at.IsZero() && time.Since(m.at) < ttl {
+	if !m.stale.Swap(false) && !m.at.IsZero() && time.Since(m.at) < ttl {
 		return m.names, m.err
 	}
 	ctx, cancel := context.WithTimeout(ctx, modelsTimeout)
@@ -108,6 +115,7 @@ func (s *Service) watchPaused(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-s.wake:
 		}
 		runs, err := s.Runtime.Runs(ctx)
 		if err != nil {

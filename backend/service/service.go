@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net/url"
+	"sync"
 
 	"ducklm/backend"
 	"ducklm/backend/blob"
@@ -38,6 +40,11 @@ type Service struct {
 	Progress *ProgressHub
 	models   *modelCache
 	memory   *memoryHub
+
+	// settingsMu makes storing the settings and applying their host one step.
+	settingsMu   sync.Mutex
+	fallbackHost *url.URL      // the host an empty host setting means
+	wake         chan struct{} // wakes the paused-run watcher
 }
 
 // Options tune Open.
@@ -62,17 +69,11 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	oc := ollama.FromEnv()
-	if opts.OllamaHost == "" {
-		opts.OllamaHost = prefs.OllamaHost
+	host, fallback, err := ollamaHosts(opts, prefs)
+	if err != nil {
+		return nil, err
 	}
-	if opts.OllamaHost != "" {
-		u, err := ollama.ParseHost(opts.OllamaHost)
-		if err != nil {
-			return nil, err
-		}
-		oc = ollama.New(u, nil)
-	}
+	oc := ollama.New(host, nil)
 	db, err := sqlite.Open(ctx, dbPath(dir))
 	if err != nil {
 		return nil, err
@@ -98,7 +99,8 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 		return json.Marshal(st)
 	})
 	return &Service{Dir: dir, DB: db, Ledger: ledger, Bus: b, Blobs: blobs, Worlds: worlds,
-		Runtime: rt, Tools: tools, Ollama: oc, Sandboxed: sandboxed, Tokens: tokens, Progress: &ProgressHub{}, models: models, memory: mem}, nil
+		Runtime: rt, Tools: tools, Ollama: oc, Sandboxed: sandboxed, Tokens: tokens, Progress: &ProgressHub{}, models: models, memory: mem,
+		fallbackHost: fallback, wake: make(chan struct{}, 1)}, nil
 }
 
 // Close stops the runtime (running steps are cancelled and recorded) and

@@ -8,16 +8,19 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"ducklm/backend"
+	"ducklm/backend/ollama"
 )
 
 // Settings are the user's preferences. Zero values mean "ducklm's default".
 type Settings struct {
-	// OllamaHost overrides OLLAMA_HOST when set.
+	// OllamaHost overrides OLLAMA_HOST when set (host, host:port or a URL).
 	OllamaHost string `json:"ollamaHost"`
 	// Models is the default model per role (planner, coder, critic, embedder).
 	Models map[string]string `json:"models"`
@@ -35,23 +38,65 @@ var (
 	themes = map[string]bool{"": true, "light": true, "dark": true, "system": true}
 )
 
-// Validate refuses settings that cannot work, with a sentence.
-func (s Settings) Validate() error {
-	for role := range s.Models {
-		if !roles[role] {
-			return backend.Errorf(backend.EINVALID, "%q is not a model role (planner, coder, critic, embedder)", role)
+// Problem is one thing wrong with settings: the field it belongs to (as the
+// JSON names it: "ollamaHost", "models.planner", "approvalMode", "theme") and
+// a sentence that says what to do.
+type Problem struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// Check lists every problem of s, in the order the settings screen shows its
+// fields; none means s can be saved.
+func (s Settings) Check() []Problem {
+	var out []Problem
+	add := func(field string, err error) {
+		out = append(out, Problem{Field: field, Message: backend.ErrorMessage(err)})
+	}
+	if h := strings.TrimSpace(s.OllamaHost); h != "" {
+		if _, err := ollama.ParseHost(h); err != nil {
+			add("ollamaHost", err)
+		}
+	}
+	for _, role := range slices.Sorted(maps.Keys(s.Models)) {
+		name := strings.TrimSpace(s.Models[role])
+		switch {
+		case !roles[role]:
+			add("models."+role, backend.Errorf(backend.EINVALID, "%q is not a model role (planner, coder, critic, embedder)", role))
+		case strings.ContainsAny(name, " \t\r\n"):
+			add("models."+role, backend.Errorf(backend.EINVALID, "the %s model %q has a space in it; model names look like qwen2.5:7b", role, name))
 		}
 	}
 	if !modes[s.ApprovalMode] {
-		return backend.Errorf(backend.EINVALID, "approval mode %q is not ask_every, ask_risky or auto_sandboxed", s.ApprovalMode)
+		add("approvalMode", backend.Errorf(backend.EINVALID, "approval mode %q is not ask_every, ask_risky or auto_sandboxed", s.ApprovalMode))
 	}
 	if !themes[s.Theme] {
-		return backend.Errorf(backend.EINVALID, "theme %q is not light, dark or system", s.Theme)
+		add("theme", backend.Errorf(backend.EINVALID, "theme %q is not light, dark or system", s.Theme))
 	}
-	if h := strings.TrimSpace(s.OllamaHost); h != "" && strings.ContainsAny(h, " \t\n") {
-		return backend.Errorf(backend.EINVALID, "the Ollama host %q has spaces in it", h)
+	return out
+}
+
+// Validate refuses settings that cannot work, with the sentence of their
+// first problem.
+func (s Settings) Validate() error {
+	if p := s.Check(); len(p) > 0 {
+		return backend.Errorf(backend.EINVALID, "%s", p[0].Message)
 	}
 	return nil
+}
+
+// normal is s as stored: no spaces around the host or model names, and no
+// role whose model is left to the router.
+func (s Settings) normal() Settings {
+	n := s
+	n.OllamaHost = strings.TrimSpace(s.OllamaHost)
+	n.Models = map[string]string{}
+	for role, m := range s.Models {
+		if m = strings.TrimSpace(m); m != "" {
+			n.Models[role] = m
+		}
+	}
+	return n
 }
 
 // Load reads the settings of data directory dir; a missing file is the defaults.
@@ -74,10 +119,12 @@ func Load(dir string) (Settings, error) {
 }
 
 // Save writes the settings atomically (temp file, fsync, rename).
+// Surrounding spaces are trimmed and roles left empty are dropped.
 func Save(dir string, s Settings) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
+	s = s.normal()
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return backend.Wrap(err, backend.EINTERNAL, "cannot encode the settings")

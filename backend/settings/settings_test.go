@@ -43,3 +43,25 @@ func TestBadSettingsAreRefused(t *testing.T) {
 	_, err = settings.Load(dir)
 	require.Equal(t, backend.ECORRUPT, backend.ErrorCode(err))
 }
+
+func TestCheckNamesTheFieldOfEachProblem(t *testing.T) {
+	t.Parallel()
+	s := settings.Settings{
+		OllamaHost:   "ftp://box",
+		Models:       map[string]string{"painter": "x", "planner": "qwen 2.5", "critic": "llama3.2:3b"},
+		ApprovalMode: "yolo",
+		Theme:        "neon",
+	}
+	got := s.Check()
+	require.Equal(t, []settings.Problem{
+		{Field: "ollamaHost", Message: `"ftp://box" is not an Ollama host: Ollama speaks http or https, not ftp; type host:port, e.g. 127.0.0.1:11434`},
+		{Field: "models.painter", Message: `"painter" is not a model role (planner, coder, critic, embedder)`},
+		{Field: "models.planner", Message: `the planner model "qwen 2.5" has a space in it; model names look like qwen2.5:7b`},
+		{Field: "approvalMode", Message: `approval mode "yolo" is not ask_every, ask_risky or auto_sandboxed`},
+		{Field: "theme", Message: `theme "neon" is not light, dark or system`},
+	}, got)
+	require.EqualError(t, s.Validate(), got[0].Message, "Validate refuses with the first problem")
+
+	require.Empty(t, settings.Settings{OllamaHost: " 127.0.0.1:11500 ", Models: map[string]string{"planner": ""}}.Check(),
+		"an empty model means the router's choice, and spaces around a host are ignored")
+}

@@ -20,6 +20,12 @@ function setup(extra: Record<string, (...a: never[]) => unknown> = {}) {
       plan.includes('nope') ? { valid: false, problems: ['step step-1 uses the unknown tool "nope"'], steps: 0 } : { valid: true, problems: null, steps: 1 },
     SubmitTask: () => worldRun({ id: 'run_new' }),
     ChooseFolder: () => '/home/ada/projects/demo',
+    GetSettings: () => ({
+      settings: { ollamaHost: '', models: null, approvalMode: '', theme: '' },
+      dataDir: '/home/ada/.local/share/ducklm',
+      ollamaHost: 'http://127.0.0.1:11434',
+      defaultHost: 'http://127.0.0.1:11434',
+    }),
     ...extra,
   });
 }
@@ -27,6 +33,31 @@ function setup(extra: Record<string, (...a: never[]) => unknown> = {}) {
 const start = () => screen.getByRole('button', { name: 'Start run' }) as HTMLButtonElement;
 
 describe('NewTask', () => {
+  it('starts from the defaults in Settings and says so', async () => {
+    const { api, channel } = setup({
+      GetSettings: () => ({
+        settings: { ollamaHost: '', models: { planner: 'llama3.1:8b' }, approvalMode: 'ask_every', theme: '' },
+        dataDir: '/home/ada/.local/share/ducklm',
+        ollamaHost: 'http://127.0.0.1:11434',
+        defaultHost: 'http://127.0.0.1:11434',
+      }),
+    });
+    render(<NewTask api={api} />);
+    const every = screen.getByRole('radio', { name: /Ask for every step/ }) as HTMLInputElement;
+    await waitFor(() => expect(every.checked).toBe(true));
+    expect(every.closest('label')?.textContent).toContain('(default in Settings)');
+    const planner = screen.getByRole('combobox', { name: 'Model for the planner' }) as HTMLSelectElement;
+    expect(planner.value).toBe('');
+    expect(planner.selectedOptions[0]?.textContent).toBe('llama3.1:8b (default)');
+    expect((screen.getByRole('combobox', { name: 'Model for the coder' }) as HTMLSelectElement).selectedOptions[0]?.textContent).toBe('automatic (default)');
+    expect(screen.getByRole('link', { name: 'Settings' }).getAttribute('href')).toBe('#/settings');
+
+    fireEvent.change(screen.getByRole('textbox', { name: 'Task' }), { target: { value: 'Summarise hostnamectl' } });
+    fireEvent.click(start());
+    await waitFor(() => expect(channel.calls('SubmitTask')).toHaveLength(1));
+    expect(channel.calls('SubmitTask')[0]?.[0]).toMatchObject({ approvalMode: 'ask_every', models: {} });
+  });
+
   it('validates a free-text task as it is typed and submits it', async () => {
     const { api, channel } = setup();
     render(<NewTask api={api} />);

@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { type ApprovalMode, type DucklmApi, type PlanCheck, toBridgeError } from '../bridge';
 import { EXAMPLE_PLAN, checkPlanSyntax } from '../lib/plan';
+import { href } from '../lib/route';
 import { CodeEditor } from '../ui/CodeEditor';
 import { useLoad } from '../ui/useLoad';
 import { navigate } from '../ui/useRoute';
@@ -21,7 +22,7 @@ export function NewTask({ api }: { api: DucklmApi }) {
   const [task, setTask] = useState('');
   const [taskTouched, setTaskTouched] = useState(false);
   const [plan, setPlan] = useState(EXAMPLE_PLAN);
-  const [mode, setMode] = useState<ApprovalMode>('ask_risky');
+  const [chosenMode, setMode] = useState<ApprovalMode>();
   const [models, setModels] = useState<Record<string, string>>({});
   const [workspace, setWorkspace] = useState('');
   const [maxSteps, setMaxSteps] = useState('20');
@@ -32,6 +33,11 @@ export function NewTask({ api }: { api: DucklmApi }) {
   const [planState, setPlanState] = useState<PlanState>({ status: 'idle' });
 
   const [info] = useLoad(() => api.models(), [api]);
+  // The settings' defaults show in the form; the backend applies the same ones.
+  const [prefs] = useLoad(() => api.getSettings(), [api]);
+  const defaults = prefs.value?.settings;
+  const defaultMode: ApprovalMode = defaults?.approvalMode || 'ask_risky';
+  const mode = chosenMode ?? defaultMode;
   const [tools] = useLoad(() => api.toolCatalog(), [api]);
 
   const syntax = useMemo(() => (kind === 'plan' ? checkPlanSyntax(plan) : undefined), [kind, plan]);
@@ -179,6 +185,7 @@ export function NewTask({ api }: { api: DucklmApi }) {
                 <input type="radio" name="approval" checked={mode === m.id} onChange={() => setMode(m.id)} />
                 <span>
                   {m.label}
+                  {m.id === defaultMode && defaults?.approvalMode && <span className="muted"> (default in Settings)</span>}
                   <span className="muted small block">{m.hint}</span>
                 </span>
               </label>
@@ -194,6 +201,11 @@ export function NewTask({ api }: { api: DucklmApi }) {
               </p>
             )}
             {info.value?.reachable && available.length === 0 && <p className="muted small">Ollama has no models; pull one with ollama pull.</p>}
+            {defaults && (
+              <p className="muted small">
+                Defaults come from <a href={href({ screen: 'settings' })}>Settings</a>.
+              </p>
+            )}
             {ROLES.map((role) => (
               <label key={role} className="inline-field">
                 <span>{role}</span>
@@ -204,7 +216,9 @@ export function NewTask({ api }: { api: DucklmApi }) {
                   disabled={available.length === 0}
                   aria-label={`Model for the ${role}`}
                 >
-                  <option value="">default</option>
+                  <option value="">
+                    {defaults?.models[role] ? `${defaults.models[role]} (default)` : 'automatic (default)'}
+                  </option>
                   {available.map((m) => (
                     <option key={m} value={m}>
                       {m}
