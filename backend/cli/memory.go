@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -11,7 +10,7 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/memory"
 	"ducklm/backend/memorypolicy"
-	"ducklm/backend/settings"
+	"ducklm/backend/service"
 	"ducklm/backend/sqlite"
 )
 
@@ -60,16 +59,9 @@ func runMemory(env Env, args []string) error {
 func (s *session) memories() *sqlite.Memories { return sqlite.NewMemories(s.svc.DB, s.svc.Ledger) }
 
 // memoryStore opens the memory store with the embedding model the index was
-// last built with (the built-in one before any reindex).
-func (s *session) memoryStore() (*memory.Store, error) {
-	repo := s.memories()
-	name, err := repo.ActiveModel(s.ctx)
-	if err != nil {
-		return nil, err
-	}
-	return memory.Open(s.ctx, memory.Options{Repo: repo, Embedder: memory.EmbedderFor(name, s.svc.Ollama),
-		SnapshotDir: filepath.Join(s.svc.Dir, "memory")})
-}
+// last built with (the built-in one before any reindex); the session's
+// service closes it.
+func (s *session) memoryStore() (*memory.Store, error) { return s.svc.Memory(s.ctx) }
 
 func (s *session) typeFlag(v string) (memorypolicy.Type, error) {
 	t := memorypolicy.Type(v)
@@ -104,7 +96,6 @@ func runMemorySearch(s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer store.Close()
 	found, err := store.Retrieve(s.ctx, pos[0], *k, memory.Filter{Type: t})
 	if err != nil {
 		return err
@@ -219,7 +210,6 @@ func runMemoryRm(s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer store.Close()
 	if err := store.Remove(s.ctx, id); err != nil {
 		return err
 	}
@@ -244,41 +234,19 @@ func runMemoryReindex(s *session, args []string) error {
 	if err := s.open(); err != nil {
 		return err
 	}
-	store, err := s.memoryStore()
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	// The model named, else the embedder of the settings, else the one in
-	// service (which re-embeds what an interrupted reindex left behind).
-	emb := store.Embedder()
-	if *model == "" {
-		if prefs, err := settings.Load(s.svc.Dir); err == nil {
-			*model = prefs.Models["embedder"]
-		}
-	}
-	if *model != "" {
-		emb = memory.EmbedderFor(*model, s.svc.Ollama)
-	}
-	out := reindexOut{Model: emb.Name(), Previous: store.Model()}
-	start := time.Now()
 	step := 0
-	err = store.Reindex(s.ctx, emb, func(done, total int) {
-		out.Reembedded = done
+	res, err := s.svc.ReindexMemories(s.ctx, service.ReindexOptions{Model: *model, Progress: func(phase string, done, total int) {
 		// About ten progress lines however many memories there are.
-		if total > 0 && done*10/total > step && !s.json {
+		if phase == service.PhaseReindexEmbed && total > 0 && done*10/total > step && !s.json {
 			step = done * 10 / total
 			fmt.Fprintf(s.env.Stderr, "re-embedded %d of %d memories\n", done, total)
 		}
-	})
+	}})
 	if err != nil {
 		return err
 	}
-	st, err := store.Status(s.ctx)
-	if err != nil {
-		return err
-	}
-	out.Indexed, out.DurationSec = st.Indexed, time.Since(start).Round(time.Millisecond).String()
+	out := reindexOut{Model: res.Model, Previous: res.Previous, Reembedded: res.Reembedded, Indexed: res.Indexed,
+		DurationSec: res.Took.Round(time.Millisecond).String()}
 	return s.out(out, func(w io.Writer) {
 		fmt.Fprintf(w, "model: %s (was %s)\nre-embedded: %d\nindexed: %d\ntook: %s\n", out.Model, out.Previous, out.Reembedded, out.Indexed, out.DurationSec)
 	})

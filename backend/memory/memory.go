@@ -92,6 +92,9 @@ func (f Filter) Validate() error {
 type ListQuery struct {
 	Filter
 	Limit int // 0: all
+	// Before, when set, lists only what comes after that cursor in the
+	// listing's order (the next page).
+	Before Cursor
 }
 
 // Embedding is one memory's vector under a model.

@@ -75,6 +75,10 @@ func sameModel(a, b string) bool {
 	return strings.EqualFold(strings.TrimSuffix(a, ":latest"), strings.TrimSuffix(b, ":latest"))
 }
 
+// IsEmbeddingModel reports whether a model name looks like an embedding
+// model (its name says embed, minilm or bge), as PickModel judges it.
+func IsEmbeddingModel(name string) bool { return isEmbedding(name) }
+
 // isEmbedding reports whether a model name looks like an embedding model.
 func isEmbedding(name string) bool {
 	base := strings.ToLower(name[strings.LastIndexByte(name, '/')+1:])

@@ -23,6 +23,10 @@ type memoryHub struct {
 	once  sync.Once
 	store *memory.Store
 	err   error
+
+	// reindex is the cancel of the re-embedding ReindexMemories runs.
+	reindexMu sync.Mutex
+	reindex   context.CancelFunc
 }
 
 func (h *memoryHub) get(ctx context.Context) (*memory.Store, error) {
@@ -60,6 +64,12 @@ func (h *memoryHub) retrieve(ctx context.Context, query string) ([]string, error
 }
 
 func (h *memoryHub) close() {
+	// A re-embedding stops now rather than after its current batch.
+	h.reindexMu.Lock()
+	if h.reindex != nil {
+		h.reindex()
+	}
+	h.reindexMu.Unlock()
 	if h.store != nil {
 		h.store.Close()
 	}

@@ -262,6 +262,10 @@ func (r *Memories) List(ctx context.Context, q memory.ListQuery) ([]memory.Memor
 	if q.RunID != "" {
 		where, args = append(where, "run_id = ?"), append(args, q.RunID)
 	}
+	if !q.Before.IsZero() {
+		at := micros(q.Before.CreatedAt)
+		where, args = append(where, "(created_at < ? OR (created_at = ? AND id < ?))"), append(args, at, at, q.Before.ID)
+	}
 	stmt := "SELECT " + memoryColumns + " FROM memories"
 	if len(where) > 0 {
 		stmt += " WHERE " + strings.Join(where, " AND ")
