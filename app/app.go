@@ -54,3 +54,20 @@ type dialogs struct{ a *App }
 func (d dialogs) ChooseFolder(title string) (string, error) {
 	return wruntime.OpenDirectoryDialog(d.a.context(), wruntime.OpenDialogOptions{Title: title, CanCreateDirectories: true})
 }
+
+func (d dialogs) SaveFile(o api.FileDialog) (string, error) {
+	return wruntime.SaveFileDialog(d.a.context(), wruntime.SaveDialogOptions{Title: o.Title, DefaultDirectory: o.DefaultDir,
+		DefaultFilename: o.DefaultName, CanCreateDirectories: true, Filters: filters(o)})
+}
+
+func (d dialogs) OpenFile(o api.FileDialog) (string, error) {
+	return wruntime.OpenFileDialog(d.a.context(), wruntime.OpenDialogOptions{Title: o.Title, DefaultDirectory: o.DefaultDir,
+		Filters: filters(o)})
+}
+
+func filters(o api.FileDialog) []wruntime.FileFilter {
+	if o.Pattern == "" {
+		return nil
+	}
+	return []wruntime.FileFilter{{DisplayName: o.PatternName, Pattern: o.Pattern}}
+}

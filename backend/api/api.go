@@ -33,6 +33,19 @@ type API struct {
 // Dialogs are the native dialogs of the desktop window; the browser has none.
 type Dialogs interface {
 	ChooseFolder(title string) (string, error)
+	// SaveFile and OpenFile answer the chosen path, "" when cancelled.
+	SaveFile(opts FileDialog) (string, error)
+	OpenFile(opts FileDialog) (string, error)
+}
+
+// FileDialog describes a native save or open dialog.
+type FileDialog struct {
+	Title       string
+	DefaultDir  string
+	DefaultName string
+	// Pattern filters the files shown ("*.ducklm"); PatternName names it.
+	Pattern     string
+	PatternName string
 }
 
 // New returns the facade over svc. When the data directory could not be

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"io"
-	"os"
 
 	"ducklm/backend"
 	"ducklm/backend/sqlite"
@@ -38,6 +37,8 @@ type Result struct {
 	// whose progress (status, clock, latest checkpoint) the bundle moved on.
 	Added   Counts `json:"added"`
 	Updated int64  `json:"updated"`
+	// AddedIDs are the worlds and runs that were new here, parents first.
+	AddedIDs []string `json:"addedIds"`
 }
 
 // AlreadyPresent reports that the import changed nothing.
@@ -48,13 +49,7 @@ const eventBatch = 1000
 
 // ImportFile imports the bundle at path. See Import.
 func ImportFile(ctx context.Context, local Local, w Writer, path string, opts ImportOptions) (Result, error) {
-	return Import(ctx, local, w, func() (io.ReadCloser, error) {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, backend.Wrap(err, backend.EUNAVAILABLE, "cannot read %s", path)
-		}
-		return f, nil
-	}, opts)
+	return Import(ctx, local, w, openFile(path), opts)
 }
 
 // Import reads the bundle twice. The first pass verifies all of it (see
@@ -97,7 +92,7 @@ func Import(ctx context.Context, local Local, w Writer, open func() (io.ReadClos
 		return c.write(ctx, tx, f, local.Blobs, opts, &res)
 	})
 	if err != nil {
-		res.Added, res.Updated = Counts{}, 0
+		res.Added, res.Updated, res.AddedIDs = Counts{}, 0, nil
 		res.Problem = backend.ErrorMessage(err)
 		return res, err
 	}
@@ -189,6 +184,9 @@ func (c *checked) writeRecords(tx *sqlite.ImportTx, res *Result) error {
 			return err
 		}
 		res.Added.Worlds += count(added)
+		if added {
+			res.AddedIDs = append(res.AddedIDs, s.ID)
+		}
 	}
 	for _, r := range sc.sortedRuns() {
 		added, updated, err := tx.PutRun(r, c.heads[r.ID])
@@ -196,6 +194,9 @@ func (c *checked) writeRecords(tx *sqlite.ImportTx, res *Result) error {
 			return err
 		}
 		res.Added.Runs += count(added)
+		if added {
+			res.AddedIDs = append(res.AddedIDs, r.ID)
+		}
 		res.Updated += count(updated)
 	}
 	for _, cp := range c.cps {

@@ -2,10 +2,16 @@ package bundle
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sort"
 
 	"ducklm/backend"
 )
+
+// ErrNeedsAncestry is the cause of refusing to export a forked world or
+// run without the ancestors its history starts in.
+var ErrNeedsAncestry = errors.New("export needs ancestry")
 
 // scope is what one export holds: worlds, runs and the forks between them.
 type scope struct {
@@ -104,8 +110,8 @@ func (sc *scope) close(ctx context.Context, st Store, root string, ancestry bool
 			return nil
 		}
 		if !ancestry {
-			return backend.Errorf(backend.EINVALID,
-				"%s comes from a fork, so its history starts in its ancestors' runs: add --ancestry to export them with it", root)
+			return &backend.Error{Code: backend.EINVALID, Err: ErrNeedsAncestry, Message: fmt.Sprintf(
+				"%s comes from a fork, so its history starts in its ancestors' runs: add --ancestry to export them with it", root)}
 		}
 		for _, id := range needWorlds {
 			s, err := st.GetSpec(ctx, id)

@@ -32,9 +32,49 @@ type Report struct {
 	Known bool   `json:"known"`
 	Trust string `json:"trust"`
 	// Counts are what the bundle holds, as verified.
-	Counts  Counts `json:"counts"`
-	OK      bool   `json:"ok"`
-	Problem string `json:"problem,omitempty"`
+	Counts Counts `json:"counts"`
+	// Checks say which steps of the verification passed.
+	Checks Checks `json:"checks"`
+	// Worlds are the worlds the bundle holds, with their runs, parents
+	// first (once verified).
+	Worlds  []HeldWorld `json:"worlds"`
+	OK      bool        `json:"ok"`
+	Problem string      `json:"problem,omitempty"`
+}
+
+// Checks are the steps of verifying a bundle, in order; each is true once
+// it passed, and a step is only tried after the one before it passed.
+type Checks struct {
+	// Manifest: readable, of the format version this ducklm reads, and
+	// every entry it lists has a well-formed name, size and digest.
+	Manifest bool `json:"manifest"`
+	// Signature: the signature matches the manifest's bytes (true for an
+	// unsigned bundle, which has no signature to fail; see Report.Signed).
+	Signature bool `json:"signature"`
+	// Entries: every entry has the size and sha256 the manifest lists, and
+	// every record and event is well formed.
+	Entries bool `json:"entries"`
+	// References: every id a record names resolves in the bundle or here,
+	// the counts agree, and the lineage stays acyclic.
+	References bool `json:"references"`
+}
+
+// HeldWorld is a world a bundle holds.
+type HeldWorld struct {
+	ID            string         `json:"id"`
+	Name          string         `json:"name"`
+	Domain        backend.Domain `json:"domain"`
+	ParentWorldID string         `json:"parentWorldId,omitempty"`
+	Runs          []HeldRun      `json:"runs"`
+}
+
+// HeldRun is a run a bundle holds.
+type HeldRun struct {
+	ID     string            `json:"id"`
+	Status backend.RunStatus `json:"status"`
+	// Events in the bundle's stream of the run (not counting those it
+	// shares with the run it continues).
+	Events int64 `json:"events"`
 }
 
 // checked is a verified bundle: its records and, for what is too big to
@@ -96,6 +136,7 @@ func verify(ctx context.Context, local Local, r io.Reader, opts VerifyOptions) (
 		return c, err
 	}
 	c.report.Manifest, c.sum = m, sha256.Sum256(data)
+	c.report.Checks.Manifest = true
 	rd.allow(m, h.Size)
 
 	h, err = rd.next()
@@ -107,9 +148,12 @@ func verify(ctx context.Context, local Local, r io.Reader, opts VerifyOptions) (
 		if c.report.Signer, serr = checkSignature(sig, data); serr != nil {
 			return c, serr
 		}
-		c.report.Signed = true
+		c.report.Signed, c.report.Checks.Signature = true, true
 		c.report.Known, c.report.Trust = opts.Trust.Known(c.report.Signer)
 		h, err = rd.next()
+	}
+	if err == nil || errors.Is(err, io.EOF) { // signed and checked above, or unsigned
+		c.report.Checks.Signature = true
 	}
 	p := Progress{Phase: "verify", TotalEntries: len(m.Entries)}
 	for _, e := range m.Entries {
@@ -159,11 +203,32 @@ func verify(ctx context.Context, local Local, r io.Reader, opts VerifyOptions) (
 	if !errors.Is(err, io.EOF) {
 		return c, err
 	}
+	c.report.Checks.Entries = true
 	if err := c.checkRefs(ctx); err != nil {
 		return c, err
 	}
+	c.report.Checks.References = true
+	c.report.Worlds = c.held()
 	c.report.OK = true
 	return c, nil
+}
+
+// held lists the verified worlds and their runs in the bundle's order.
+func (c *checked) held() []HeldWorld {
+	out := make([]HeldWorld, 0, len(c.specs))
+	at := make(map[string]int, len(c.specs))
+	for _, s := range c.specs {
+		at[s.ID] = len(out)
+		out = append(out, HeldWorld{ID: s.ID, Name: s.Name, Domain: s.Domain, ParentWorldID: s.ParentWorldID, Runs: []HeldRun{}})
+	}
+	for _, r := range c.runs {
+		// A run's world is in the bundle or here (checked); only the
+		// bundle's worlds are listed.
+		if i, ok := at[r.WorldID]; ok {
+			out[i].Runs = append(out[i].Runs, HeldRun{ID: r.ID, Status: r.Status, Events: c.heads[r.ID]})
+		}
+	}
+	return out
 }
 
 func readManifest(rd *reader) (*tar.Header, []byte, error) {

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"ducklm/backend"
@@ -76,78 +74,22 @@ func runExport(s *session, args []string) error {
 	if out == "" {
 		return s.cmd.bad("export needs -o FILE")
 	}
-	if st, err := os.Stat(out); err == nil && st.IsDir() {
-		return backend.Errorf(backend.EINVALID, "%s is a folder; -o names the bundle file to write", out)
-	}
-	dir := filepath.Dir(out)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return backend.Errorf(backend.EINVALID, "there is no folder %s to write %s in", dir, filepath.Base(out))
+	if err := bundle.CheckOutput(out); err != nil {
+		return err
 	}
 	if err := s.open(); err != nil {
 		return err
 	}
-	// An unknown root is refused before the first export makes a key.
-	if strings.HasPrefix(root, string(backend.KindRun)+"_") {
-		_, err = s.svc.Worlds.Run(s.ctx, root)
-	} else {
-		_, err = s.svc.Worlds.Spec(s.ctx, root)
-	}
+	ex, err := bundle.ExportFile(s.ctx, s.local(), root, out, bundle.FileOptions{KeyDir: s.svc.Dir, Replace: true,
+		ExportOptions: bundle.ExportOptions{Ancestry: *ancestry, Descendants: *descendants, Progress: s.progress()}})
 	if err != nil {
 		return err
 	}
-	key, err := bundle.LoadOrCreateKey(s.svc.Dir)
-	if err != nil {
-		return err
-	}
-	// The bundle appears under its name only once it is whole.
-	tmp, err := os.CreateTemp(dir, ".ducklm-export-*")
-	if err != nil {
-		return backend.Wrap(err, backend.EUNAVAILABLE, "cannot write in %s", dir)
-	}
-	defer os.Remove(tmp.Name())
-	m, err := bundle.Export(s.ctx, s.local(), root, tmp, bundle.ExportOptions{
-		Ancestry: *ancestry, Descendants: *descendants, Key: &key, TempDir: dir, Progress: s.progress(),
+	return s.out(ex, func(w io.Writer) {
+		fmt.Fprintf(w, "bundle: %s (%s)\nroot: %s\n", out, size(ex.Bytes), root)
+		fmt.Fprintf(w, "contains: %s\n", ex.Manifest.Counts)
+		fmt.Fprintf(w, "signer: %s\n", bundle.FormatFingerprint(ex.Signer))
 	})
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil && cerr != nil {
-		err = backend.Wrap(cerr, backend.EUNAVAILABLE, "cannot write %s", out)
-	}
-	if err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
-		return backend.Wrap(err, backend.EUNAVAILABLE, "cannot write %s", out)
-	}
-	st, _ := os.Stat(out)
-	type exportOut struct {
-		File     string          `json:"file"`
-		Bytes    int64           `json:"bytes"`
-		Signer   string          `json:"signer"`
-		Manifest bundle.Manifest `json:"manifest"`
-	}
-	return s.out(exportOut{File: out, Bytes: st.Size(), Signer: key.Fingerprint(), Manifest: m}, func(w io.Writer) {
-		fmt.Fprintf(w, "bundle: %s (%s)\nroot: %s\n", out, size(st.Size()), root)
-		fmt.Fprintf(w, "contains: %s\n", m.Counts)
-		fmt.Fprintf(w, "signer: %s\n", bundle.FormatFingerprint(key.Fingerprint()))
-	})
-}
-
-// openBundle checks the FILE argument before anything else is touched.
-func openBundle(path string) (*os.File, error) {
-	f, err := os.Open(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil, backend.Errorf(backend.EINVALID, "there is no file %s", path)
-	case err != nil:
-		return nil, backend.Errorf(backend.EINVALID, "cannot read %s", path)
-	}
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		f.Close()
-		return nil, backend.Errorf(backend.EINVALID, "%s is not a file", path)
-	}
-	return f, nil
 }
 
 // bundleProblem reports whether err is about the bundle (exit 1) rather
@@ -166,11 +108,11 @@ func runVerifyBundle(s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := openBundle(pos[0])
+	f, err := bundle.OpenFile(pos[0])
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	f.Close()
 	if err := s.open(); err != nil {
 		return err
 	}
@@ -178,7 +120,7 @@ func runVerifyBundle(s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := bundle.Verify(s.ctx, s.local(), f, bundle.VerifyOptions{Trust: trust, Progress: s.progress()})
+	rep, err := bundle.VerifyFile(s.ctx, s.local(), pos[0], bundle.VerifyOptions{Trust: trust, Progress: s.progress()})
 	if err != nil && !bundleProblem(err) {
 		return err
 	}
@@ -230,7 +172,7 @@ func runImport(s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := openBundle(pos[0])
+	f, err := bundle.OpenFile(pos[0])
 	if err != nil {
 		return err
 	}

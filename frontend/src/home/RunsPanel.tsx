@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import type { DucklmApi } from '../bridge';
+import { ImportButton } from '../bundles/BundleButtons';
 import { formatDuration, runDuration } from '../lib/format';
 import { shortId } from '../lib/ids';
 import { href } from '../lib/route';
@@ -28,6 +29,7 @@ export function RunsPanel({ api }: { api: DucklmApi }) {
             {runs.value.some((r) => r.approvals > 0) && ', waiting ones first'}
           </span>
         )}
+        <ImportButton api={api} onImported={reload} />
         <a className="button small primary" href={href({ screen: 'new' })}>
           New task
         </a>

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { type DucklmApi, toBridgeError } from '../bridge';
+import { ExportButton } from '../bundles/BundleButtons';
 import { formatDuration, isTerminal, runDuration } from '../lib/format';
 import { shortId } from '../lib/ids';
 import { href } from '../lib/route';
@@ -98,6 +99,14 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
           <a className="button small" href={href({ screen: 'lineage', select: run.worldId })}>
             Lineage
           </a>
+          <ExportButton
+            api={api}
+            root={run.id}
+            kind="run"
+            name={state?.request.task || 'task run'}
+            forked={Boolean(run.baseRunId)}
+            unavailable={isTerminal(status) ? undefined : 'A task run can be exported once it has finished: a moving one would go on running wherever it was imported.'}
+          />
           {status === 'paused' && (
             <button type="button" className="button small" disabled={action.busy} onClick={() => doAction(() => api.resumeRun(runId))}>
               Resume

@@ -4,6 +4,7 @@ import { type Cell, asGrid, trailOf } from '../lib/grid';
 import { shortId } from '../lib/ids';
 import { href } from '../lib/route';
 import { formatRelative } from '../lib/time';
+import { ExportButton } from '../bundles/BundleButtons';
 import { CompareView } from '../lineage/CompareView';
 import { JsonTree } from '../ui/JsonTree';
 import { OpenFailed, Opening } from '../ui/LoadState';
@@ -164,6 +165,7 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
           <a className="button small" href={href({ screen: 'lineage', select: d.world.id })}>
             Lineage
           </a>
+          <ExportButton api={api} root={d.world.id} kind="world" name={d.world.name || shortId(d.world.id)} forked={Boolean(d.world.parentWorldId)} />
           {simulated && (
             <button type="button" className="button small" onClick={runVerify} disabled={verify === 'running'}>
               {verify === 'running' ? 'Replaying…' : 'Verify replay'}

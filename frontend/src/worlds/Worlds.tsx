@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'react';
 import { type DucklmApi, type Example, toBridgeError } from '../bridge';
+import { ImportButton } from '../bundles/BundleButtons';
 import { lineOf } from '../lib/format';
 import { shortId } from '../lib/ids';
 import { href } from '../lib/route';
@@ -73,6 +74,7 @@ export function Worlds({ api }: { api: DucklmApi }) {
       <header className="screen-head">
         <h1>Worlds</h1>
         <span className="muted">Deterministic simulated worlds: run them, checkpoint them, fork them and compare the branches.</span>
+        <ImportButton api={api} onImported={reloadLineage} />
       </header>
       <div className="worlds-grid">
         <section className="panel" aria-labelledby="start-title">
