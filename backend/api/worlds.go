@@ -216,6 +216,35 @@ func (a *API) History(runID string, offset int64, limit int) (world.HistoryPage,
 	return p, a.fail("history", err)
 }
 
+// LineageOutline returns every world and fork with only what a drawing of
+// the lineage needs.
+func (a *API) LineageOutline() (world.Outline, error) {
+	if err := a.ready(); err != nil {
+		return world.Outline{}, err
+	}
+	o, err := a.svc.Worlds.LineageOutline(a.ctx())
+	return o, a.fail("lineage", err)
+}
+
+// SearchHistory finds events of a run's full history that pass a filter,
+// from a position on; the caller goes on from the answer's Next.
+func (a *API) SearchHistory(runID string, filter world.HistoryFilter, from int64, limit int) (world.HistoryMatches, error) {
+	if err := a.ready(); err != nil {
+		return world.HistoryMatches{}, err
+	}
+	m, err := a.svc.Worlds.SearchHistory(a.ctx(), runID, filter, from, limit)
+	return m, a.fail("search the history", err)
+}
+
+// HistoryTypes counts a run's full history by event type.
+func (a *API) HistoryTypes(runID string) ([]world.TypeCount, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	t, err := a.svc.Worlds.HistoryTypes(a.ctx(), runID)
+	return t, a.fail("count the history", err)
+}
+
 // Diff compares two runs after their shared history.
 func (a *API) Diff(runA, runB string) (world.BranchDiff, error) {
 	if err := a.ready(); err != nil {

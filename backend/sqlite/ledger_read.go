@@ -106,6 +106,29 @@ func (l *Ledger) Query(ctx context.Context, q backend.EventQuery) ([]backend.Eve
 	return l.query(ctx, stmt, l.sizeHint(ctx, q), args...)
 }
 
+// TypeCounts counts the events of stream with seq ≤ toSeq by type. It reads
+// the (stream, seq) range, never the whole ledger.
+func (l *Ledger) TypeCounts(ctx context.Context, stream string, toSeq int64) (map[string]int64, error) {
+	rows, err := l.db.SQL.QueryContext(ctx, "SELECT type, count(*) FROM events WHERE stream_id = ? AND seq <= ? GROUP BY type", stream, toSeq)
+	if err != nil {
+		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot count the events of %s", stream)
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var t string
+		var n int64
+		if err := rows.Scan(&t, &n); err != nil {
+			return nil, backend.Wrap(err, backend.EINTERNAL, "cannot count the events of %s", stream)
+		}
+		out[t] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot count the events of %s", stream)
+	}
+	return out, nil
+}
+
 // maxPrealloc bounds how many events a read allocates room for up front.
 const maxPrealloc = 1 << 20
 

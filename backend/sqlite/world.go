@@ -325,6 +325,29 @@ func (w *Worlds) ListForks(ctx context.Context) ([]backend.Fork, error) {
 	return out, nil
 }
 
+// ForkTimes returns, for every fork id, the world-local time of the
+// checkpoint it was taken from, in one query.
+func (w *Worlds) ForkTimes(ctx context.Context) (map[string]int64, error) {
+	rows, err := w.db.SQL.QueryContext(ctx, "SELECT f.id, c.world_local_time FROM forks f JOIN checkpoints c ON c.id = f.checkpoint_id")
+	if err != nil {
+		return nil, dbErr(err, "read fork times")
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var id string
+		var t int64
+		if err := rows.Scan(&id, &t); err != nil {
+			return nil, dbErr(err, "read fork times")
+		}
+		out[id] = t
+	}
+	if err := rows.Err(); err != nil {
+		return nil, dbErr(err, "read fork times")
+	}
+	return out, nil
+}
+
 // ForkOf returns the fork that created world id, or ENOTFOUND for a root.
 func (w *Worlds) ForkOf(ctx context.Context, childWorldID string) (backend.Fork, error) {
 	var row ForkRow

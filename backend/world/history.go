@@ -80,11 +80,17 @@ type HistoryPage struct {
 	// Inherited is how many leading positions of the whole history belong
 	// to ancestors (events before it are the shared prefix).
 	Inherited int64 `json:"inherited"`
+	// Segments are the history's streams, root first: position p belongs to
+	// the segment whose cumulative ToSeq first exceeds it.
+	Segments []Segment `json:"segments"`
 }
 
 // HistoryPage returns up to limit events of a run's full history starting
-// at position offset (0 = the oldest). It reads only the events it returns,
-// so paging a million-event history costs the same at any offset.
+// at position offset (0 = the oldest). A negative offset asks for the last
+// page: the one starting at the largest multiple of limit below the total,
+// so a reader that pages by limit lands on its own page boundary. It reads
+// only the events it returns, so paging a million-event history costs the
+// same at any offset.
 func (s *Service) HistoryPage(ctx context.Context, runID string, offset int64, limit int) (HistoryPage, error) {
 	if limit <= 0 || limit > 5000 {
 		return HistoryPage{}, backend.Errorf(backend.EINVALID, "a history page holds 1 to 5000 events, not %d", limit)
@@ -93,12 +99,15 @@ func (s *Service) HistoryPage(ctx context.Context, runID string, offset int64, l
 	if err != nil {
 		return HistoryPage{}, err
 	}
-	page := HistoryPage{Offset: max(offset, 0), Events: []backend.Event{}}
+	page := HistoryPage{Offset: max(offset, 0), Events: []backend.Event{}, Segments: segs}
 	for i, seg := range segs {
 		page.Total += seg.ToSeq
 		if i < len(segs)-1 {
 			page.Inherited += seg.ToSeq
 		}
+	}
+	if offset < 0 {
+		page.Offset = max(page.Total-1, 0) / int64(limit) * int64(limit)
 	}
 	pos := int64(0)
 	for _, seg := range segs {

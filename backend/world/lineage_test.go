@@ -177,3 +177,40 @@ func ids(specs []backend.WorldSpec) []string {
 	}
 	return out
 }
+
+func TestLineageOutlineIsTheLineageInBrief(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	root, run := create(t, f, 1)
+	steps(t, f, run.ID, 2)
+	cp := latestCheckpoint(t, f, run.ID)
+	fork, child, childRun, err := f.worlds.Fork(f.ctx, world.ForkRequest{CheckpointID: cp.ID, Divergence: backend.DivergeStatePatch})
+	require.NoError(t, err)
+
+	o, err := f.worlds.LineageOutline(f.ctx)
+	require.NoError(t, err)
+	require.Len(t, o.Worlds, 2)
+	byID := map[string]world.OutlineWorld{}
+	for _, w := range o.Worlds {
+		byID[w.ID] = w
+	}
+	stored, err := f.worlds.Spec(f.ctx, root.ID)
+	require.NoError(t, err)
+	require.Equal(t, world.OutlineWorld{ID: root.ID, Name: root.Name, Domain: root.Domain, CreatedAt: stored.CreatedAt, Runs: 1, RunID: run.ID, Status: backend.RunRunning}, byID[root.ID])
+	require.Equal(t, root.ID, byID[child.ID].Parent)
+	require.Equal(t, childRun.ID, byID[child.ID].RunID)
+	require.Equal(t, []world.OutlineFork{{ID: fork.ID, From: root.ID, To: child.ID, Divergence: backend.DivergeStatePatch, At: cp.WorldLocalTime}}, o.Forks)
+
+	full, err := json.Marshal(must(f.worlds.Lineage(f.ctx)))
+	require.NoError(t, err)
+	brief, err := json.Marshal(o)
+	require.NoError(t, err)
+	require.Less(t, len(brief)*2, len(full), "the outline is much smaller than the lineage")
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

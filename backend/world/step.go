@@ -28,20 +28,42 @@ func (s *Service) Step(ctx context.Context, runID string, action json.RawMessage
 }
 
 func (s *Service) step(ctx context.Context, inst *instance, action json.RawMessage) (StepOutcome, error) {
+	out, events, err := s.advance(ctx, inst, action)
+	if err != nil {
+		return StepOutcome{}, err
+	}
+	if err := s.save(ctx, inst, events, nil); err != nil {
+		return StepOutcome{}, err
+	}
+	out.Run = inst.run
+	return out, nil
+}
+
+// advance applies one action to the world in memory and returns the events
+// that record it, unsaved: the caller saves them, alone or with the next
+// steps' (a batch is still one exact record of every step). A program
+// error fails the run, recording the failure after the events the caller
+// has not saved yet (pending), which are saved first.
+func (s *Service) advance(ctx context.Context, inst *instance, action json.RawMessage, pending ...backend.Event) (StepOutcome, []backend.Event, error) {
 	if inst.run.Status.Terminal() {
-		return StepOutcome{}, backend.Errorf(backend.EINVALID, "run %s is %s; fork it to continue from one of its checkpoints", inst.run.ID, inst.run.Status)
+		return StepOutcome{}, nil, backend.Errorf(backend.EINVALID, "run %s is %s; fork it to continue from one of its checkpoints", inst.run.ID, inst.run.Status)
 	}
 	action = actionOrNull(action)
 	if !json.Valid(action) {
-		return StepOutcome{}, backend.Errorf(backend.EINVALID, "the action is not valid JSON")
+		return StepOutcome{}, nil, backend.Errorf(backend.EINVALID, "the action is not valid JSON")
 	}
 	res, err := inst.world.Step(ctx, action)
 	if err != nil {
 		if ctx.Err() != nil {
-			return StepOutcome{}, err // cancelled by the caller: the run stays open
+			return StepOutcome{}, nil, err // cancelled by the caller: the run stays open
+		}
+		if len(pending) > 0 {
+			if serr := s.save(context.WithoutCancel(ctx), inst, pending, nil); serr != nil {
+				return StepOutcome{}, nil, serr
+			}
 		}
 		s.fail(ctx, inst, err)
-		return StepOutcome{}, err
+		return StepOutcome{}, nil, err
 	}
 	compact, _ := json.Marshal(json.RawMessage(action))
 	stepEvent := s.event(inst, EventStep, stepPayload{
@@ -59,10 +81,7 @@ func (s *Service) step(ctx context.Context, inst *instance, action json.RawMessa
 		inst.run.Status = backend.RunCompleted
 		events = append(events, s.event(inst, EventCompleted, map[string]any{"stateDigest": digest(res.State)}))
 	}
-	if err := s.save(ctx, inst, events, nil); err != nil {
-		return StepOutcome{}, err
-	}
-	return StepOutcome{Run: inst.run, State: res.State, Emitted: res.Emitted, Done: res.Done}, nil
+	return StepOutcome{Run: inst.run, State: res.State, Emitted: res.Emitted, Done: res.Done}, events, nil
 }
 
 // fail records a run's failure. The in-memory world is unchanged (a failed
@@ -79,7 +98,11 @@ type RunOptions struct {
 	Steps           int
 	Action          json.RawMessage // the same action every step; null lets the program choose
 	CheckpointEvery int             // 0 = only at the end
-	Progress        func(done, total int)
+	// SaveEvery saves the steps' events together every this many steps (one
+	// transaction each) instead of after every step; 0 or 1 saves each step.
+	// Checkpoints, the end and a failure always save what is pending first.
+	SaveEvery int
+	Progress  func(done, total int)
 }
 
 // RunSteps applies up to opts.Steps steps, stopping early when the world is
@@ -94,15 +117,40 @@ func (s *Service) RunSteps(ctx context.Context, runID string, opts RunOptions) (
 		return StepOutcome{}, err
 	}
 	var out StepOutcome
+	var pending []backend.Event
+	flush := func(ctx context.Context) error {
+		if len(pending) == 0 {
+			return nil
+		}
+		err := s.save(ctx, inst, pending, nil)
+		pending = nil // the saved events may still be read by those they were published to
+		return err
+	}
 	for i := 1; i <= opts.Steps; i++ {
-		if out, err = s.step(ctx, inst, opts.Action); err != nil {
+		var events []backend.Event
+		if out, events, err = s.advance(ctx, inst, opts.Action, pending...); err != nil {
+			if ctx.Err() != nil {
+				// Steps applied before the cancel are kept; the world in
+				// memory is then exactly what is recorded.
+				if ferr := flush(context.WithoutCancel(ctx)); ferr != nil {
+					return out, ferr
+				}
+			}
 			return out, err
 		}
+		pending = append(pending, events...)
+		last := i == opts.Steps || out.Done
+		cp := last || (opts.CheckpointEvery > 0 && i%opts.CheckpointEvery == 0)
+		if cp || opts.SaveEvery <= 1 || i%opts.SaveEvery == 0 {
+			if err := flush(ctx); err != nil {
+				return out, err
+			}
+		}
+		out.Run = inst.run
 		if opts.Progress != nil {
 			opts.Progress(i, opts.Steps)
 		}
-		last := i == opts.Steps || out.Done
-		if last || (opts.CheckpointEvery > 0 && i%opts.CheckpointEvery == 0) {
+		if cp {
 			if _, err := s.checkpoint(ctx, inst); err != nil {
 				return out, err
 			}

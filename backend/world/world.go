@@ -25,6 +25,8 @@ type Store interface {
 	ListCheckpoints(ctx context.Context, runID string) ([]backend.Checkpoint, error)
 	CreateFork(ctx context.Context, f backend.Fork, child backend.WorldSpec, run backend.WorldRun, events []backend.Event, cp *backend.Checkpoint) ([]backend.Event, error)
 	ListForks(ctx context.Context) ([]backend.Fork, error)
+	// ForkTimes maps each fork id to its checkpoint's world-local time.
+	ForkTimes(ctx context.Context) (map[string]int64, error)
 	ForkOf(ctx context.Context, childWorldID string) (backend.Fork, error)
 }
 
@@ -32,6 +34,8 @@ type Store interface {
 type Events interface {
 	Query(ctx context.Context, q backend.EventQuery) ([]backend.Event, error)
 	Head(ctx context.Context, stream string) (int64, error)
+	// TypeCounts counts the events of stream up to toSeq by type.
+	TypeCounts(ctx context.Context, stream string, toSeq int64) (map[string]int64, error)
 }
 
 // Event types a world run records.

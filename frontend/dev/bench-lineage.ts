@@ -1,8 +1,9 @@
 // Development only: times the lineage layout (the real buildLineage and
-// layoutLineage) on made-up fork forests. Run with `npm run bench:lineage`;
+// layoutInput, then layoutDag) on made-up fork forests. Run with `npm run bench:lineage`;
 // pass a node count to change the size (default 5000).
 import type { Lineage } from '../src/bridge/types';
-import { buildLineage, layoutLineage } from '../src/lib/lineage';
+import { layoutDag } from '../src/lib/layout';
+import { buildLineage, layoutInput } from '../src/lib/lineage';
 
 declare const process: { argv: string[] };
 
@@ -56,10 +57,16 @@ const shapes: [string, (i: number, rnd: () => number) => number | undefined][] =
   ['many small trees (roots every 25 worlds)', (i, rnd) => (i % 25 === 0 ? undefined : i - 1 - Math.floor(rnd() * (i % 25)))],
 ];
 
+// The lineage's own layout (tidy trees for a fork forest) and, in the same
+// run for a ratio, dagre on the same graph.
 for (const [name, parentOf] of shapes) {
-  const m = buildLineage(forest(n, parentOf));
-  const started = performance.now();
-  const l = layoutLineage(m);
-  const ms = performance.now() - started;
-  console.log(`${n} worlds, ${name}: ${Math.round(ms)} ms (${Math.round(l.width)} × ${Math.round(l.height)} px)`);
+  const { nodes, edges, options } = layoutInput(buildLineage(forest(n, parentOf)));
+  const times: string[] = [];
+  for (const forests of ['tree', 'dagre'] as const) {
+    const started = performance.now();
+    const l = layoutDag(nodes, edges, { ...options, forests });
+    const ms = performance.now() - started;
+    times.push(`${l.engine} ${Math.round(ms)} ms (${Math.round(l.width)} × ${Math.round(l.height)} px)`);
+  }
+  console.log(`${n} worlds, ${name}: ${times.join(', ')}`);
 }

@@ -1,7 +1,11 @@
-// Layered left-to-right layout of a DAG with dagre. Pure: the same graph in
-// gives the same boxes out, and nothing here knows about React or selection,
-// so a screen computes a layout once per graph and layers state on top.
+// Layered left-to-right layout of a DAG. A forest (every node has at most
+// one parent, as fork lineages do) gets d3-hierarchy's tidy tree, which is
+// linear in the nodes and never crosses edges; any other DAG gets dagre.
+// Pure: the same graph in gives the same boxes out, and nothing here knows
+// about React or selection, so a screen computes a layout once per graph and
+// layers state on top.
 import dagre, { type graphlib } from '@dagrejs/dagre';
+import { type HierarchyPointNode, hierarchy, tree } from 'd3-hierarchy';
 
 /** LayoutNode is a node to place, with its size in pixels. */
 export interface LayoutNode {
@@ -36,8 +40,10 @@ export interface Layout {
   edges: ReadonlyMap<string, readonly Point[]>;
   width: number;
   height: number;
-  /** How long dagre took, in milliseconds (for the lineage's status line). */
+  /** How long the layout took, in milliseconds (for the lineage's status line). */
   ms: number;
+  /** Which layout placed the graph: the tidy tree (a forest) or dagre (any DAG). */
+  engine: 'tree' | 'dagre';
 }
 
 export interface LayoutOptions {
@@ -51,6 +57,11 @@ export interface LayoutOptions {
    * has none, and the sweeps are the slow part.
    */
   fastOrderAbove?: number;
+  /**
+   * 'tree' lays a forest out as tidy trees (linear time, no crossings);
+   * 'dagre' (the default) lays every graph out with dagre.
+   */
+  forests?: 'tree' | 'dagre';
 }
 
 type G = graphlib.Graph;
@@ -87,12 +98,137 @@ export function depthRanker(g: G): void {
   for (const v of g.nodes()) if (g.node(v).rank === undefined) g.node(v).rank = 0;
 }
 
-/** layoutDag places nodes in layers along rankdir (left to right by default). */
-export function layoutDag(
+/**
+ * layoutDag places nodes in layers along rankdir (left to right by default):
+ * with forests: 'tree', a forest as tidy trees; any other graph with dagre.
+ */
+export function layoutDag(nodes: readonly LayoutNode[], edges: readonly LayoutEdge[], opts: LayoutOptions = {}): Layout {
+  if (opts.forests === 'tree' && (opts.rankdir ?? 'LR') === 'LR') {
+    const forest = layoutForest(nodes, edges, opts);
+    if (forest) return forest;
+  }
+  return layoutDagre(nodes, edges, opts);
+}
+
+/**
+ * forestOf reads the graph as a forest: each node's children in edge order
+ * and the roots in node order. It returns undefined when the graph is not
+ * one (a node with two parents, or a cycle). Edges to unknown nodes and self
+ * edges are skipped, as the layouts skip them.
+ */
+export function forestOf(
   nodes: readonly LayoutNode[],
   edges: readonly LayoutEdge[],
-  opts: LayoutOptions = {},
-): Layout {
+): { roots: string[]; children: Map<string, { node: string; edge: string }[]> } | undefined {
+  const known = new Set(nodes.map((n) => n.id));
+  const parent = new Map<string, string>();
+  const children = new Map<string, { node: string; edge: string }[]>();
+  for (const e of edges) {
+    if (!known.has(e.from) || !known.has(e.to) || e.from === e.to) continue;
+    if (parent.has(e.to)) return undefined;
+    parent.set(e.to, e.from);
+    const kids = children.get(e.from) ?? [];
+    kids.push({ node: e.to, edge: e.id });
+    children.set(e.from, kids);
+  }
+  const roots: string[] = [];
+  const seen = new Set<string>();
+  for (const n of nodes) {
+    if (parent.has(n.id) || seen.has(n.id)) continue;
+    seen.add(n.id);
+    roots.push(n.id);
+  }
+  // Every node must hang below a root; one that does not sits on a cycle.
+  let reached = 0;
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const v = stack.pop()!;
+    reached++;
+    for (const c of children.get(v) ?? []) stack.push(c.node);
+  }
+  return reached === known.size ? { roots, children } : undefined;
+}
+
+interface TreeDatum {
+  id: string;
+  edge?: string;
+  kids: TreeDatum[];
+}
+
+/**
+ * layoutForest lays a forest out left to right as tidy trees (Buchheim's
+ * linear-time Reingold–Tilford, from d3-hierarchy): a node's depth is its
+ * layer, siblings stack downwards, and no two edges cross. It returns
+ * undefined when the graph is not a forest.
+ */
+export function layoutForest(nodes: readonly LayoutNode[], edges: readonly LayoutEdge[], opts: LayoutOptions = {}): Layout | undefined {
+  const started = performance.now();
+  const { nodesep = 12, ranksep = 48, margin = 16 } = opts;
+  const forest = forestOf(nodes, edges);
+  if (!forest) return undefined;
+  const size = new Map<string, LayoutNode>();
+  for (const n of nodes) if (!size.has(n.id)) size.set(n.id, n);
+
+  // The trees hang from one invisible root, so one pass places them all.
+  const datum = (id: string, edge?: string): TreeDatum => ({ id, ...(edge !== undefined ? { edge } : {}), kids: [] });
+  const top: TreeDatum = { id: '', kids: forest.roots.map((r) => datum(r)) };
+  const stack = [...top.kids];
+  while (stack.length > 0) {
+    const d = stack.pop()!;
+    for (const c of forest.children.get(d.id) ?? []) {
+      const k = datum(c.node, c.edge);
+      d.kids.push(k);
+      stack.push(k);
+    }
+  }
+  let tallest = 0;
+  for (const n of size.values()) tallest = Math.max(tallest, n.height);
+  const root = tree<TreeDatum>()
+    .nodeSize([tallest + nodesep, 1])
+    .separation((a, b) => (a.parent === b.parent ? 1 : a.parent?.parent === b.parent?.parent ? 1.25 : 1.5))(hierarchy(top, (d) => d.kids));
+
+  // Layers are as wide as their widest node.
+  const widths: number[] = [];
+  let minX = Infinity;
+  let maxX = -Infinity;
+  root.each((p) => {
+    if (p.depth === 0) return;
+    const n = size.get(p.data.id)!;
+    widths[p.depth - 1] = Math.max(widths[p.depth - 1] ?? 0, n.width);
+    minX = Math.min(minX, p.x - n.height / 2);
+    maxX = Math.max(maxX, p.x + n.height / 2);
+  });
+  const left: number[] = [];
+  let x = margin;
+  for (const w of widths) {
+    left.push(x);
+    x += w + ranksep;
+  }
+  const width = widths.length === 0 ? 0 : x - ranksep + margin;
+  const height = widths.length === 0 ? 0 : maxX - minX + 2 * margin;
+
+  const placed = new Map<string, Box>();
+  const paths = new Map<string, Point[]>();
+  const boxOf = (p: HierarchyPointNode<TreeDatum>): Box => {
+    const n = size.get(p.data.id)!;
+    return { x: left[p.depth - 1]!, y: p.x - minX + margin - n.height / 2, width: n.width, height: n.height };
+  };
+  root.each((p) => {
+    if (p.depth === 0) return;
+    const b = boxOf(p);
+    placed.set(p.data.id, b);
+    if (p.data.edge === undefined || !p.parent || p.parent.depth === 0) return;
+    const a = placed.get(p.parent.data.id)!;
+    const from = { x: a.x + a.width, y: a.y + a.height / 2 };
+    const to = { x: b.x, y: b.y + b.height / 2 };
+    const bend = (to.x - from.x) / 2;
+    paths.set(p.data.edge, [from, { x: from.x + bend, y: from.y }, { x: to.x - bend, y: to.y }, to]);
+  });
+  return { nodes: placed, edges: paths, width, height, ms: performance.now() - started, engine: 'tree' };
+}
+
+/** layoutDagre places any DAG in layers along rankdir with dagre. */
+export function layoutDagre(nodes: readonly LayoutNode[], edges: readonly LayoutEdge[], opts: LayoutOptions = {}): Layout {
   const started = performance.now();
   const { rankdir = 'LR', nodesep = 12, ranksep = 48, margin = 16, fastOrderAbove = 400 } = opts;
   const g: G = new dagre.graphlib.Graph({ multigraph: true });
@@ -128,6 +264,7 @@ export function layoutDag(
     width: graph.width ?? 0,
     height: graph.height ?? 0,
     ms: performance.now() - started,
+    engine: 'dagre',
   };
 }
 

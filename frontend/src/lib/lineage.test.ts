@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { lineage } from '../test/fixtures';
 import type { Lineage } from '../bridge/types';
-import { ancestors, buildLineage, descendants, hiddenBy, layoutLineage, searchLineage, toggleSelection } from './lineage';
+import { ancestors, buildLineage, buildLineageOutline, descendants, hiddenBy, layoutLineage, searchLineage, toggleSelection } from './lineage';
 
 function chain(n: number): Lineage {
   const base = lineage();
@@ -33,6 +33,30 @@ describe('buildLineage', () => {
     const l = lineage();
     l.nodes.pop();
     expect(buildLineage(l).edges.map((e) => e.to)).toEqual(['wld_a']);
+  });
+});
+
+describe('buildLineageOutline', () => {
+  it('builds the same model from the outline as from the full lineage', () => {
+    const l = lineage();
+    const outline = {
+      worlds: l.nodes.map((n) => ({
+        id: n.world.id,
+        name: n.world.name,
+        domain: n.world.domain,
+        createdAt: n.world.createdAt,
+        runs: n.runs,
+        ...(n.world.parentWorldId ? { parent: n.world.parentWorldId } : {}),
+        ...(n.latestRun ? { runId: n.latestRun.id, status: n.latestRun.status } : {}),
+      })),
+      forks: [...l.edges.map((e) => ({ id: e.fork.id, from: e.fork.parentWorldId, to: e.fork.childWorldId, divergence: e.fork.divergence, at: e.at })),
+        { id: 'frk_lost', from: 'wld_root', to: 'wld_gone', divergence: 'state_patch' as const, at: 0 }],
+    };
+    const a = buildLineage(l);
+    const b = buildLineageOutline(outline);
+    expect(b.nodes).toEqual(a.nodes);
+    expect(b.edges).toEqual(a.edges);
+    expect(b.children).toEqual(a.children);
   });
 });
 

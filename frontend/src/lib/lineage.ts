@@ -1,7 +1,7 @@
 // The lineage explorer's model: worlds and forks as a graph, laid out once,
 // with the questions the screen asks of it (subtrees to collapse, search).
 // Selection, collapse and search never touch the layout.
-import type { Domain, Lineage, RunStatus } from '../bridge/types';
+import type { Domain, Lineage, LineageOutline, RunStatus } from '../bridge/types';
 import { type Layout, type LayoutEdge, type LayoutNode, type LayoutOptions, layoutDag } from './layout';
 
 /** WorldNode is one world as the explorer draws it. */
@@ -64,12 +64,37 @@ export function buildLineage(l: Lineage): LineageModel {
   return { nodes, byId, edges, children };
 }
 
+/** buildLineageOutline turns the backend's lineage outline into the explorer's model, as buildLineage does the full lineage. */
+export function buildLineageOutline(o: LineageOutline): LineageModel {
+  const nodes: WorldNode[] = o.worlds.map((x) => {
+    const w: WorldNode = { id: x.id, name: x.name, domain: x.domain, runs: x.runs, createdAt: x.createdAt };
+    if (x.status && x.runId) {
+      w.status = x.status;
+      w.runId = x.runId;
+    }
+    if (x.parent) w.parent = x.parent;
+    return w;
+  });
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const edges: ForkEdge[] = [];
+  const children = new Map<string, string[]>();
+  for (const f of o.forks) {
+    if (!byId.has(f.from) || !byId.has(f.to)) continue;
+    edges.push({ id: f.id, from: f.from, to: f.to, label: f.divergence, at: f.at });
+    const kids = children.get(f.from) ?? [];
+    kids.push(f.to);
+    children.set(f.from, kids);
+  }
+  return { nodes, byId, edges, children };
+}
+
 /** layoutInput is what the lineage's layout needs, as plain data (it may go to a worker). */
 export function layoutInput(m: LineageModel): { nodes: LayoutNode[]; edges: LayoutEdge[]; options: LayoutOptions } {
   return {
     nodes: m.nodes.map((n) => ({ id: n.id, width: NODE_W, height: NODE_H })),
     edges: m.edges.map((e) => ({ id: e.id, from: e.from, to: e.to })),
-    options: { ranksep: 110, nodesep: 10 },
+    // A fork lineage is a forest: tidy trees, with dagre for anything else.
+    options: { ranksep: 110, nodesep: 10, forests: 'tree' },
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boundsOf, centerOn, cull, fitView, visibleRect, zoomAt } from './viewport';
+import { boundsOf, centerOn, cull, fitView, hitTest, toWorld, visibleRect, zoomAt } from './viewport';
 
 describe('viewport', () => {
   it('fits content, never enlarging past 1', () => {
@@ -36,5 +36,18 @@ describe('viewport', () => {
 
   it('bounds points', () => {
     expect(boundsOf([{ x: 1, y: 5 }, { x: 3, y: 2 }])).toEqual({ x: 1, y: 2, width: 2, height: 3 });
+  });
+
+  it('maps screen points to the world and finds the box under one', () => {
+    const v = { x: 100, y: 50, k: 0.5 };
+    expect(toWorld(v, { x: 150, y: 60 })).toEqual({ x: 100, y: 20 });
+    const boxes = new Map([
+      ['a', { x: 0, y: 0, width: 100, height: 40 }],
+      ['b', { x: 80, y: 10, width: 100, height: 40 }],
+    ]);
+    expect(hitTest(boxes, { x: 10, y: 10 })).toBe('a');
+    expect(hitTest(boxes, { x: 90, y: 20 })).toBe('b'); // drawn last, on top
+    expect(hitTest(boxes, { x: 90, y: 20 }, new Set(['b']))).toBe('a');
+    expect(hitTest(boxes, { x: 500, y: 500 })).toBeUndefined();
   });
 });

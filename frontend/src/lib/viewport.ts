@@ -20,7 +20,8 @@ export interface Rect {
   y1: number;
 }
 
-export const MIN_ZOOM = 0.02;
+/** MIN_ZOOM lets Fit show a whole 5,000-world lineage (the canvas draws it at any scale). */
+export const MIN_ZOOM = 0.004;
 export const MAX_ZOOM = 2;
 
 const clampK = (k: number) => Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, k));
@@ -86,4 +87,21 @@ export function boundsOf(points: readonly { x: number; y: number }[]): Box {
     y1 = Math.max(y1, p.y);
   }
   return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+}
+
+/** toWorld maps a screen point (relative to the drawing's corner) to world coordinates. */
+export function toWorld(v: View, p: { x: number; y: number }): { x: number; y: number } {
+  return { x: (p.x - v.x) / v.k, y: (p.y - v.y) / v.k };
+}
+
+/**
+ * hitTest returns the id of the box under world point p, skipping hidden
+ * ones; the last box given wins where boxes overlap (it is drawn on top).
+ */
+export function hitTest(boxes: ReadonlyMap<string, Box>, p: { x: number; y: number }, hidden?: ReadonlySet<string>): string | undefined {
+  let hit: string | undefined;
+  for (const [id, b] of boxes) {
+    if (p.x >= b.x && p.x <= b.x + b.width && p.y >= b.y && p.y <= b.y + b.height && !hidden?.has(id)) hit = id;
+  }
+  return hit;
 }

@@ -2,8 +2,10 @@ import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useStat
 import type { Layout } from '../lib/layout';
 import { midpoint, pathOf } from '../lib/layout';
 import type { LineageModel, WorldNode } from '../lib/lineage';
-import { type Size, type View, boundsOf, centerOn, cull, fitView, intersects, visibleRect, zoomAt } from '../lib/viewport';
+import { type Size, type View, boundsOf, centerOn, cull, fitView, hitTest, intersects, toWorld, visibleRect, zoomAt } from '../lib/viewport';
 import { runStatusLabel } from '../lib/format';
+import { drawFrame, edgePaths, paletteOf } from './draw';
+import './lineage.css';
 
 interface LineageCanvasProps {
   model: LineageModel;
@@ -23,11 +25,18 @@ interface LineageCanvasProps {
 // jsdom and a window that is not laid out yet report a 0×0 box.
 const FALLBACK: Size = { width: 1200, height: 700 };
 const LABEL_ZOOM = 0.45;
+/** Up to this many worlds in view are drawn in the DOM (focusable, labelled); more go to the canvas. */
+export const DOM_NODES_MAX = 300;
+
+/** canvasAvailable reports whether this page can draw paths on a canvas (jsdom cannot). */
+const canvasAvailable = () => typeof Path2D !== 'undefined' && typeof HTMLCanvasElement !== 'undefined';
 
 /**
- * LineageCanvas draws the laid-out lineage as SVG with pan and zoom. Only the
- * worlds and forks inside the view are in the DOM, so 5,000 worlds stay
- * smooth; below a zoom level nodes lose their text.
+ * LineageCanvas draws the laid-out lineage with pan and zoom. The forks, and
+ * the worlds when more than DOM_NODES_MAX are in view, are painted on a
+ * canvas from paths built once per layout; the worlds in view otherwise are
+ * SVG buttons with their text. Only what is inside the view is drawn, so
+ * 5,000 worlds stay smooth; below a zoom level worlds lose their text.
  */
 export function LineageCanvas(props: LineageCanvasProps) {
   const { model, layout, selected, matches, hidden, collapsed, focus, focusTick, onSelect, onOpen } = props;
@@ -35,6 +44,10 @@ export function LineageCanvas(props: LineageCanvasProps) {
   const [size, setSize] = useState<Size>(FALLBACK);
   const [view, setView] = useState<View>({ x: 0, y: 0, k: 1 });
   const drag = useRef<{ x: number; y: number; vx: number; vy: number; moved: boolean } | null>(null);
+  // Whether the last press moved the view: a pan's release is not a click.
+  const dragged = useRef({ moved: false });
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const [canvasOk] = useState(canvasAvailable);
 
   useLayoutEffect(() => {
     const el = host.current;
@@ -50,7 +63,11 @@ export function LineageCanvas(props: LineageCanvasProps) {
     return () => ro.disconnect();
   }, []);
 
-  const fit = useCallback(() => setView(fitView({ width: layout.width, height: layout.height }, size)), [layout, size]);
+  const fitted = useRef(false);
+  const fit = useCallback(() => {
+    fitted.current = true;
+    setView(fitView({ width: layout.width, height: layout.height }, size));
+  }, [layout, size]);
 
   // A new layout starts fitted, and stays fitted as the window is sized
   // until the user pans, zooms or focuses a world.
@@ -80,7 +97,35 @@ export function LineageCanvas(props: LineageCanvasProps) {
   const rect = visibleRect(view, size, 150);
   const visibleNodes = cull(layout.nodes, rect, hidden);
   const labels = view.k >= LABEL_ZOOM;
-  const visibleEdges = model.edges.filter((e) => !hidden.has(e.to) && !hidden.has(e.from) && intersects(edgeBoxes.get(e.id) ?? { x: 0, y: 0, width: 0, height: 0 }, rect));
+  // The canvas draws the forks; without one (or for labels) the SVG does.
+  const domNodes = !canvasOk || labels || visibleNodes.length <= DOM_NODES_MAX;
+  const svgEdges = !canvasOk || labels;
+  const visibleEdges = svgEdges
+    ? model.edges.filter((e) => !hidden.has(e.to) && !hidden.has(e.from) && intersects(edgeBoxes.get(e.id) ?? { x: 0, y: 0, width: 0, height: 0 }, rect))
+    : [];
+
+  const paths = useMemo(() => (canvasOk ? edgePaths(model, layout, hidden) : undefined), [canvasOk, model, layout, hidden]);
+  const sel = useMemo(() => new Set(selected), [selected]);
+  const marked = useRef<Layout | null>(null);
+  useLayoutEffect(() => {
+    const el = canvas.current;
+    const ctx = el && paths ? el.getContext('2d') : null;
+    if (ctx && el && paths) {
+      const dpr = window.devicePixelRatio || 1;
+      const w = Math.round(size.width * dpr);
+      const h = Math.round(size.height * dpr);
+      if (el.width !== w || el.height !== h) {
+        el.width = w;
+        el.height = h;
+      }
+      drawFrame(ctx, { model, layout, paths, view, size, dpr, palette: paletteOf(el), boxes: domNodes ? [] : visibleNodes, selected: sel, matches });
+    }
+    // The first fitted frame with worlds on screen, for the performance measurement (tests/perf).
+    if (marked.current !== layout && fittedFor.current === layout && layout.nodes.size > 0 && fitted.current) {
+      marked.current = layout;
+      performance.mark('lineage:drawn', { detail: { worlds: layout.nodes.size, drawn: visibleNodes.length, engine: layout.engine } });
+    }
+  });
 
   const onWheel = (e: React.WheelEvent) => {
     const r = host.current?.getBoundingClientRect();
@@ -91,6 +136,7 @@ export function LineageCanvas(props: LineageCanvasProps) {
   const onPointerDown = (e: React.PointerEvent) => {
     if (e.button !== 0) return;
     drag.current = { x: e.clientX, y: e.clientY, vx: view.x, vy: view.y, moved: false };
+    dragged.current.moved = false;
   };
   const onPointerMove = (e: React.PointerEvent) => {
     const d = drag.current;
@@ -103,6 +149,7 @@ export function LineageCanvas(props: LineageCanvasProps) {
     setView((v) => ({ ...v, x: d.vx + dx, y: d.vy + dy }));
   };
   const onPointerUp = () => {
+    if (drag.current) dragged.current.moved = drag.current.moved;
     drag.current = null;
   };
 
@@ -110,11 +157,36 @@ export function LineageCanvas(props: LineageCanvasProps) {
     touched.current = true;
     setView((v) => zoomAt(v, f, { x: size.width / 2, y: size.height / 2 }));
   };
-  const sel = new Set(selected);
+  // Worlds painted on the canvas are clicked through the layout's boxes.
+  const worldAt = (e: React.MouseEvent): string | undefined => {
+    if (domNodes || (e.target as Element).closest?.('.world-node, .canvas-tools')) return undefined;
+    const r = host.current?.getBoundingClientRect();
+    return hitTest(layout.nodes, toWorld(view, { x: e.clientX - (r?.left ?? 0), y: e.clientY - (r?.top ?? 0) }), hidden);
+  };
+  const onCanvasClick = (e: React.MouseEvent) => {
+    if (dragged.current.moved) return;
+    const id = worldAt(e);
+    if (id) onSelect(id, e.shiftKey || e.ctrlKey || e.metaKey);
+  };
+  const onCanvasDoubleClick = (e: React.MouseEvent) => {
+    const id = worldAt(e);
+    if (id) onOpen(id);
+  };
 
   return (
-    <div className="lineage-canvas" ref={host} onWheel={onWheel} onPointerDown={onPointerDown} onPointerMove={onPointerMove} onPointerUp={onPointerUp} onPointerLeave={onPointerUp}>
-      <svg width="100%" height="100%" role="group" aria-label="Lineage graph">
+    <div
+      className="lineage-canvas"
+      ref={host}
+      onWheel={onWheel}
+      onPointerDown={onPointerDown}
+      onPointerMove={onPointerMove}
+      onPointerUp={onPointerUp}
+      onPointerLeave={onPointerUp}
+      onClick={onCanvasClick}
+      onDoubleClick={onCanvasDoubleClick}
+    >
+      {canvasOk && <canvas ref={canvas} className="lineage-paint" style={{ width: size.width, height: size.height }} aria-hidden="true" />}
+      <svg width="100%" height="100%" role="group" aria-label="Lineage graph" className="lineage-overlay">
         <defs>
           <marker id="lin-arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="6" markerHeight="6" orient="auto">
             <path d="M0,0 L8,4 L0,8 z" className="edge-arrow" />
@@ -127,7 +199,7 @@ export function LineageCanvas(props: LineageCanvasProps) {
             const mid = labels ? midpoint(pts) : undefined;
             return (
               <g key={e.id} className="fork-edge">
-                <path d={pathOf(pts)} className="edge" markerEnd="url(#lin-arrow)" />
+                {!canvasOk && <path d={pathOf(pts)} className="edge" markerEnd="url(#lin-arrow)" />}
                 {mid && (
                   <text x={mid.x} y={mid.y - 5} textAnchor="middle" className="edge-label">
                     {e.label}
@@ -136,7 +208,7 @@ export function LineageCanvas(props: LineageCanvasProps) {
               </g>
             );
           })}
-          {visibleNodes.map((id) => {
+          {(domNodes ? visibleNodes : []).map((id) => {
             const n = model.byId.get(id);
             const b = layout.nodes.get(id);
             if (!n || !b) return null;
@@ -154,7 +226,7 @@ export function LineageCanvas(props: LineageCanvasProps) {
                 collapsed={collapsed.get(id) ?? 0}
                 onSelect={onSelect}
                 onOpen={onOpen}
-                dragging={drag}
+                dragging={dragged}
               />
             );
           })}
@@ -171,7 +243,7 @@ export function LineageCanvas(props: LineageCanvasProps) {
           Fit
         </button>
         <span className="muted small mono">
-          {Math.round(view.k * 100)}% · {visibleNodes.length} drawn
+          {(view.k * 100).toFixed(view.k < 0.1 ? 1 : 0)}% · {visibleNodes.length} drawn
         </span>
       </div>
     </div>

@@ -3,6 +3,7 @@ import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-li
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as layoutModule from '../lib/layout';
 import { fakeApi } from '../test/fakeChannel';
+import type { Lineage, LineageOutline } from '../bridge/types';
 import { event, lineage } from '../test/fixtures';
 import { LineageView } from './LineageView';
 
@@ -35,12 +36,28 @@ const diff = {
 };
 
 function setup() {
-  const { api, channel } = fakeApi({ Lineage: () => lineage(), Diff: () => diff });
+  const { api, channel } = fakeApi({ LineageOutline: () => outline(lineage()), Diff: () => diff });
   render(<LineageView api={api} />);
   return channel;
 }
 
 const node = (name: RegExp) => screen.getByRole('button', { name });
+
+/** outline is what the backend's LineageOutline sends for a lineage. */
+function outline(l: Lineage): LineageOutline {
+  return {
+    worlds: l.nodes.map((n) => ({
+      id: n.world.id,
+      name: n.world.name,
+      domain: n.world.domain,
+      createdAt: n.world.createdAt,
+      runs: n.runs,
+      ...(n.world.parentWorldId ? { parent: n.world.parentWorldId } : {}),
+      ...(n.latestRun ? { runId: n.latestRun.id, status: n.latestRun.status } : {}),
+    })),
+    forks: l.edges.map((e) => ({ id: e.fork.id, from: e.fork.parentWorldId, to: e.fork.childWorldId, divergence: e.fork.divergence, at: e.at })),
+  };
+}
 
 describe('LineageView', () => {
   it('draws every world with its status and each fork labelled by its divergence', async () => {

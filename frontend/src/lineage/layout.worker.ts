@@ -9,7 +9,7 @@ ctx.onmessage = (e) => {
   const { nodes, edges, options } = e.data;
   try {
     const l = layoutDag(nodes, edges, options);
-    const reply: LayoutReply = { ok: true, nodes: [...l.nodes], edges: [...l.edges].map(([k, v]) => [k, [...v]]), width: l.width, height: l.height, ms: l.ms };
+    const reply: LayoutReply = { ok: true, nodes: [...l.nodes], edges: [...l.edges].map(([k, v]) => [k, [...v]]), width: l.width, height: l.height, ms: l.ms, engine: l.engine };
     ctx.postMessage(reply);
   } catch (err) {
     const reply: LayoutReply = { ok: false, error: err instanceof Error ? err.message : String(err) };

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { type Box, type Layout, type LayoutEdge, type LayoutNode, type LayoutOptions, type Point, layoutDag } from '../lib/layout';
+import { type Box, type Layout, type LayoutEdge, type LayoutNode, type LayoutOptions, type Point, forestOf, layoutDag } from '../lib/layout';
 
 export interface LayoutRequest {
   nodes: LayoutNode[];
@@ -8,7 +8,7 @@ export interface LayoutRequest {
 }
 
 export type LayoutReply =
-  | { ok: true; nodes: [string, Box][]; edges: [string, Point[]][]; width: number; height: number; ms: number }
+  | { ok: true; nodes: [string, Box][]; edges: [string, Point[]][]; width: number; height: number; ms: number; engine: Layout['engine'] }
   | { ok: false; error: string };
 
 /** Graphs above this many nodes are laid out in a worker when the page can start one. */
@@ -18,8 +18,9 @@ export type LayoutState = { status: 'idle' } | { status: 'working'; nodes: numbe
 
 /**
  * useLayout lays out a graph once per `input` object (callers memoise it on
- * the graph, never on selection). Large graphs go to a worker so the window
- * can show progress; small ones, and pages without workers, lay out here.
+ * the graph, never on selection). Large graphs that dagre lays out go to a
+ * worker so the window can show progress; forests laid out as tidy trees,
+ * small graphs, and pages without workers, lay out here.
  */
 export function useLayout(input: LayoutRequest | undefined): LayoutState {
   const [state, setState] = useState<LayoutState>({ status: 'idle' });
@@ -38,7 +39,11 @@ export function useLayout(input: LayoutRequest | undefined): LayoutState {
         if (!cancelled) setState({ status: 'error', message: `The lineage could not be laid out: ${e instanceof Error ? e.message : String(e)}` });
       }
     };
-    if (input.nodes.length <= WORKER_ABOVE || typeof Worker === 'undefined') {
+    // A forest's tidy tree is linear and takes tens of milliseconds even for
+    // 5,000 worlds: starting a worker and copying the graph there and back
+    // would cost more than it saves. The worker is for dagre.
+    const tidy = input.options.forests === 'tree' && forestOf(input.nodes, input.edges) !== undefined;
+    if (tidy || input.nodes.length <= WORKER_ABOVE || typeof Worker === 'undefined') {
       // A tick first, so "laying out" is on screen before the work starts.
       const id = setTimeout(local, 0);
       return () => {
@@ -61,7 +66,7 @@ export function useLayout(input: LayoutRequest | undefined): LayoutState {
       if (cancelled) return;
       const r = e.data;
       if (r.ok) {
-        setState({ status: 'ready', layout: { nodes: new Map(r.nodes), edges: new Map(r.edges), width: r.width, height: r.height, ms: r.ms } });
+        setState({ status: 'ready', layout: { nodes: new Map(r.nodes), edges: new Map(r.edges), width: r.width, height: r.height, ms: r.ms, engine: r.engine } });
       } else {
         setState({ status: 'error', message: `The lineage could not be laid out: ${r.error}` });
       }

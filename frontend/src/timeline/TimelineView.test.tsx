@@ -1,11 +1,13 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { HistoryFilter, LedgerEvent } from '../bridge/types';
 import { fakeApi } from '../test/fakeChannel';
 import { event, worldRun, worldSpec } from '../test/fixtures';
 import { TimelineView } from './TimelineView';
 
 afterEach(cleanup);
+
 
 const OWN = 'run_own';
 const PARENT = 'run_parent';
@@ -18,11 +20,45 @@ const history = [
   event({ seq: 3, pos: 9, stream: OWN, type: 'world.event', reality: 'world_local', payload: { type: 'moved', to: [1, 0] }, worldLocalTime: 2 }),
 ];
 
-function setup() {
-  const { api, channel } = fakeApi({
-    History: (_run: string, offset: number, limit: number) => ({ total: history.length, offset, events: history.slice(offset, offset + limit), inherited: 3 }),
+/**
+ * backend answers History, SearchHistory and HistoryTypes over a history as
+ * the Go world service does: by position, with segments, searching
+ * "TYPE STREAM #SEQ PAYLOAD" (eventAt makes large histories on demand).
+ */
+function backend(total: number, inherited: number, eventAt: (i: number) => LedgerEvent) {
+  const segments = [
+    { stream: PARENT, worldId: 'wld_parent', toSeq: inherited },
+    { stream: OWN, worldId: 'wld_own', toSeq: total - inherited },
+  ];
+  const range = (from: number, to: number) => Array.from({ length: Math.max(0, Math.min(to, total) - from) }, (_, k) => eventAt(from + k));
+  return {
+    History: (_run: string, offset: number, limit: number) => {
+      const from = offset < 0 ? Math.floor(Math.max(total - 1, 0) / limit) * limit : offset;
+      return { total, offset: from, events: range(from, from + limit), inherited, segments };
+    },
+    SearchHistory: (_run: string, f: HistoryFilter, from: number, limit: number) => {
+      const re = f.regex ? new RegExp(f.text, 'i') : undefined;
+      const matches = [];
+      let next = from;
+      for (; next < total && matches.length < limit; next++) {
+        const e = eventAt(next);
+        const line = `${e.type} ${e.stream} #${e.seq} ${JSON.stringify(e.payload)}`;
+        const text = f.text === '' || (re ? re.test(line) : line.toLowerCase().includes(f.text.toLowerCase()));
+        if ((f.types.length === 0 || f.types.includes(e.type)) && (f.reality === '' || e.reality === f.reality) && text) matches.push({ index: next, event: e });
+      }
+      return { total, inherited, matches, from, next };
+    },
+    HistoryTypes: () => {
+      const counts = new Map<string, number>();
+      for (const e of range(0, total)) counts.set(e.type, (counts.get(e.type) ?? 0) + 1);
+      return [...counts].map(([type, count]) => ({ type, count }));
+    },
     WorldDetail: () => ({ world: worldSpec({ name: 'grid / east' }), run: worldRun({ id: OWN }), runs: [], checkpoints: [] }),
-  });
+  };
+}
+
+function setup() {
+  const { api, channel } = fakeApi(backend(history.length, 3, (i) => history[i]!));
   render(<TimelineView api={api} runId={OWN} />);
   return channel;
 }
@@ -43,28 +79,30 @@ describe('TimelineView', () => {
     expect(within(r[2]!).getByRole('button', { name: 'Fork from here' })).toBeTruthy();
   });
 
-  it('filters by type, reality and text, and explains a broken regex', async () => {
-    setup();
+  it('filters by type, reality and text in the backend, and explains a broken regex', async () => {
+    const channel = setup();
     await waitFor(() => expect(rows()).toHaveLength(6));
 
+    await screen.findByRole('option', { name: 'world.step (2)' });
     fireEvent.change(screen.getByRole('combobox', { name: 'Event type' }), { target: { value: 'world.step' } });
-    expect(seqs()).toEqual(['2', '2']);
+    await waitFor(() => expect(seqs()).toEqual(['2', '2']));
     expect(screen.getByText('2 of 6 events match')).toBeTruthy();
+    expect(channel.calls('SearchHistory')[0]).toEqual([OWN, { types: ['world.step'], reality: '', text: '', regex: false }, 0, 500]);
 
     fireEvent.change(screen.getByRole('combobox', { name: 'Event type' }), { target: { value: '' } });
     fireEvent.change(screen.getByRole('combobox', { name: 'Reality' }), { target: { value: 'external_real' } });
+    await screen.findByText('No event matches the filters.');
     expect(rows()).toHaveLength(0);
-    expect(screen.getByText('No event matches the filters.')).toBeTruthy();
     fireEvent.change(screen.getByRole('combobox', { name: 'Reality' }), { target: { value: 'all' } });
 
     fireEvent.change(screen.getByRole('searchbox', { name: 'Search events' }), { target: { value: 'moved' } });
-    expect(seqs()).toEqual(['3']);
+    await waitFor(() => expect(seqs()).toEqual(['3']));
 
     fireEvent.click(screen.getByRole('checkbox', { name: 'regex' }));
     fireEvent.change(screen.getByRole('searchbox', { name: 'Search events' }), { target: { value: '"action":"[NE]"' } });
-    expect(seqs()).toEqual(['2', '2']);
+    await waitFor(() => expect(seqs()).toEqual(['2', '2']));
     fireEvent.change(screen.getByRole('searchbox', { name: 'Search events' }), { target: { value: '(' } });
-    expect(screen.getByRole('alert').textContent).toMatch(/not a valid regular expression/);
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toMatch(/not a valid regular expression/));
   });
 
   it('jumps to a seq and says when the filters hide it', async () => {
@@ -76,8 +114,12 @@ describe('TimelineView', () => {
     expect(screen.getByRole('complementary', { name: 'Event' })).toBeTruthy();
 
     fireEvent.change(screen.getByRole('combobox', { name: 'Event type' }), { target: { value: 'world.step' } });
+    await waitFor(() => expect(seqs()).toEqual(['2', '2']));
     fireEvent.click(screen.getByRole('button', { name: 'Jump' }));
-    expect(screen.getByRole('alert').textContent).toBe('Seq 3 is hidden by the filters; clear them to see it.');
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toBe('Seq 3 is hidden by the filters; clear them to see it.'));
+    fireEvent.change(screen.getByRole('textbox', { name: 'Jump to seq' }), { target: { value: '2' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Jump' }));
+    await waitFor(() => expect(rows().find((r) => r.className.includes('selected'))?.textContent).toContain('world.step'));
   });
 
   it('appends live events of the run', async () => {
@@ -92,5 +134,60 @@ describe('TimelineView', () => {
     await waitFor(() => expect(rows()).toHaveLength(6));
     fireEvent.click(within(rows()[2]!).getByRole('button', { name: 'Fork from here' }));
     expect(screen.getByRole('dialog', { name: 'Fork from checkpoint' })).toBeTruthy();
+  });
+
+  it('reads a million-event history page by page, drawing only the rows in view', async () => {
+    const total = 1_000_000;
+    const at = (i: number) =>
+      i < 1_000
+        ? event({ seq: i + 1, pos: i + 1, stream: PARENT, type: 'world.step', reality: 'world_local', worldLocalTime: i })
+        : event({ seq: i - 999, pos: i + 1, stream: OWN, type: i % 10 === 0 ? 'world.checkpoint' : 'world.step', reality: 'world_local', worldLocalTime: i, payload: i % 10 === 0 ? { checkpointId: `cpt_${i}` } : { n: i } });
+    const { api, channel } = fakeApi({ ...backend(total, 1_000, at), HistoryTypes: () => [{ type: 'world.step', count: 900_000 }] });
+    render(<TimelineView api={api} runId={OWN} />);
+    // It opens at the end: the newest event is the last row drawn.
+    await waitFor(() => expect(rows().at(-1)?.getAttribute('data-seq')).toBe(String(total - 1_000)));
+    expect(screen.getByText('1,000,000 events, 1,000 inherited')).toBeTruthy();
+    // Only a screenful of rows is in the DOM, and only the pages needed were read:
+    // the oldest (the total, segments and clock axis) and those at the end, where the view opens.
+    expect(rows().length).toBeLessThan(60);
+    // The oldest event and the last page, in one round trip.
+    const read = channel.calls('History').map((c) => [c[1], c[2]]);
+    expect(read.slice(0, 2)).toEqual([
+      [0, 1],
+      [-1, 500],
+    ]);
+    expect(read.length).toBeLessThanOrEqual(3);
+
+    // Scrolled to the middle, the rows there are read and drawn, and still only a screenful.
+    const scroller = screen.getByRole('table', { name: 'Events' }).querySelector('.tl-scroll')!;
+    Object.defineProperty(scroller, 'scrollTop', { value: 7_500_000, configurable: true, writable: true });
+    fireEvent.scroll(scroller);
+    await waitFor(() => expect(rows().length).toBeGreaterThan(20));
+    const middle = rows().map((r) => Number(r.getAttribute('data-seq')));
+    expect(Math.min(...middle)).toBeGreaterThan(400_000);
+    expect(Math.max(...middle)).toBeLessThan(600_000);
+    expect(rows().length + screen.queryAllByTestId('timeline-pending').length).toBeLessThan(60);
+
+    // A jump far back reads the page there and shows the event.
+    fireEvent.change(screen.getByRole('textbox', { name: 'Jump to seq' }), { target: { value: '500000' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Jump' }));
+    const detail = await screen.findByRole('complementary', { name: 'Event' });
+    expect(detail.textContent).toContain('#500000');
+    expect(channel.calls('History').some((c) => (c[1] as number) <= 500_999 && (c[1] as number) + 500 > 500_999)).toBe(true);
+    await waitFor(() => expect(rows().find((r) => r.className.includes('selected'))?.getAttribute('data-seq')).toBe('500000'));
+    expect(rows().length).toBeLessThan(60);
+  });
+
+  it('searches a long history from its oldest event, a screenful at a time', async () => {
+    const total = 100_000;
+    const at = (i: number) => event({ seq: i + 1, pos: i + 1, stream: OWN, type: 'world.step', reality: 'world_local', payload: { n: i } });
+    const { api, channel } = fakeApi({ ...backend(total, 0, at), HistoryTypes: () => [{ type: 'world.step', count: total }] });
+    render(<TimelineView api={api} runId={OWN} />);
+    await waitFor(() => expect(rows().at(-1)?.getAttribute('data-seq')).toBe(String(total)));
+    fireEvent.change(await screen.findByRole('combobox', { name: 'Event type' }), { target: { value: 'world.step' } });
+    // Every event matches: the list shows the first ones, and the search stops after a screenful or so.
+    await waitFor(() => expect(rows()[0]?.getAttribute('data-seq')).toBe('1'));
+    await screen.findByText(/^500 matches in the first 500 of 100,000 events$/);
+    expect(channel.calls('SearchHistory')).toHaveLength(1);
   });
 });

@@ -1,85 +1,168 @@
-import { type Virtualizer, observeElementRect, useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { DucklmApi } from '../bridge';
 import { shortId } from '../lib/ids';
 import { previewPayload } from '../lib/payload';
 import { href } from '../lib/route';
 import { formatAbsolute } from '../lib/time';
-import {
-  CLOCKS,
-  type Clock,
-  type Domain,
-  type Filter,
-  NO_FILTER,
-  type TimelineRow,
-  clockDomain,
-  clockValue,
-  filterRows,
-  lanesOf,
-  rowOfSeq,
-  typesOf,
-  xOnAxis,
-} from '../lib/timeline';
+import { CLOCKS, type Clock, type Domain, type Filter, NO_FILTER, type TimelineRow, clockDomain, clockValue, compileSearch, xOnAxis } from '../lib/timeline';
+import { indexOfSeq, isFiltered, lanesOfSegments, rowAt, toHistoryFilter } from '../lib/timelinePages';
+import { contentHeight, rowWindow, scrollTopFor } from '../lib/timelineWindow';
 import { JsonTree } from '../ui/JsonTree';
 import { useLoad } from '../ui/useLoad';
 import { navigate } from '../ui/useRoute';
 import { ForkDialog } from '../worlds/ForkDialog';
 import { useHistory } from './useHistory';
+import { useSearch } from './useSearch';
+import './timeline.css';
 
 const ROW_H = 28;
 const LANE_W = 168;
-const FALLBACK = { width: 1000, height: 560 };
+/** A view not laid out yet (or jsdom) reports 0 px; a screenful is drawn anyway. */
+const FALLBACK_HEIGHT = 560;
+const OVERSCAN = 12;
+/** How long the search box waits for typing to pause before it searches. */
+const TYPING_MS = 250;
 
-/** TimelineView is every event of a run's full history, inherited prefix included, on a chosen clock. */
+/**
+ * TimelineView is every event of a run's full history, inherited prefix
+ * included, on a chosen clock. It reads the history page by page as the
+ * list scrolls; filters search the whole history in the backend.
+ */
 export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: string; seq?: number }) {
-  const { state, retry } = useHistory(api, runId);
+  const { state, retry, show } = useHistory(api, runId, seq);
   const [world] = useLoad(() => api.worldDetail(runId), [api, runId]);
+  // Counting a million events by type takes the backend a second: it is
+  // asked once the first rows are on screen, never before them.
+  const [painted, setPainted] = useState(false);
+  const [typeCounts] = useLoad(() => (painted ? api.historyTypes(runId) : Promise.resolve(undefined)), [api, runId, painted]);
   const [clock, setClock] = useState<Clock>('recorded');
   const [filter, setFilter] = useState<Filter>(NO_FILTER);
+  const [text, setText] = useState(''); // the search as searched, once typing pauses
   const [jump, setJump] = useState(seq ? String(seq) : '');
   const [jumpNote, setJumpNote] = useState<string>();
-  const [selected, setSelected] = useState<number>();
+  const [selected, setSelected] = useState<TimelineRow>();
   const [forkFrom, setForkFrom] = useState<TimelineRow>();
 
-  const rows = state.status === 'ready' ? state.rows : [];
-  const { rows: shown, error: searchError } = useMemo(() => filterRows(rows, filter), [rows, filter]);
-  const types = useMemo(() => typesOf(rows), [rows]);
-  const lanes = useMemo(() => lanesOf(rows), [rows]);
+  useEffect(() => {
+    if (filter.text === text) return;
+    const id = setTimeout(() => setText(filter.text), filter.text === '' ? 0 : TYPING_MS);
+    return () => clearTimeout(id);
+  }, [filter.text, text]);
+
+  const history = state.status === 'ready' ? state.history : undefined;
+  const pageError = state.status === 'ready' ? state.pageError : undefined;
+  const total = history?.total ?? 0;
+  const searched = useMemo(() => ({ ...filter, text }), [filter, text]);
+  const matcher = compileSearch(searched.text, searched.regex);
+  const filtered = isFiltered(searched);
+  const backendFilter = useMemo(() => (isFiltered(searched) && compileSearch(searched.text, searched.regex).ok ? toHistoryFilter(searched) : undefined), [searched]);
+  const { search, more, until } = useSearch(api, runId, backendFilter, total);
+  const searchError = matcher.ok ? search.error : matcher.error;
+  const found = filtered ? search.found : undefined;
+
+  const count = filtered ? (found?.rows.length ?? 0) : total;
+  const rowOf = (i: number): TimelineRow | undefined => (filtered ? found?.rows[i] : history ? rowAt(history, i) : undefined);
+  const lanes = useMemo(() => lanesOfSegments(history?.segments ?? []), [history?.segments]);
   const laneOf = useMemo(() => new Map(lanes.map((l) => [l.stream, l.index])), [lanes]);
-  const domain = useMemo(() => clockDomain(rows, clock), [rows, clock]);
+  const first = history?.first;
+  const last = history?.last;
+  const domain = useMemo(
+    () => clockDomain([first, last].flatMap((e, index) => (e ? [{ index, event: e, inherited: false }] : [])), clock),
+    [first, last, clock],
+  );
 
   const scroller = useRef<HTMLDivElement>(null);
-  const atEnd = useRef(true);
-  const virtualizer = useVirtualizer({
-    count: shown.length,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => ROW_H,
-    overscan: 12,
-    getItemKey: (i) => shown[i]!.event.id,
-    // A window that is not laid out yet (or jsdom) reports 0×0; draw a screenful anyway.
-    observeElementRect: (inst, cb) => observeElementRect(inst, (r) => cb(r.height > 0 ? r : FALLBACK)),
-  });
+  const atEnd = useRef(seq === undefined);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [viewport, setViewport] = useState(FALLBACK_HEIGHT);
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const measure = () => setViewport(el.clientHeight > 0 ? el.clientHeight : FALLBACK_HEIGHT);
+    measure();
+    if (typeof ResizeObserver === 'undefined') return;
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [history !== undefined]); // eslint-disable-line react-hooks/exhaustive-deps
+  // Only the rows in view are drawn: the window's maths is pure (lib/timelineWindow).
+  const geometry = useMemo(() => ({ count, rowHeight: ROW_H, viewport }), [count, viewport]);
+  const win = rowWindow(geometry, scrollTop, OVERSCAN);
+  const items: { index: number; top: number }[] = [];
+  for (let i = win.first; i <= win.last; i++) items.push({ index: i, top: win.top(i) });
+  const firstShown = win.first;
+  const lastShown = Math.max(win.first, win.last);
+  const scrollToIndex = useCallback(
+    (i: number, align: 'start' | 'center' | 'end') => {
+      const top = scrollTopFor(geometry, i, align);
+      if (scroller.current) scroller.current.scrollTop = top;
+      setScrollTop(top);
+    },
+    [geometry],
+  );
+
+  // The rows in view are read (or searched) as they come into view.
+  useEffect(() => {
+    if (state.status !== 'ready') return;
+    if (filtered) more(lastShown + 100);
+    else show(firstShown, lastShown);
+  }, [state.status, filtered, firstShown, lastShown, show, more]);
+
+  // Matches are found oldest first, so a search shows them from the top (at
+  // the end, the view would pull every match in); without one, the view
+  // goes back to the newest events.
+  const searchKey = backendFilter ? JSON.stringify(backendFilter) : '';
+  const searchShown = useRef('');
+  useEffect(() => {
+    if (searchKey === searchShown.current) return;
+    searchShown.current = searchKey;
+    atEnd.current = searchKey === '';
+    if (searchKey !== '') scrollToIndex(0, 'start');
+  }, [searchKey, scrollToIndex]);
 
   // Live events keep the view at the end when it was there.
   useEffect(() => {
-    if (atEnd.current && shown.length > 0 && selected === undefined) virtualizer.scrollToIndex(shown.length - 1, { align: 'end' });
-  }, [shown.length, virtualizer, selected]);
+    if (atEnd.current && count > 0 && selected === undefined) scrollToIndex(count - 1, 'end');
+  }, [count, scrollToIndex, selected]);
 
-  const doJump = (value: string, v: Virtualizer<HTMLDivElement, Element> = virtualizer) => {
+  // The first rows on screen, for the performance measurement (tests/perf).
+  const marked = useRef(false);
+  const drawnRows = items.filter((it) => rowOf(it.index) !== undefined).length;
+  useLayoutEffect(() => {
+    if (!marked.current && (drawnRows > 0 || (state.status === 'ready' && count === 0))) {
+      marked.current = true;
+      if (drawnRows > 0) performance.mark('timeline:rows', { detail: { rows: drawnRows, total } });
+      setPainted(true);
+    }
+  }, [drawnRows, total, state.status, count]);
+
+  const doJump = async (value: string) => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < 1) {
       setJumpNote('A seq is a whole number from 1.');
       return;
     }
-    const i = rowOfSeq(shown, n, runId);
-    if (i < 0) {
-      setJumpNote(rowOfSeq(rows, n, runId) >= 0 ? `Seq ${n} is hidden by the filters; clear them to see it.` : `This history has no event with seq ${n}.`);
+    const index = history ? indexOfSeq(history, n, runId) : -1;
+    if (index < 0) {
+      setJumpNote(`This history has no event with seq ${n}.`);
       return;
     }
+    let i = index;
+    if (filtered) {
+      const f = await until(index);
+      i = f?.rows.findIndex((r) => r.index === index) ?? -1;
+      if (i < 0) {
+        setJumpNote(`Seq ${n} is hidden by the filters; clear them to see it.`);
+        return;
+      }
+      setSelected(f!.rows[i]);
+    } else {
+      setSelected(history ? (rowAt(history, index) ?? { index, event: placeholderEvent(index), inherited: index < history.inherited }) : undefined);
+      show(index, index); // read its page now, not once the scroll settles
+    }
     setJumpNote(undefined);
-    setSelected(shown[i]!.index);
     atEnd.current = false;
-    v.scrollToIndex(i, { align: 'center' });
+    scrollToIndex(i, 'center');
   };
 
   // A seq in the address is jumped to once the history is in.
@@ -87,14 +170,17 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
   useEffect(() => {
     if (seq && state.status === 'ready' && !jumped.current) {
       jumped.current = true;
-      doJump(String(seq));
+      void doJump(String(seq));
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [seq, state.status]);
 
-  const detail = selected !== undefined ? rows[selected] : undefined;
+  // A jumped-to row whose page was not read yet is shown once it is.
+  const detail = selected && history && !filtered && selected.event.id === '' ? (rowAt(history, selected.index) ?? selected) : selected;
   const w = world.value;
   const ownName = w ? w.world.name || shortId(w.world.id) : shortId(runId);
+  const types = typeCounts.value ?? [];
+  const searching = filtered && (search.searching || !found);
 
   return (
     <div className="screen timeline">
@@ -103,10 +189,9 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
           <h1 className="ellipsis">Timeline · {ownName}</h1>
           <div className="meta-line">
             <a href={href(w?.world.domain === 'real' ? { screen: 'run', runId } : { screen: 'world', runId })}>back to the {w?.world.domain === 'real' ? 'run' : 'world'}</a>
-            {state.status === 'ready' && (
+            {history && (
               <span>
-                {state.total.toLocaleString()} events, {state.inherited.toLocaleString()} inherited
-                {state.capped && ` (first ${rows.length.toLocaleString()} loaded)`}
+                {history.total.toLocaleString()} events, {history.inherited.toLocaleString()} inherited
               </span>
             )}
           </div>
@@ -115,14 +200,7 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
 
       {state.status === 'loading' && (
         <div className="loading pad" role="status">
-          <span className="spinner" aria-hidden="true" /> Reading the history
-          {state.total !== undefined && (
-            <>
-              : {state.loaded.toLocaleString()} of {state.total.toLocaleString()} events
-              <progress max={state.total} value={state.loaded} />
-            </>
-          )}
-          …
+          <span className="spinner" aria-hidden="true" /> Reading the history…
         </div>
       )}
       {state.status === 'error' && (
@@ -137,7 +215,7 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
         </section>
       )}
 
-      {state.status === 'ready' && (
+      {history && (
         <>
           <div className="toolbar" role="toolbar" aria-label="Timeline controls">
             <label className="inline-field">
@@ -161,7 +239,7 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
                 <option value="">all types</option>
                 {types.map((t) => (
                   <option key={t.type} value={t.type}>
-                    {t.type} ({t.count})
+                    {t.type} ({t.count.toLocaleString()})
                   </option>
                 ))}
               </select>
@@ -193,7 +271,7 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
               className="inline-field"
               onSubmit={(e) => {
                 e.preventDefault();
-                doJump(jump);
+                void doJump(jump);
               }}
             >
               <input className="input num" value={jump} onChange={(e) => setJump(e.target.value)} placeholder="seq" aria-label="Jump to seq" />
@@ -202,25 +280,36 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
               </button>
             </form>
           </div>
-          {(searchError || jumpNote) && (
+          {(searchError || jumpNote || pageError) && (
             <p className="inline-error small" role="alert">
-              {searchError ?? jumpNote}
+              {searchError ?? jumpNote ?? pageError}
+              {!searchError && !jumpNote && pageError && (
+                <button type="button" className="button small" onClick={retry}>
+                  Try again
+                </button>
+              )}
             </p>
           )}
           <div className="lanes-legend small">
             {lanes.map((l) => (
               <span key={l.stream} className={`lane-chip lane-${l.index % 6}`} title={l.stream}>
                 <span className="lane-dot" /> {l.inherited ? 'inherited ' : ''}
-                {shortId(l.stream)} ({l.events})
+                {shortId(l.stream)} ({l.events.toLocaleString()})
               </span>
             ))}
-            <span className="muted">
-              {shown.length === rows.length ? `${rows.length.toLocaleString()} events` : `${shown.length.toLocaleString()} of ${rows.length.toLocaleString()} events match`}
+            <span className="muted" aria-live="polite">
+              {!filtered
+                ? `${total.toLocaleString()} events`
+                : !found
+                  ? 'Searching…'
+                  : found.next >= Math.max(found.total, total)
+                    ? `${found.rows.length.toLocaleString()} of ${total.toLocaleString()} events match`
+                    : `${found.rows.length.toLocaleString()} matches in the first ${found.next.toLocaleString()} of ${total.toLocaleString()} events${searching ? ', searching…' : ''}`}
             </span>
           </div>
 
           <div className="timeline-body">
-            <div className="panel timeline-table" role="table" aria-label="Events" aria-rowcount={shown.length}>
+            <div className="panel timeline-table" role="table" aria-label="Events" aria-rowcount={count}>
               <div className="tl-row tl-head" role="row">
                 <span role="columnheader">Seq</span>
                 <span role="columnheader">{CLOCKS.find((c) => c.id === clock)?.label}</span>
@@ -233,26 +322,30 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
                 ref={scroller}
                 onScroll={(e) => {
                   const el = e.currentTarget;
-                  atEnd.current = el.scrollTop + el.clientHeight >= el.scrollHeight - ROW_H * 2;
+                  setScrollTop(el.scrollTop);
+                  atEnd.current = el.scrollTop + viewport >= contentHeight(geometry) - ROW_H * 2;
                 }}
               >
-                {shown.length === 0 ? (
-                  <p className="empty">{rows.length === 0 ? 'This run has no events yet.' : 'No event matches the filters.'}</p>
+                {count === 0 ? (
+                  <p className="empty">{!filtered ? 'This run has no events yet.' : searching ? 'Searching the history…' : 'No event matches the filters.'}</p>
                 ) : (
-                  <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-                    {virtualizer.getVirtualItems().map((item) => {
-                      const r = shown[item.index]!;
+                  <div style={{ height: contentHeight(geometry), position: 'relative' }}>
+                    {items.map((item) => {
+                      const r = rowOf(item.index);
+                      // Keyed by position: a row keeps its element when its page arrives.
+                      const key = r ? r.index : filtered ? `m${item.index}` : item.index;
+                      if (!r) return <PendingRow key={key} top={item.top} index={item.index} />;
                       return (
                         <Row
-                          key={item.key}
+                          key={key}
                           row={r}
-                          top={item.start}
+                          top={item.top}
                           lane={laneOf.get(r.event.stream) ?? 0}
                           clock={clock}
                           domain={domain}
-                          selected={selected === r.index}
-                          forkPoint={r.index === state.inherited && state.inherited > 0}
-                          onSelect={() => setSelected((s) => (s === r.index ? undefined : r.index))}
+                          selected={selected?.index === r.index}
+                          forkPoint={r.index === history.inherited && history.inherited > 0}
+                          onSelect={() => setSelected((s) => (s?.index === r.index ? undefined : r))}
                           onFork={() => setForkFrom(r)}
                         />
                       );
@@ -261,7 +354,7 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
                 )}
               </div>
             </div>
-            {detail && (
+            {detail && detail.event.id !== '' && (
               <aside className="panel event-detail" aria-label="Event">
                 <header className="panel-head">
                   <h2 className="mono ellipsis">{detail.event.type}</h2>
@@ -329,6 +422,22 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
           }}
         />
       )}
+    </div>
+  );
+}
+
+/** placeholderEvent stands for an event whose page is not read yet (its id is empty). */
+function placeholderEvent(index: number): TimelineRow['event'] {
+  return { id: '', stream: '', seq: 0, pos: index + 1, type: '', schemaVersion: 1, payload: null, reality: 'world_local', recordedAt: '', parentTime: 0, deliberationIndex: 0, worldLocalTime: 0 };
+}
+
+/** PendingRow holds the place of a row whose page is being read. */
+function PendingRow({ top, index }: { top: number; index: number }) {
+  return (
+    <div className="tl-row tl-pending" role="row" aria-busy="true" style={{ transform: `translateY(${top}px)`, height: ROW_H }} data-testid="timeline-pending" data-index={index}>
+      <span role="cell" className="muted small">
+        …
+      </span>
     </div>
   );
 }

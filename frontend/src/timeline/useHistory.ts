@@ -1,58 +1,114 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { type DucklmApi, type LedgerEvent, toBridgeError } from '../bridge';
-import { type TimelineRow, mergeLive, toRows } from '../lib/timeline';
+import { EMPTY_HISTORY, PAGE_SIZE, type Paged, evict, indexOfSeq, missingPages, pageOf, withLive, withPage } from '../lib/timelinePages';
 
-/** PAGE is how many events one History call asks for (the backend allows up to 5000). */
-export const PAGE = 2000;
-/** MAX_EVENTS bounds what the timeline holds in memory. */
-export const MAX_EVENTS = 200_000;
+/** OVERSCAN is how many rows beyond the view are read ahead, each way. */
+const OVERSCAN = 150;
+/** SCREEN is about a screenful of rows: what the first read must hold. */
+const SCREEN = 40;
 
 export type HistoryState =
-  | { status: 'loading'; loaded: number; total?: number }
+  | { status: 'loading' }
   | { status: 'error'; message: string }
-  | { status: 'ready'; rows: TimelineRow[]; total: number; inherited: number; capped: boolean };
+  | { status: 'ready'; history: Paged; pageError?: string };
 
 /**
- * useHistory reads a run's full history page by page (by position, oldest
- * first), reporting progress, then follows the run's own stream live.
+ * useHistory reads a run's history page by page, by position: first the
+ * oldest page (for the total, the fork segments and the clock axis) and the
+ * page the view opens on (the end, or startSeq), then whatever pages the
+ * view reaches (see `show`), the nearest first, dropping pages far away. It
+ * follows the run's own stream live.
  */
-export function useHistory(api: DucklmApi, runId: string) {
-  const [state, setState] = useState<HistoryState>({ status: 'loading', loaded: 0 });
+export function useHistory(api: DucklmApi, runId: string, startSeq?: number) {
+  const [state, setState] = useState<HistoryState>({ status: 'loading' });
   const [attempt, setAttempt] = useState(0);
+  const history = useRef<Paged>(EMPTY_HISTORY);
   const pending = useRef<LedgerEvent[]>([]);
   const ready = useRef(false);
+  const generation = useRef(0);
+  const wanted = useRef<[number, number]>([0, 0]);
+  const pumping = useRef(false);
+
+  const publish = useCallback((h: Paged, pageError?: string) => {
+    history.current = h;
+    setState(pageError ? { status: 'ready', history: h, pageError } : { status: 'ready', history: h });
+  }, []);
+
+  // Reads the pages the latest view needs, one at a time, nearest first: a
+  // fast scroll past a thousand pages reads only where it stops.
+  const pump = useCallback(async () => {
+    if (pumping.current || !ready.current) return;
+    pumping.current = true;
+    const g = generation.current;
+    // A page read once in this pass and still short is not read again until
+    // the view moves (the backend had no more of it).
+    const tried = new Set<number>();
+    try {
+      for (;;) {
+        const [first, last] = wanted.current;
+        const center = Math.round((first + last) / 2);
+        const missing = missingPages(history.current, first - OVERSCAN, last + OVERSCAN).filter((p) => !tried.has(p));
+        if (missing.length === 0) break;
+        missing.sort((a, b) => Math.abs(a - pageOf(center)) - Math.abs(b - pageOf(center)));
+        tried.add(missing[0]!);
+        const page = await api.history(runId, missing[0]! * PAGE_SIZE, PAGE_SIZE);
+        if (g !== generation.current) return;
+        publish(evict(withPage(history.current, page), center));
+      }
+    } catch (e) {
+      if (g === generation.current) publish(history.current, `Some events could not be read: ${toBridgeError(e).message}`);
+    } finally {
+      if (g === generation.current) pumping.current = false;
+    }
+  }, [api, runId, publish]);
+
+  /** show tells the hook which positions are in view, so it reads their pages. */
+  const show = useCallback(
+    (first: number, last: number) => {
+      wanted.current = [first, last];
+      void pump();
+    },
+    [pump],
+  );
 
   useEffect(() => {
-    let cancelled = false;
+    const g = ++generation.current;
     ready.current = false;
+    pumping.current = false;
     pending.current = [];
-    setState({ status: 'loading', loaded: 0 });
+    history.current = EMPTY_HISTORY;
+    setState({ status: 'loading' });
     (async () => {
-      let offset = 0;
-      let total = Infinity;
-      let inherited = 0;
-      const events: LedgerEvent[] = [];
-      while (offset < total && events.length < MAX_EVENTS) {
-        const page = await api.history(runId, offset, PAGE);
-        if (cancelled) return;
-        total = page.total;
-        inherited = page.inherited;
-        events.push(...page.events);
-        if (page.events.length === 0) break;
-        offset = page.offset + page.events.length;
-        setState({ status: 'loading', loaded: events.length, total });
-      }
-      if (cancelled) return;
+      // One round trip in the usual case: the oldest event (the total, the
+      // segments, the clock axis) and the last page (a negative offset),
+      // together. The page short of rows is read in full when in view.
+      const [oldest, newest] = await Promise.all([
+        api.history(runId, 0, 1),
+        startSeq === undefined ? api.history(runId, -1, PAGE_SIZE) : Promise.resolve(undefined),
+      ]);
+      if (g !== generation.current) return;
+      let h = withPage(EMPTY_HISTORY, oldest);
+      if (newest) h = withPage(h, newest);
+      const at = startSeq !== undefined ? indexOfSeq(h, startSeq, runId) : -1;
+      const target = at >= 0 ? at : h.total - 1;
+      // Whatever else a screenful around there needs, read together.
+      const around = await Promise.all(missingPages(h, target - SCREEN, target + SCREEN).map((p) => api.history(runId, p * PAGE_SIZE, PAGE_SIZE)));
+      if (g !== generation.current) return;
+      for (const page of around) h = withPage(h, page);
+      h = withLive(h, pending.current.splice(0), runId);
+      wanted.current = [target, target];
       ready.current = true;
-      const rows = mergeLive(toRows(events, 0, inherited), pending.current.splice(0), runId, inherited);
-      setState({ status: 'ready', rows, total: Math.max(total === Infinity ? 0 : total, rows.length), inherited, capped: events.length < total });
+      performance.mark('timeline:history', { detail: { total: h.total, pages: h.pages.size } });
+      publish(h);
     })().catch((e: unknown) => {
-      if (!cancelled) setState({ status: 'error', message: toBridgeError(e).message });
+      if (g === generation.current) setState({ status: 'error', message: toBridgeError(e).message });
     });
     return () => {
-      cancelled = true;
+      generation.current++;
     };
-  }, [api, runId, attempt]);
+    // startSeq only chooses where the first read lands; a later one is a jump.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [api, runId, attempt, publish]);
 
   useEffect(
     () =>
@@ -63,15 +119,17 @@ export function useHistory(api: DucklmApi, runId: string) {
           pending.current.push(...mine);
           return;
         }
-        setState((s) => {
-          if (s.status !== 'ready') return s;
-          const rows = mergeLive(s.rows, mine, runId, s.inherited);
-          return rows === s.rows ? s : { ...s, rows, total: Math.max(s.total, rows.length) };
-        });
+        const h = withLive(history.current, mine, runId);
+        if (h !== history.current) publish(h);
       }),
-    [api, runId],
+    [api, runId, publish],
   );
 
-  const retry = useCallback(() => setAttempt((n) => n + 1), []);
-  return { state, retry };
+  const retry = useCallback(() => {
+    if (ready.current) {
+      publish(history.current);
+      void pump();
+    } else setAttempt((n) => n + 1);
+  }, [publish, pump]);
+  return { state, retry, show };
 }

@@ -1,0 +1,58 @@
+package world
+
+import (
+	"context"
+	"time"
+
+	"ducklm/backend"
+)
+
+// OutlineWorld is a world as a drawing of the lineage needs it: a third of
+// the bytes of a Node, which matters at thousands of worlds.
+type OutlineWorld struct {
+	ID        string         `json:"id"`
+	Name      string         `json:"name"`
+	Domain    backend.Domain `json:"domain"`
+	Parent    string         `json:"parent,omitempty"`
+	CreatedAt time.Time      `json:"createdAt"`
+	Runs      int            `json:"runs"`
+	// RunID and Status are the latest run's; empty for a world without runs.
+	RunID  string            `json:"runId,omitempty"`
+	Status backend.RunStatus `json:"status,omitempty"`
+}
+
+// OutlineFork is a fork as a drawing of the lineage needs it.
+type OutlineFork struct {
+	ID         string                 `json:"id"`
+	From       string                 `json:"from"`
+	To         string                 `json:"to"`
+	Divergence backend.DivergenceType `json:"divergence"`
+	At         int64                  `json:"at"` // the parent's world-local time at the fork
+}
+
+// Outline is the whole fork DAG, with only what draws it.
+type Outline struct {
+	Worlds []OutlineWorld `json:"worlds"`
+	Forks  []OutlineFork  `json:"forks"`
+}
+
+// LineageOutline returns every world and fork, as Lineage does, in the
+// outline's shape.
+func (s *Service) LineageOutline(ctx context.Context) (Outline, error) {
+	l, err := s.Lineage(ctx)
+	if err != nil {
+		return Outline{}, err
+	}
+	o := Outline{Worlds: make([]OutlineWorld, len(l.Nodes)), Forks: make([]OutlineFork, len(l.Edges))}
+	for i, n := range l.Nodes {
+		w := OutlineWorld{ID: n.World.ID, Name: n.World.Name, Domain: n.World.Domain, Parent: n.World.ParentWorldID, CreatedAt: n.World.CreatedAt, Runs: n.Runs}
+		if n.LatestRun != nil {
+			w.RunID, w.Status = n.LatestRun.ID, n.LatestRun.Status
+		}
+		o.Worlds[i] = w
+	}
+	for i, e := range l.Edges {
+		o.Forks[i] = OutlineFork{ID: e.Fork.ID, From: e.Fork.ParentWorldID, To: e.Fork.ChildWorldID, Divergence: e.Fork.Divergence, At: e.At}
+	}
+	return o, nil
+}
