@@ -1,23 +1,32 @@
-import { Suspense, lazy, useCallback, useEffect, useState } from 'react';
+import { Suspense, useCallback, useEffect, useState } from 'react';
 import type { Approval, DucklmApi, Opened } from './bridge';
 import { Home } from './home/Home';
 import { type Section, fromOpen, href, sectionOf } from './lib/route';
 import { DuckMark } from './ui/icons';
 import { Opening } from './ui/LoadState';
+import { lazyScreen } from './ui/lazyScreen';
 import { useApprovals } from './ui/useApprovals';
 import { navigate, useRoute } from './ui/useRoute';
 
-// Home is in the first chunk; every other screen loads when first opened, so
-// the editor (CodeMirror), the graph layout (dagre) and the virtual list stay
-// out of the start-up bundle.
-const NewTask = lazy(() => import('./runs/NewTask').then((m) => ({ default: m.NewTask })));
-const RunView = lazy(() => import('./runs/RunView').then((m) => ({ default: m.RunView })));
-const Worlds = lazy(() => import('./worlds/Worlds').then((m) => ({ default: m.Worlds })));
-const WorldView = lazy(() => import('./worlds/WorldView').then((m) => ({ default: m.WorldView })));
-const LineageView = lazy(() => import('./lineage/LineageView').then((m) => ({ default: m.LineageView })));
-const TimelineView = lazy(() => import('./timeline/TimelineView').then((m) => ({ default: m.TimelineView })));
-const MemoryView = lazy(() => import('./memory/MemoryView').then((m) => ({ default: m.MemoryView })));
-const SettingsView = lazy(() => import('./settings/SettingsView').then((m) => ({ default: m.SettingsView })));
+// Home is in the first chunk; every other screen's code comes after the
+// first paint (or on its first open, if sooner), so the editor (CodeMirror),
+// the graph layout and the timeline stay out of the start-up bundle.
+const NewTask = lazyScreen(() => import('./runs/NewTask').then((m) => m.NewTask));
+const RunView = lazyScreen(() => import('./runs/RunView').then((m) => m.RunView));
+const Worlds = lazyScreen(() => import('./worlds/Worlds').then((m) => m.Worlds));
+const WorldView = lazyScreen(() => import('./worlds/WorldView').then((m) => m.WorldView));
+const LineageView = lazyScreen(() => import('./lineage/LineageView').then((m) => m.LineageView));
+const TimelineView = lazyScreen(() => import('./timeline/TimelineView').then((m) => m.TimelineView));
+const MemoryView = lazyScreen(() => import('./memory/MemoryView').then((m) => m.MemoryView));
+const SettingsView = lazyScreen(() => import('./settings/SettingsView').then((m) => m.SettingsView));
+const SCREENS = [NewTask, RunView, Worlds, WorldView, LineageView, TimelineView, MemoryView, SettingsView];
+
+/** preloadScreens fetches every screen's code once the first screen has painted. */
+function preloadScreens() {
+  setTimeout(() => {
+    for (const s of SCREENS) s.preload().catch(() => {}); // a failed fetch is retried on open
+  }, 200);
+}
 
 interface AppProps {
   api: DucklmApi;
@@ -41,6 +50,8 @@ export function App({ api }: AppProps) {
   const { approvals, permission, askPermission } = useApprovals(api, openApproval);
   const waiting = approvals.length;
   const [openError, setOpenError] = useState<string>();
+
+  useEffect(preloadScreens, []);
 
   // `ducklm open …` names a screen: at start (asked once) and later, when a
   // second launch brings this window forward.

@@ -5,8 +5,14 @@ import { type Route, href, parseRoute } from '../lib/route';
 export function useRoute(): Route {
   const [route, setRoute] = useState(() => parseRoute(window.location.hash));
   useEffect(() => {
-    const on = () => setRoute(parseRoute(window.location.hash));
+    const on = () =>
+      setRoute((prev) => {
+        const next = parseRoute(window.location.hash);
+        return href(next) === href(prev) ? prev : next;
+      });
     window.addEventListener('hashchange', on);
+    // The hash may have changed between the first render and now.
+    on();
     return () => window.removeEventListener('hashchange', on);
   }, []);
   return route;

@@ -1,0 +1,33 @@
+// Screens load on first open, so the start-up chunk stays small. React's lazy
+// alone suspends on every first open, and React holds a revealed Suspense
+// boundary back for up to 300 ms; a screen whose code is already here must
+// render at once. lazyScreen renders the loaded component directly once its
+// module has arrived (by a first open or by preload, which App calls when the
+// first screen has painted), and suspends only before that.
+import { type ComponentType, type FunctionComponent, createElement, lazy } from 'react';
+
+/** A screen component that can fetch its code ahead of its first open. */
+export type LazyScreen<P> = FunctionComponent<P> & { preload(): Promise<void> };
+
+export function lazyScreen<P extends object>(load: () => Promise<ComponentType<P>>): LazyScreen<P> {
+  let loaded: ComponentType<P> | undefined;
+  let pending: Promise<void> | undefined;
+  const preload = () =>
+    (pending ??= load().then(
+      (c) => {
+        loaded = c;
+      },
+      (e: unknown) => {
+        pending = undefined; // a failed fetch may be tried again
+        throw e;
+      },
+    ));
+  const Suspending = lazy(async () => {
+    await preload();
+    return { default: loaded! };
+  });
+  function Screen(props: P) {
+    return loaded ? createElement(loaded, props) : createElement(Suspending, props);
+  }
+  return Object.assign(Screen, { preload });
+}
