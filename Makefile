@@ -17,7 +17,7 @@ BINDING_SOURCES := $(wildcard app/*.go) $(shell find backend -name '*.go' -not -
 FRONT_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
 	frontend/index.html frontend/package.json $(wildcard frontend/vite.config.ts frontend/tsconfig*.json)
 
-.PHONY: run test build deps go-deps frontend-deps install uninstall bench clean test-go test-frontend test-desktop test-e2e
+.PHONY: run test build deps go-deps frontend-deps install uninstall bench perf clean test-go test-frontend test-desktop test-e2e
 
 ## deps: system packages (apt, only when missing), Go modules, frontend packages
 deps: .deps/apt go-deps frontend-deps
@@ -47,6 +47,7 @@ frontend/node_modules/.ci-stamp: frontend/package-lock.json frontend/package.jso
 ## bindings: regenerate the typed frontend bindings when the bound Go API changes
 frontend/wailsjs/go/app/App.d.ts: $(BINDING_SOURCES) | .deps/go
 	go tool wails generate module -tags webkit2_41 >/dev/null
+	@chmod 644 frontend/wailsjs/runtime/* # Wails writes them 0755 on some runs; git keeps 0644
 	@touch $@
 
 frontend/dist/index.html: frontend/node_modules/.ci-stamp frontend/wailsjs/go/app/App.d.ts $(FRONT_SOURCES)
@@ -101,6 +102,10 @@ uninstall:
 ## bench: the benchmarks, with ratios measured in one run
 bench: .deps/go
 	scripts/bench.sh
+
+## perf: the GUI's performance targets measured in Chromium and the desktop window (not part of test)
+perf: $(BIN)
+	DUCKLM_BIN=$(CURDIR)/$(BIN) scripts/perf.sh
 
 clean:
 	rm -rf build/bin frontend/dist/assets frontend/dist/index.html .deps
