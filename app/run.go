@@ -15,6 +15,9 @@ const Title = "ducklm"
 // Run opens the window over a and blocks until it closes. It is a function,
 // not a method, so that it is not bound to the frontend.
 func Run(a *App, assets fs.FS, icon []byte) error {
+	if a.svc != nil { // not while Wails generates bindings: no window then
+		leanWebKit()
+	}
 	return wails.Run(&options.App{
 		Title:            Title,
 		Width:            1280,

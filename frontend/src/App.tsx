@@ -1,16 +1,17 @@
 import { Suspense, useCallback, useEffect, useState } from 'react';
 import type { Approval, DucklmApi, Opened } from './bridge';
 import { Home } from './home/Home';
-import { type Section, fromOpen, href, sectionOf } from './lib/route';
+import { type Route, type Section, fromOpen, href, sectionOf } from './lib/route';
 import { DuckMark } from './ui/icons';
 import { Opening } from './ui/LoadState';
 import { lazyScreen } from './ui/lazyScreen';
 import { useApprovals } from './ui/useApprovals';
 import { navigate, useRoute } from './ui/useRoute';
 
-// Home is in the first chunk; every other screen's code comes after the
-// first paint (or on its first open, if sooner), so the editor (CodeMirror),
-// the graph layout and the timeline stay out of the start-up bundle.
+// Home is in the first chunk; every other screen's code comes when it is
+// first opened (navigation waits for it in a transition, see useRoute), so
+// the editor (CodeMirror), the graph layout and the timeline stay out of the
+// start-up bundle and out of an idle window's memory.
 const NewTask = lazyScreen(() => import('./runs/NewTask').then((m) => m.NewTask));
 const RunView = lazyScreen(() => import('./runs/RunView').then((m) => m.RunView));
 const Worlds = lazyScreen(() => import('./worlds/Worlds').then((m) => m.Worlds));
@@ -19,13 +20,25 @@ const LineageView = lazyScreen(() => import('./lineage/LineageView').then((m) =>
 const TimelineView = lazyScreen(() => import('./timeline/TimelineView').then((m) => m.TimelineView));
 const MemoryView = lazyScreen(() => import('./memory/MemoryView').then((m) => m.MemoryView));
 const SettingsView = lazyScreen(() => import('./settings/SettingsView').then((m) => m.SettingsView));
-const SCREENS = [NewTask, RunView, Worlds, WorldView, LineageView, TimelineView, MemoryView, SettingsView];
 
-/** preloadScreens fetches every screen's code once the first screen has painted. */
-function preloadScreens() {
-  setTimeout(() => {
-    for (const s of SCREENS) s.preload().catch(() => {}); // a failed fetch is retried on open
-  }, 200);
+/**
+ * screenCode fetches the code of the screen a route shows, so a window that
+ * starts on it (a reload, `ducklm open`) draws it in its first render
+ * instead of a fallback React reveals up to 300 ms late.
+ */
+export function screenCode(r: Route): Promise<void> {
+  const screen = {
+    home: undefined,
+    new: NewTask,
+    run: RunView,
+    worlds: Worlds,
+    world: WorldView,
+    lineage: LineageView,
+    timeline: TimelineView,
+    memory: MemoryView,
+    settings: SettingsView,
+  }[r.screen];
+  return screen ? screen.preload() : Promise.resolve();
 }
 
 interface AppProps {
@@ -50,8 +63,6 @@ export function App({ api }: AppProps) {
   const { approvals, permission, askPermission } = useApprovals(api, openApproval);
   const waiting = approvals.length;
   const [openError, setOpenError] = useState<string>();
-
-  useEffect(preloadScreens, []);
 
   // `ducklm open …` names a screen: at start (asked once) and later, when a
   // second launch brings this window forward.

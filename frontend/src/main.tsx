@@ -1,7 +1,8 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { App } from './App';
+import { App, screenCode } from './App';
 import { api } from './bridge';
+import { parseRoute } from './lib/route';
 import { startTheme } from './ui/theme';
 import './styles.css';
 
@@ -11,8 +12,14 @@ void startTheme(api);
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
 
-createRoot(root).render(
-  <StrictMode>
-    <App api={api} />
-  </StrictMode>,
-);
+// The first screen's code comes before the first render (a failed fetch is
+// tried again when the screen renders).
+void screenCode(parseRoute(window.location.hash))
+  .catch(() => {})
+  .then(() =>
+    createRoot(root).render(
+      <StrictMode>
+        <App api={api} />
+      </StrictMode>,
+    ),
+  );

@@ -2,8 +2,8 @@
 // alone suspends on every first open, and React holds a revealed Suspense
 // boundary back for up to 300 ms; a screen whose code is already here must
 // render at once. lazyScreen renders the loaded component directly once its
-// module has arrived (by a first open or by preload, which App calls when the
-// first screen has painted), and suspends only before that.
+// module has arrived (by a first open, or by preload: main.tsx fetches the
+// first screen's code before the first render), and suspends only before.
 import { type ComponentType, type FunctionComponent, createElement, lazy } from 'react';
 
 /** A screen component that can fetch its code ahead of its first open. */
