@@ -5,6 +5,7 @@ import type { LineageModel, WorldNode } from '../lib/lineage';
 import { type Size, type View, boundsOf, centerOn, cull, fitView, hitTest, intersects, toWorld, visibleRect, zoomAt } from '../lib/viewport';
 import { runStatusLabel } from '../lib/format';
 import { drawFrame, edgePaths, paletteOf } from './draw';
+import { theme } from '../ui/theme';
 import './lineage.css';
 
 interface LineageCanvasProps {
@@ -103,6 +104,11 @@ export function LineageCanvas(props: LineageCanvasProps) {
   const visibleEdges = svgEdges
     ? model.edges.filter((e) => !hidden.has(e.to) && !hidden.has(e.from) && intersects(edgeBoxes.get(e.id) ?? { x: 0, y: 0, width: 0, height: 0 }, rect))
     : [];
+
+  // The canvas takes its colours from the theme when it draws: a change of
+  // theme (or of the system's, when following it) draws again.
+  const [, setShown] = useState<string>();
+  useEffect(() => theme().subscribe(setShown), []);
 
   const paths = useMemo(() => (canvasOk ? edgePaths(model, layout, hidden) : undefined), [canvasOk, model, layout, hidden]);
   const sel = useMemo(() => new Set(selected), [selected]);
