@@ -221,6 +221,22 @@ func (a *API) ImportBundle(in ImportInput) (ImportResult, error) {
 	return out, nil
 }
 
+// TrustSigner adds a bundle signer's fingerprint to this installation's
+// trusted_keys, with the file it came from as a note, and reports whether it
+// was added (false: trusted already). Bundles it signs then import without
+// asking.
+func (a *API) TrustSigner(fingerprint, from string) (bool, error) {
+	if err := a.ready(); err != nil {
+		return false, err
+	}
+	note := "trusted from the window"
+	if from != "" {
+		note += " for " + filepath.Base(from)
+	}
+	added, err := bundle.TrustSigner(a.svc.Dir, fingerprint, note)
+	return added, a.fail("trust signer", err)
+}
+
 // NativeDialogs reports whether this user interface has native file
 // dialogs: the desktop window does; a browser types paths instead.
 func (a *API) NativeDialogs() bool { return a.dialogs != nil }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend/api"
+	"ducklm/backend/bundle"
 	"ducklm/backend/service"
 )
 
@@ -130,6 +131,20 @@ func TestExportVerifyImportBundleAcrossInstallations(t *testing.T) {
 	lin, err := b.Lineage()
 	require.NoError(t, err)
 	require.Empty(t, lin.Nodes, "nothing was written")
+
+	// Trusting the signer is a choice the user can make once, here; the
+	// check then says so. (This installation goes on to import anyway
+	// below, so the signer is forgotten again first.)
+	_, err = b.TrustSigner("not a fingerprint", "")
+	require.ErrorContains(t, err, "not a key fingerprint")
+	added, err := b.TrustSigner(rep.Signer, out)
+	require.NoError(t, err)
+	require.True(t, added)
+	trusted, err := b.VerifyBundle(out, "")
+	require.NoError(t, err)
+	require.True(t, trusted.Trusted)
+	require.Equal(t, "listed in trusted_keys", trusted.Trust)
+	require.NoError(t, os.Remove(bundle.TrustedKeysPath(svcB.Dir)))
 
 	seen = progress(svcB, "op-import")
 	res, err = b.ImportBundle(api.ImportInput{Path: out, AllowUnsigned: true, Op: "op-import"})

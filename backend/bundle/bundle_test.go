@@ -178,3 +178,39 @@ func TestExportRefusesAMovingTaskRun(t *testing.T) {
 	require.Equal(t, backend.EINVALID, backend.ErrorCode(err))
 	require.ErrorContains(t, err, "still awaiting_approval")
 }
+
+func TestTrustSignerAddsOnceAndKeepsTheFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(bundle.TrustedKeysPath(dir), []byte("# a colleague\n"+strings.Repeat("cd", 32)), 0o600))
+	fp := strings.Repeat("ab", 32)
+
+	added, err := bundle.TrustSigner(dir, bundle.FormatFingerprint(strings.ToUpper(fp)), "imported grid.ducklm")
+	require.NoError(t, err)
+	require.True(t, added)
+	added, err = bundle.TrustSigner(dir, fp, "again")
+	require.NoError(t, err)
+	require.False(t, added, "a signer listed already is not listed twice")
+
+	trust, err := bundle.LoadTrust(dir)
+	require.NoError(t, err)
+	for _, k := range []string{fp, strings.Repeat("cd", 32)} {
+		known, _ := trust.Known(k)
+		require.True(t, known, k)
+	}
+	b, err := os.ReadFile(bundle.TrustedKeysPath(dir))
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(b), "# a colleague\n"), "what was there stays: %q", b)
+	require.Contains(t, string(b), "# imported grid.ducklm")
+	require.Equal(t, 1, strings.Count(string(b), bundle.FormatFingerprint(fp)))
+	st, err := os.Stat(bundle.TrustedKeysPath(dir))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+
+	_, err = bundle.TrustSigner(dir, "not a key", "")
+	require.ErrorContains(t, err, "not a key fingerprint")
+	_, err = bundle.TrustSigner(dir, fp, "line\nbreak")
+	require.NoError(t, err, "a note cannot break the file's lines")
+	_, err = bundle.LoadTrust(dir)
+	require.NoError(t, err)
+}

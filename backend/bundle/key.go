@@ -228,3 +228,55 @@ func (t Trust) Known(fp string) (bool, string) {
 	}
 	return false, "unknown signer"
 }
+
+// TrustSigner adds the signer fp to data directory dir's trusted_keys file,
+// with note as its comment, and reports whether it was added (false: listed
+// already). The file is rewritten whole through a temporary file, so a crash
+// leaves the old list or the new one.
+func TrustSigner(dir, fp, note string) (bool, error) {
+	norm := NormalizeFingerprint(fp)
+	if norm == "" {
+		return false, backend.Errorf(backend.EINVALID, "%q is not a key fingerprint (64 hex digits, spaces and colons allowed)", fp)
+	}
+	trust, err := LoadTrust(dir)
+	if err != nil {
+		return false, err
+	}
+	if known, _ := trust.Known(norm); known {
+		return false, nil
+	}
+	path := TrustedKeysPath(dir)
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, backend.Wrap(err, backend.EUNAVAILABLE, "cannot read %s", path)
+	}
+	var b strings.Builder
+	b.Write(old)
+	if len(old) > 0 && old[len(old)-1] != '\n' {
+		b.WriteByte('\n')
+	}
+	b.WriteString(FormatFingerprint(norm))
+	if note = strings.Join(strings.Fields(note), " "); note != "" {
+		b.WriteString("  # " + note)
+	}
+	b.WriteByte('\n')
+	tmp, err := os.CreateTemp(dir, ".trusted_keys-*")
+	if err != nil {
+		return false, backend.Wrap(err, backend.EUNAVAILABLE, "cannot write %s", path)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.WriteString(b.String())
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return false, backend.Wrap(err, backend.EUNAVAILABLE, "cannot write %s", path)
+	}
+	return true, nil
+}

@@ -230,6 +230,7 @@ export function createApi(channel: Channel): DucklmApi {
       const r = obj<ImportResult>(await invoke('ImportBundle', input), 'import result');
       return { ...r, report: bundleReport(r.report), addedIds: list<string>(r.addedIds) };
     },
+    trustSigner: async (fingerprint, from) => (await invoke('TrustSigner', fingerprint, from)) === true,
     nativeDialogs: async () => (await invoke('NativeDialogs')) === true,
     chooseBundleToSave: async (title, name) => text(await invoke('ChooseBundleToSave', title, name)),
     chooseBundleToOpen: async (title) => text(await invoke('ChooseBundleToOpen', title)),

@@ -970,6 +970,8 @@ export interface DucklmApi {
   verifyBundle(path: string, op: string): Promise<BundleReport>;
   /** Imports a bundle file, or says why nothing was written. */
   importBundle(input: ImportInput): Promise<ImportResult>;
+  /** Adds a bundle signer to this installation's trusted_keys (from: the bundle file, for the note); false when trusted already. */
+  trustSigner(fingerprint: string, from: string): Promise<boolean>;
   /** True in the desktop window, which has native file dialogs; false in a browser. */
   nativeDialogs(): Promise<boolean>;
   /** The native save dialog for a bundle named after name; "" when cancelled. */

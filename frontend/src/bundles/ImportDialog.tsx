@@ -89,6 +89,15 @@ export function ImportDialog({ api, onClose, onImported }: ImportDialogProps) {
     );
   };
 
+  const [trustError, setTrustError] = useState<string>();
+  const trust = (report: BundleReport) => {
+    setTrustError(undefined);
+    api.trustSigner(report.signer ?? '', report.file).then(
+      () => check(report.file), // the report now says the signer is trusted
+      (e: unknown) => setTrustError(toBridgeError(e).message),
+    );
+  };
+
   const report = phase.step === 'checked' || phase.step === 'importing' ? phase.report : undefined;
   const canImport = report !== undefined && report.ok && (report.trusted || anyway) && !busy;
 
@@ -135,8 +144,18 @@ export function ImportDialog({ api, onClose, onImported }: ImportDialogProps) {
                     <input type="checkbox" checked={anyway} onChange={(e) => setAnyway(e.target.checked)} disabled={busy} />
                     <span>I trust where this file came from: import it anyway</span>
                   </label>
-                  {report.signed && (
-                    <p className="small">To trust this signer from now on, add its fingerprint to the trusted_keys file in ducklm's data directory.</p>
+                  {report.signed && report.signer && (
+                    <p className="small">
+                      <button type="button" className="button" onClick={() => trust(report)} disabled={busy}>
+                        Trust this signer from now on
+                      </button>{' '}
+                      adds its fingerprint to the trusted_keys file in ducklm's data directory: its bundles then import without asking.
+                    </p>
+                  )}
+                  {trustError && (
+                    <p className="inline-error small" role="alert">
+                      {trustError}
+                    </p>
                   )}
                 </div>
               )}

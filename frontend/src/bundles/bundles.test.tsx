@@ -241,6 +241,37 @@ describe('ImportDialog', () => {
     expect(importBundle.mock.calls[0]![0].path).toBe('/home/ada/Documents/grid.ducklm');
   });
 
+  it('trusts the signer from now on when asked, checks again and imports without the override', async () => {
+    let trusted = false;
+    const trustSigner = vi.fn(() => {
+      trusted = true;
+      return true;
+    });
+    const importBundle = vi.fn((input: ImportInput) => {
+      expect(input.allowUnsigned).toBe(false);
+      return imported();
+    });
+    const { api, channel } = fakeApi({
+      NativeDialogs: () => false,
+      VerifyBundle: () => (trusted ? report({ trusted: true, trust: 'listed in trusted_keys' }) : report()),
+      TrustSigner: trustSigner,
+      ImportBundle: importBundle,
+    });
+    render(<ImportDialog api={api} onClose={() => undefined} />);
+    fireEvent.change(screen.getByRole('textbox', { name: 'Bundle file (.ducklm)' }), { target: { value: '/tmp/grid.ducklm' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Check bundle' }));
+    const decision = await screen.findByRole('group', { name: 'Your decision' });
+    fireEvent.click(within(decision).getByRole('button', { name: 'Trust this signer from now on' }));
+
+    await waitFor(() => expect(screen.queryByRole('group', { name: 'Your decision' })).toBeNull());
+    expect(trustSigner).toHaveBeenCalledWith(SIGNER, '/home/ada/Documents/grid.ducklm');
+    expect(channel.calls('VerifyBundle')).toHaveLength(2);
+    const importButton = screen.getByRole('button', { name: 'Import' }) as HTMLButtonElement;
+    expect(importButton.disabled).toBe(false);
+    fireEvent.click(importButton);
+    await screen.findByText(/^Imported: added/);
+  });
+
   it('refuses a broken file with its sentence and never imports it', async () => {
     const importBundle = vi.fn();
     const { api } = fakeApi({ NativeDialogs: () => true, ChooseBundleToOpen: () => '/tmp/broken.ducklm', VerifyBundle: () => ({ ...BROKEN, file: '/tmp/broken.ducklm' }), ImportBundle: importBundle });

@@ -97,6 +97,8 @@ export function TestOllama(arg1:string):Promise<api.ModelInfo>;
 
 export function ToolCatalog():Promise<Array<tool.CatalogEntry>>;
 
+export function TrustSigner(arg1:string,arg2:string):Promise<boolean>;
+
 export function ValidatePlan(arg1:string):Promise<api.PlanCheck>;
 
 export function Verify(arg1:string):Promise<world.VerifyReport>;

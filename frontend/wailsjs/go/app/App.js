@@ -174,6 +174,10 @@ export function ToolCatalog() {
   return window['go']['app']['App']['ToolCatalog']();
 }
 
+export function TrustSigner(arg1, arg2) {
+  return window['go']['app']['App']['TrustSigner'](arg1, arg2);
+}
+
 export function ValidatePlan(arg1) {
   return window['go']['app']['App']['ValidatePlan'](arg1);
 }
