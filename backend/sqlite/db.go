@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"sync"
 
 	"github.com/glebarez/sqlite"
@@ -86,6 +87,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		sqlDB.Close()
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot open the database %s", path)
 	}
+	// Each connection keeps its own page cache (up to 2 MB): connections
+	// left idle by a burst of reads close, so an idle app holds little.
+	sqlDB.SetConnMaxIdleTime(5 * time.Second)
 	return &DB{Gorm: gdb, SQL: sqlDB, Path: path}, nil
 }
 
