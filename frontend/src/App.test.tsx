@@ -102,7 +102,14 @@ describe('App', () => {
       window.location.hash = within(screen.getByRole('navigation')).getByRole('link', { name: 'Worlds' }).getAttribute('href')!;
       window.dispatchEvent(new HashChangeEvent('hashchange'));
     });
+    // While the Worlds screen's code arrives, Runs stays, faded and inert.
+    const main = screen.getByRole('main');
+    expect(main.getAttribute('aria-busy')).toBe('true');
+    expect(main.hasAttribute('inert')).toBe(true);
+    expect(screen.getByText('/home/ada/.local/share/ducklm')).toBeTruthy();
     expect(await screen.findByRole('heading', { name: 'Worlds', level: 1 })).toBeTruthy();
+    expect(main.getAttribute('aria-busy')).toBeNull();
+    expect(main.hasAttribute('inert')).toBe(false);
     expect(screen.getByRole('link', { name: 'Worlds' }).getAttribute('aria-current')).toBe('page');
   });
 

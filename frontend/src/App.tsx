@@ -57,7 +57,7 @@ const NAV: readonly { section: Section; label: string; href: string }[] = [
 /** App is the window's shell: a sidebar with the sections and the current screen. */
 export function App({ api }: AppProps) {
   const [version, setVersion] = useState<string>();
-  const route = useRoute();
+  const { route, pending } = useRoute();
   const section = sectionOf(route);
   const openApproval = useCallback((a: Approval) => navigate({ screen: 'run', runId: a.runId }), []);
   const { approvals, permission, askPermission } = useApprovals(api, openApproval);
@@ -125,7 +125,7 @@ export function App({ api }: AppProps) {
           {permission === 'denied' && <span className="muted small">Desktop notifications are off for this app.</span>}
         </div>
       </nav>
-      <main className="app-main">
+      <main className="app-main" aria-busy={pending || undefined} inert={pending || undefined}>
         {openError && (
           <div className="panel error-panel open-error" role="alert">
             <span>{openError}</span>

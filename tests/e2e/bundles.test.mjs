@@ -78,6 +78,7 @@ describe('Bundles between two installations', { timeout: 240_000 }, () => {
     await journey(there, 'bundle-import-opened', async (page) => {
       await appReady(page);
       await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Worlds' }).click();
+      await page.getByRole('heading', { name: 'Worlds', level: 1 }).waitFor();
       await page.getByRole('button', { name: 'Import bundle…' }).click();
       const dialog = page.getByRole('dialog', { name: 'Import a bundle' });
       await dialog.getByText('This page runs in a browser, which has no file dialog for this machine.').waitFor();
