@@ -11,7 +11,6 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/bundle"
 	"ducklm/backend/service"
-	"ducklm/backend/sqlite"
 )
 
 // The scopes of an export: the root alone, with the ancestors a forked
@@ -132,9 +131,8 @@ func (a *API) ExportBundle(in ExportInput) (ExportResult, error) {
 	if err != nil {
 		return ExportResult{}, a.fail("export", err)
 	}
-	report := service.Reporter(a.svc.Progress, in.Op)
-	opts.Progress = func(p bundle.Progress) { report(p.Phase, p.Bytes, p.TotalBytes, "bytes") }
-	ex, err := bundle.ExportFile(a.ctx(), a.local(), in.Root, path, opts)
+	opts.Progress = a.bundleProgress(in.Op)
+	ex, err := bundle.ExportFile(a.ctx(), a.svc.Bundles(), in.Root, path, opts)
 	if errors.Is(err, bundle.ErrNeedsAncestry) {
 		err = backend.Errorf(backend.EINVALID, "%s comes from a fork, so its history starts in its ancestors' runs: choose “with its ancestry” to export them with it", in.Root)
 	}
@@ -161,12 +159,8 @@ func (a *API) VerifyBundle(path, op string) (BundleReport, error) {
 	if err != nil {
 		return BundleReport{}, a.fail("verify bundle", err)
 	}
-	trust, err := bundle.LoadTrust(a.svc.Dir)
-	if err != nil {
-		return BundleReport{}, a.fail("verify bundle", err)
-	}
-	rep, err := bundle.VerifyFile(a.ctx(), a.local(), path, bundle.VerifyOptions{Trust: trust, Progress: a.bundleProgress(op)})
-	if err != nil && !bundleProblem(err) {
+	rep, err := a.svc.VerifyBundle(a.ctx(), path, a.bundleProgress(op))
+	if err != nil && !bundle.IsProblem(err) {
 		return BundleReport{}, a.fail("verify bundle", err)
 	}
 	if err != nil {
@@ -192,12 +186,7 @@ func (a *API) ImportBundle(in ImportInput) (ImportResult, error) {
 	if err != nil {
 		return ImportResult{}, a.fail("import", err)
 	}
-	trust, err := bundle.LoadTrust(a.svc.Dir)
-	if err != nil {
-		return ImportResult{}, a.fail("import", err)
-	}
-	res, err := bundle.ImportFile(a.ctx(), a.local(), a.svc.Ledger, path, bundle.ImportOptions{
-		VerifyOptions: bundle.VerifyOptions{Trust: trust, Progress: a.bundleProgress(in.Op)}, AllowUnsigned: in.AllowUnsigned})
+	res, err := a.svc.ImportBundle(a.ctx(), path, in.AllowUnsigned, a.bundleProgress(in.Op))
 	out := ImportResult{Report: reportOf(path, size, res.Report), AddedIDs: nonNil(res.AddedIDs)}
 	switch {
 	case err == nil:
@@ -211,7 +200,7 @@ func (a *API) ImportBundle(in ImportInput) (ImportResult, error) {
 			out.Problem = fmt.Sprintf("The bundle is signed by a key this installation does not know (%s); nothing was written. Import it anyway if you trust where the file came from, or add the key to %s to trust it from now on.",
 				bundle.FormatFingerprint(res.Signer), bundle.TrustedKeysPath(a.svc.Dir))
 		}
-	case bundleProblem(err):
+	case bundle.IsProblem(err):
 		out.Refused = RefusedInvalid
 		out.Problem = strings.TrimSuffix(backend.ErrorMessage(err), ".") + "; nothing was written."
 	default:
@@ -278,25 +267,10 @@ func (a *API) SuggestBundlePath(name string) (string, error) {
 	}
 }
 
-// local is the data directory as bundles see it.
-func (a *API) local() bundle.Local {
-	return bundle.Local{Store: sqlite.NewWorlds(a.svc.DB, a.svc.Ledger), Events: a.svc.Ledger, Blobs: a.svc.Blobs}
-}
-
 // bundleProgress reports a bundle's progress under op, in bytes.
 func (a *API) bundleProgress(op string) func(bundle.Progress) {
 	report := service.Reporter(a.svc.Progress, op)
 	return func(p bundle.Progress) { report(p.Phase, p.Bytes, p.TotalBytes, "bytes") }
-}
-
-// bundleProblem reports whether err is about the bundle rather than about
-// the request or this machine.
-func bundleProblem(err error) bool {
-	switch backend.ErrorCode(err) {
-	case backend.ECORRUPT, backend.ELIMIT, backend.ECONFLICT:
-		return true
-	}
-	return errors.Is(err, bundle.ErrUntrusted)
 }
 
 func reportOf(path string, size int64, r bundle.Report) BundleReport {

@@ -278,3 +278,14 @@ func count(b bool) int64 {
 	}
 	return 0
 }
+
+// IsProblem reports whether err from Verify or Import is about the bundle
+// (corrupt, over a limit, in conflict with what is here, or untrusted)
+// rather than about the request or this machine.
+func IsProblem(err error) bool {
+	switch backend.ErrorCode(err) {
+	case backend.ECORRUPT, backend.ELIMIT, backend.ECONFLICT:
+		return true
+	}
+	return errors.Is(err, ErrUntrusted)
+}

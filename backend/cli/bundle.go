@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"ducklm/backend"
 	"ducklm/backend/bundle"
-	"ducklm/backend/sqlite"
 )
 
 // bundleCommands export, check and import .ducklm bundles.
@@ -25,11 +23,6 @@ func init() {
 	for _, c := range bundleCommands {
 		register(c.name, c.summary, c.usage(), c.exec)
 	}
-}
-
-// local is the data directory as bundles see it.
-func (s *session) local() bundle.Local {
-	return bundle.Local{Store: sqlite.NewWorlds(s.svc.DB, s.svc.Ledger), Events: s.svc.Ledger, Blobs: s.svc.Blobs}
 }
 
 // progressFrom is the size from which a bundle's progress is shown.
@@ -80,7 +73,7 @@ func runExport(s *session, args []string) error {
 	if err := s.open(); err != nil {
 		return err
 	}
-	ex, err := bundle.ExportFile(s.ctx, s.local(), root, out, bundle.FileOptions{KeyDir: s.svc.Dir, Replace: true,
+	ex, err := bundle.ExportFile(s.ctx, s.svc.Bundles(), root, out, bundle.FileOptions{KeyDir: s.svc.Dir, Replace: true,
 		ExportOptions: bundle.ExportOptions{Ancestry: *ancestry, Descendants: *descendants, Progress: s.progress()}})
 	if err != nil {
 		return err
@@ -92,14 +85,15 @@ func runExport(s *session, args []string) error {
 	})
 }
 
-// bundleProblem reports whether err is about the bundle (exit 1) rather
-// than about the command or this machine.
-func bundleProblem(err error) bool {
-	switch backend.ErrorCode(err) {
-	case backend.ECORRUPT, backend.ELIMIT, backend.ECONFLICT:
-		return true
+// openBundle checks that path names a readable file before the data
+// directory is opened, then opens it.
+func (s *session) openBundle(path string) error {
+	f, err := bundle.OpenFile(path)
+	if err != nil {
+		return err
 	}
-	return errors.Is(err, bundle.ErrUntrusted)
+	f.Close()
+	return s.open()
 }
 
 func runVerifyBundle(s *session, args []string) error {
@@ -108,20 +102,11 @@ func runVerifyBundle(s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := bundle.OpenFile(pos[0])
-	if err != nil {
+	if err := s.openBundle(pos[0]); err != nil {
 		return err
 	}
-	f.Close()
-	if err := s.open(); err != nil {
-		return err
-	}
-	trust, err := bundle.LoadTrust(s.svc.Dir)
-	if err != nil {
-		return err
-	}
-	rep, err := bundle.VerifyFile(s.ctx, s.local(), pos[0], bundle.VerifyOptions{Trust: trust, Progress: s.progress()})
-	if err != nil && !bundleProblem(err) {
+	rep, err := s.svc.VerifyBundle(s.ctx, pos[0], s.progress())
+	if err != nil && !bundle.IsProblem(err) {
 		return err
 	}
 	if oerr := s.out(rep, func(w io.Writer) { printReport(w, pos[0], rep) }); oerr != nil {
@@ -172,23 +157,12 @@ func runImport(s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := bundle.OpenFile(pos[0])
-	if err != nil {
+	if err := s.openBundle(pos[0]); err != nil {
 		return err
 	}
-	f.Close()
-	if err := s.open(); err != nil {
-		return err
-	}
-	trust, err := bundle.LoadTrust(s.svc.Dir)
+	res, err := s.svc.ImportBundle(s.ctx, pos[0], *allow, s.progress())
 	if err != nil {
-		return err
-	}
-	res, err := bundle.ImportFile(s.ctx, s.local(), s.svc.Ledger, pos[0], bundle.ImportOptions{
-		VerifyOptions: bundle.VerifyOptions{Trust: trust, Progress: s.progress()}, AllowUnsigned: *allow,
-	})
-	if err != nil {
-		if !bundleProblem(err) {
+		if !bundle.IsProblem(err) {
 			return err
 		}
 		if s.json {
