@@ -1,0 +1,252 @@
+// Task runs (Go: backend task types, runtime, api).
+// Part of the bridge's types: see types.ts for how they are written.
+import type { BlobRef, RunStatus, WorldRun } from './types-core';
+
+/** Limits bound a sandboxed step (Go: backend.Limits). */
+export interface Limits {
+  /** Go time.Duration: nanoseconds. */
+  timeout: number;
+  memoryBytes: number;
+  cpuSeconds: number;
+  fileBytes: number;
+  outputBytes: number;
+  processes: number;
+}
+
+/** TaskNode is one step of a plan (Go: backend.TaskNode). */
+export interface TaskNode {
+  id: string;
+  /** "tool" or "coder". */
+  kind: string;
+  tool?: string;
+  args?: unknown;
+  depends_on: string[];
+  title?: string;
+}
+
+export interface TaskGraph {
+  nodes: TaskNode[];
+}
+
+export type ApprovalMode = 'ask_every' | 'ask_risky' | 'auto_sandboxed';
+
+/** TaskRequest is what a user submitted (Go: runtime.TaskRequest). */
+export interface TaskRequest {
+  task: string;
+  plan?: TaskGraph;
+  approvalMode: ApprovalMode;
+  models?: Record<string, string>;
+  workspace?: string;
+  limits: Limits;
+  maxSteps: number;
+  maxReplans: number;
+  maxRetries: number;
+  concurrency: number;
+}
+
+export type StepState = 'pending' | 'running' | 'awaiting_approval' | 'done' | 'failed' | 'skipped' | 'in_doubt';
+
+/** ApprovalRequest is an open request on a step (Go: runtime.approvalRequest). */
+export interface ApprovalRequest {
+  requestId: string;
+  step: string;
+  tool: string;
+  args: unknown;
+  rule: string;
+  risk: string;
+  why: string;
+  network: boolean;
+  sandboxed: boolean;
+  limits: Limits;
+  inDoubt?: boolean;
+}
+
+/** StepResult is a finished step (Go: runtime.stepFinished). */
+export interface StepResult {
+  step: string;
+  attempt: number;
+  ok: boolean;
+  exitCode: number;
+  timedOut: boolean;
+  truncated: boolean;
+  durationMs: number;
+  stdout?: BlobRef;
+  stderr?: BlobRef;
+  stdoutTail?: string;
+  stderrTail?: string;
+  filesChanged?: string[];
+  output?: unknown;
+  error?: string;
+  retryable?: boolean;
+  sandboxed: boolean;
+}
+
+/** Critique is the critic's score of a step (Go: runtime.critiquePayload). */
+export interface Critique {
+  step: string;
+  score: number;
+  explanation: string;
+  source: string;
+  model?: string;
+}
+
+/** CoderScript is the script a coder step wrote (Go: runtime.coderScript). */
+export interface CoderScript {
+  step: string;
+  language: string;
+  blob: BlobRef;
+  source: string;
+  model?: string;
+}
+
+/** StepRecord is a step's folded state (Go: runtime.StepRecord). */
+export interface StepRecord {
+  node: TaskNode;
+  state: StepState;
+  attempts: number;
+  approval?: ApprovalRequest;
+  approved: boolean;
+  approvedArgs?: unknown;
+  network: boolean;
+  result?: StepResult;
+  critique?: Critique;
+  script?: CoderScript;
+  error?: string;
+}
+
+/** RunState is a task run's folded state (Go: runtime.RunState). */
+export interface RunState {
+  runId: string;
+  worldId: string;
+  request: TaskRequest;
+  status: RunStatus;
+  statusReason?: string;
+  graph?: TaskGraph;
+  steps: Record<string, StepRecord>;
+  planAttempts: number;
+  replans: number;
+  invalidPlan?: string;
+  ticks: number;
+  stepsRun: number;
+  response?: string;
+  error?: string;
+  seq: number;
+}
+
+/** Approval is an open approval request as the cards show it (Go: runtime.Approval). */
+export interface Approval {
+  runId: string;
+  requestId: string;
+  step: string;
+  title?: string;
+  tool: string;
+  args: unknown;
+  rule: string;
+  risk: string;
+  why: string;
+  network: boolean;
+  sandboxed: boolean;
+  inDoubt: boolean;
+  limits: Limits;
+}
+
+/** RunSummary is one row of the runs list (Go: runtime.RunSummary). */
+export interface RunSummary {
+  run: WorldRun;
+  task: string;
+  approvals: number;
+  steps: number;
+  stepsDone: number;
+}
+
+/** RunDetail is what the run view shows (Go: api.RunDetail). */
+export interface RunDetail {
+  run: WorldRun;
+  state: RunState | null;
+  approvals: Approval[];
+}
+
+/** TaskInput is the new-task form (Go: api.TaskInput). */
+export interface TaskInput {
+  task: string;
+  /** An explicit plan as JSON text; "" lets the planner plan. */
+  plan: string;
+  approvalMode: ApprovalMode;
+  models: Record<string, string>;
+  workspace: string;
+  timeoutSeconds: number;
+  maxSteps: number;
+}
+
+/** PlanCheck is the result of validating a plan (Go: api.PlanCheck). */
+export interface PlanCheck {
+  valid: boolean;
+  problems: string[];
+  steps: number;
+}
+
+/** CatalogEntry describes a tool (Go: tool.CatalogEntry). */
+export interface CatalogEntry {
+  name: string;
+  description: string;
+  args_schema: unknown;
+}
+
+export type RiskLevel = 'low' | 'medium' | 'high';
+
+/** RiskRule is one row of the risk policy (Go: router.Rule). */
+export interface RiskRule {
+  id: string;
+  level: RiskLevel;
+  description: string;
+}
+
+/** AnswerInput answers an approval card (Go: api.AnswerInput). */
+export interface AnswerInput {
+  runId: string;
+  requestId: string;
+  approve: boolean;
+  /** Edited arguments as JSON text; "" keeps them. */
+  args: string;
+  network: boolean;
+  reason: string;
+  idempotencyKey: string;
+}
+
+/** ModelInfo is what the UI shows about Ollama and the sandbox (Go: api.ModelInfo). */
+export interface ModelInfo {
+  host: string;
+  reachable: boolean;
+  error?: string;
+  models: string[];
+  sandboxed: boolean;
+}
+
+/** Token is a batch element of streamed model text (Go: service.Token). */
+export interface Token {
+  runId: string;
+  stepId?: string;
+  text: string;
+}
+
+/**
+ * Progress is how far one piece of long work has come (Go: service.Progress).
+ * op is the id the screen chose when it started the work.
+ */
+export interface Progress {
+  op: string;
+  phase: string;
+  done: number;
+  total: number;
+  /** What done and total count: "bytes", "entries", "memories". */
+  unit: string;
+}
+
+/**
+ * Opened is what `ducklm open` asked the window to show (Go: api.Opened):
+ * a route, or home with the sentence saying why the route cannot be shown.
+ */
+export interface Opened {
+  route: { screen: string; runId?: string; select?: string; seq?: number };
+  error?: string;
+}

@@ -1,0 +1,49 @@
+// Settings (Go: settings, api).
+// Part of the bridge's types: see types.ts for how they are written.
+import type { ApprovalMode } from './types-runs';
+
+/** Theme is the look the user chose; "system" follows the operating system. */
+export type Theme = 'light' | 'dark' | 'system';
+
+/** The model roles the router picks a model for (Go: router.Role). */
+export type ModelRole = 'planner' | 'coder' | 'critic' | 'embedder';
+
+/** Settings are the stored preferences (Go: settings.Settings); "" means ducklm's default. */
+export interface Settings {
+  /** host, host:port or a URL; "" uses OLLAMA_HOST. */
+  ollamaHost: string;
+  /** The default model per role; a missing role is left to the router. */
+  models: Partial<Record<ModelRole, string>>;
+  approvalMode: ApprovalMode | '';
+  theme: Theme | '';
+}
+
+/** SettingsView is the settings screen's data (Go: api.SettingsView). */
+export interface SettingsView {
+  settings: Settings;
+  dataDir: string;
+  /** The Ollama host in use now. */
+  ollamaHost: string;
+  /** The host an empty host setting means. */
+  defaultHost: string;
+}
+
+/** SettingsProblem is one refused field, e.g. "ollamaHost" or "models.planner" (Go: settings.Problem). */
+export interface SettingsProblem {
+  field: string;
+  message: string;
+}
+
+/** SettingsCheck is what saving would refuse (Go: api.SettingsCheck). */
+export interface SettingsCheck {
+  valid: boolean;
+  problems: SettingsProblem[];
+}
+
+/** SettingsSaved is what saving did (Go: api.Saved): a new host is in use at once. */
+export interface SettingsSaved {
+  /** As stored: spaces trimmed, roles left to the router dropped. */
+  settings: Settings;
+  /** The Ollama host in use from now on. */
+  ollamaHost: string;
+}

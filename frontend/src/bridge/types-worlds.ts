@@ -1,0 +1,225 @@
+// Simulated worlds, lineage, history and comparison (Go: api, world).
+// Part of the bridge's types: see types.ts for how they are written.
+import type {
+  Checkpoint,
+  DivergenceType,
+  Domain,
+  Fork,
+  LedgerEvent,
+  Reality,
+  RunStatus,
+  SeedPolicy,
+  WorldRun,
+  WorldSpec,
+} from './types-core';
+
+/** LineageNode is a world in the fork DAG (Go: world.Node). */
+export interface LineageNode {
+  world: WorldSpec;
+  latestRun?: WorldRun;
+  runs: number;
+}
+
+/** LineageEdge is a fork (Go: world.Edge). */
+export interface LineageEdge {
+  fork: Fork;
+  /** The parent's world-local time at the fork. */
+  at: number;
+}
+
+export interface Lineage {
+  nodes: LineageNode[];
+  edges: LineageEdge[];
+}
+
+/** OutlineWorld is a world as a drawing of the lineage needs it (Go: world.OutlineWorld). */
+export interface OutlineWorld {
+  id: string;
+  name: string;
+  domain: Domain;
+  parent?: string;
+  createdAt: string;
+  runs: number;
+  /** The latest run and its status; absent for a world without runs. */
+  runId?: string;
+  status?: RunStatus;
+}
+
+/** OutlineFork is a fork as a drawing of the lineage needs it (Go: world.OutlineFork). */
+export interface OutlineFork {
+  id: string;
+  from: string;
+  to: string;
+  divergence: DivergenceType;
+  at: number;
+}
+
+/** LineageOutline is the whole fork DAG with only what draws it (Go: world.Outline). */
+export interface LineageOutline {
+  worlds: OutlineWorld[];
+  forks: OutlineFork[];
+}
+
+/** Example is a world program shipped with ducklm (Go: api.Example). */
+export interface Example {
+  name: string;
+  source: string;
+}
+
+/** WorldInput creates a simulated world (Go: api.WorldInput). */
+export interface WorldInput {
+  name: string;
+  /** Starlark source; "" with example set uses the example. */
+  program: string;
+  example: string;
+  seed: number;
+}
+
+/** Created is a new world and its first run (Go: api.Created). */
+export interface Created {
+  world: WorldSpec;
+  run: WorldRun;
+}
+
+/** StepInput drives a world run (Go: api.StepInput). */
+export interface StepInput {
+  runId: string;
+  /** JSON text; "" or "null" lets the program choose. */
+  action: string;
+  steps: number;
+  checkpointEvery: number;
+}
+
+/** StepOutcome is a world run after steps (Go: world.StepOutcome). */
+export interface StepOutcome {
+  run: WorldRun;
+  state: unknown;
+  emitted: unknown[];
+  done: boolean;
+}
+
+/** WorldDetail is what the worlds screen shows of one run (Go: api.WorldDetail). */
+export interface WorldDetail {
+  world: WorldSpec;
+  run: WorldRun;
+  runs: WorldRun[];
+  fork?: Fork;
+  checkpoints: Checkpoint[];
+  state?: unknown;
+  program?: string;
+}
+
+/** ForkInput is the delta editor's form (Go: api.ForkInput). */
+export interface ForkInput {
+  checkpointId: string;
+  parentRunId: string;
+  divergence: DivergenceType;
+  /** JSON text. */
+  delta: string;
+  seedPolicy: SeedPolicy;
+  name: string;
+  deliberationIndex: number;
+}
+
+/** Forked is a new child world (Go: api.Forked). */
+export interface Forked {
+  fork: Fork;
+  world: WorldSpec;
+  run: WorldRun;
+}
+
+/** Segment is one stretch of a run's history (Go: world.Segment). */
+export interface Segment {
+  stream: string;
+  worldId: string;
+  toSeq: number;
+}
+
+/** HistoryPage is a window onto a run's full history (Go: world.HistoryPage). */
+export interface HistoryPage {
+  total: number;
+  offset: number;
+  events: LedgerEvent[];
+  /** Leading positions of the whole history that belong to ancestors. */
+  inherited: number;
+  /** The history's streams, root first (each holds toSeq positions). */
+  segments: Segment[];
+}
+
+/** HistoryFilter selects events of a history; empty fields select all (Go: world.HistoryFilter). */
+export interface HistoryFilter {
+  types: string[];
+  reality: '' | Reality;
+  /** Looked for in "TYPE STREAM #SEQ PAYLOAD", case-insensitively; RE2 syntax when regex. */
+  text: string;
+  regex: boolean;
+}
+
+/** HistoryMatch is an event of a history with its position (Go: world.HistoryMatch). */
+export interface HistoryMatch {
+  index: number;
+  event: LedgerEvent;
+}
+
+/** HistoryMatches is one stretch of a search through a history (Go: world.HistoryMatches). */
+export interface HistoryMatches {
+  total: number;
+  inherited: number;
+  matches: HistoryMatch[];
+  /** Positions [from, next) were searched; next === total when the search reached the end. */
+  from: number;
+  next: number;
+}
+
+/** TypeCount is how many events of a type a history holds (Go: world.TypeCount). */
+export interface TypeCount {
+  type: string;
+  count: number;
+}
+
+export type ChangeKind = 'added' | 'removed' | 'changed';
+
+/** Change is one difference between two JSON documents (Go: world.Change). */
+export interface Change {
+  /** JSON Pointer (RFC 6901). */
+  path: string;
+  kind: ChangeKind;
+  a?: unknown;
+  b?: unknown;
+}
+
+/** BranchDiff compares two runs after their shared history (Go: world.BranchDiff). */
+export interface BranchDiff {
+  a: string;
+  b: string;
+  commonWorldId?: string;
+  sharedEvents: number;
+  forkPoint?: Segment;
+  stateA: unknown;
+  stateB: unknown;
+  stateChanges: Change[];
+  eventsA: LedgerEvent[];
+  eventsB: LedgerEvent[];
+  eventsATotal: number;
+  eventsBTotal: number;
+}
+
+/** VerifyDivergence is where a re-execution first differs (Go: world.Divergence). */
+export interface VerifyDivergence {
+  stream: string;
+  seq: number;
+  type: string;
+  expected: string;
+  actual: string;
+  message: string;
+}
+
+/** VerifyReport is a replay's verdict (Go: world.VerifyReport). */
+export interface VerifyReport {
+  runId: string;
+  events: number;
+  steps: number;
+  checkpoints: number;
+  ok: boolean;
+  divergence?: VerifyDivergence;
+}
