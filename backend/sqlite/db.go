@@ -70,7 +70,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		}
 		return nil, backend.Wrap(err, backend.EUNAVAILABLE, "cannot open the database %s", path)
 	}
-	if err := checkIntegrityQuick(ctx, sqlDB, path); err != nil {
+	if err := checkReadable(ctx, sqlDB, path); err != nil {
 		sqlDB.Close()
 		return nil, err
 	}
@@ -96,15 +96,15 @@ func Open(ctx context.Context, path string) (*DB, error) {
 // Close closes the database.
 func (db *DB) Close() error { return db.SQL.Close() }
 
-// checkIntegrityQuick refuses a file that is not a database at all with a
-// sentence instead of a driver error.
-func checkIntegrityQuick(ctx context.Context, sqlDB *sql.DB, path string) error {
-	var s string
-	if err := sqlDB.QueryRowContext(ctx, "PRAGMA quick_check(1)").Scan(&s); err != nil {
+// checkReadable refuses a file that is not a database at all with a
+// sentence instead of a driver error. It reads the schema only: a full
+// quick_check reads every page, which on a ledger of a million events is
+// seconds at every start of the window and of every command. SQLite still
+// reports a damaged page when a read reaches it.
+func checkReadable(ctx context.Context, sqlDB *sql.DB, path string) error {
+	var n int
+	if err := sqlDB.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n); err != nil {
 		return backend.Wrap(err, backend.ECORRUPT, "%s is not a readable ducklm database", path)
-	}
-	if s != "ok" {
-		return backend.Errorf(backend.ECORRUPT, "the database %s is damaged (%s)", path, s)
 	}
 	return nil
 }
