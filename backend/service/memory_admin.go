@@ -57,10 +57,11 @@ func (s *Service) ReindexMemories(ctx context.Context, opts ReindexOptions) (Rei
 	if err != nil {
 		return ReindexResult{}, err
 	}
-	prefs, perr := settings.Load(s.Dir)
 	model := opts.Model
-	if model == "" && perr == nil {
-		model = prefs.Models["embedder"]
+	if model == "" {
+		if prefs, err := settings.Load(s.Dir); err == nil {
+			model = prefs.Models["embedder"]
+		}
 	}
 	emb := store.Embedder()
 	if model != "" {
@@ -101,16 +102,28 @@ func (s *Service) ReindexMemories(ctx context.Context, opts ReindexOptions) (Rei
 		return out, err
 	}
 	out.Indexed, out.Took = st.Indexed, time.Since(start)
-	if opts.Model != "" && perr == nil && memory.EmbedderFor(prefs.Models["embedder"], s.Ollama).Name() != emb.Name() {
-		if prefs.Models == nil {
-			prefs.Models = map[string]string{}
-		}
-		prefs.Models["embedder"] = opts.Model
-		if err := settings.Save(s.Dir, prefs); err == nil {
-			out.SettingsSaved = true
-		}
+	if opts.Model != "" {
+		out.SettingsSaved = s.saveEmbedder(opts.Model, emb.Name())
 	}
 	return out, nil
+}
+
+// saveEmbedder records model as the settings' embedder unless they name
+// one with the same embedding already, and reports whether it did. It reads
+// the settings afresh under the settings lock: a re-embedding can take
+// minutes, and what the user saved meanwhile must stay.
+func (s *Service) saveEmbedder(model, name string) bool {
+	s.settingsMu.Lock()
+	defer s.settingsMu.Unlock()
+	prefs, err := settings.Load(s.Dir)
+	if err != nil || memory.EmbedderFor(prefs.Models["embedder"], s.Ollama).Name() == name {
+		return false
+	}
+	if prefs.Models == nil {
+		prefs.Models = map[string]string{}
+	}
+	prefs.Models["embedder"] = model
+	return settings.Save(s.Dir, prefs) == nil
 }
 
 // CancelReindex stops the re-embedding ReindexMemories is running and
