@@ -3,10 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"os/signal"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
@@ -92,7 +89,9 @@ func (a *App) startup(ctx context.Context) {
 	a.mu.Lock()
 	a.ctx = ctx
 	a.mu.Unlock()
-	quitOnSignal(ctx)
+	// SIGTERM and SIGINT need nothing here: Wails quits the main loop on
+	// them itself, and shutdown below runs after it. A second quit of ours
+	// raced Wails' window teardown and crashed the process now and then.
 	if a.svc == nil {
 		return
 	}
@@ -149,22 +148,6 @@ func (a *App) shutdown(ctx context.Context) {
 	if a.stopRaise != nil {
 		a.stopRaise()
 	}
-}
-
-// quitOnSignal closes the window cleanly on SIGTERM or SIGINT (logout,
-// `kill`, Ctrl-C in a terminal), so shutdown hooks run and the data
-// directory's lock is released in order rather than by the kernel.
-func quitOnSignal(ctx context.Context) {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-	go func() {
-		select {
-		case <-sigs:
-			runtime.Quit(ctx)
-		case <-ctx.Done():
-		}
-		signal.Stop(sigs)
-	}()
 }
 
 // raise brings the window forward (a second launch asked for it).

@@ -91,10 +91,21 @@ func (w *lineWatcher) waitFor(t *testing.T, substr string, timeout time.Duration
 	}
 }
 
+// String is everything the app printed. When it crashed, the crash's first
+// lines (the signal and the goroutine that took it) come again at the end:
+// CI shows the tail of a failure, and a Go crash ends with register dumps.
 func (w *lineWatcher) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.buf.String()
+	all := w.buf.String()
+	lines := strings.Split(all, "\n")
+	for i, line := range lines {
+		if strings.HasPrefix(line, "SIG") && strings.Contains(line, ": ") || strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") {
+			end := min(i+30, len(lines))
+			return all + "\n--- the crash, from its start ---\n" + strings.Join(lines[i:end], "\n")
+		}
+	}
+	return all
 }
 
 func xdotool(t *testing.T, args ...string) string {
