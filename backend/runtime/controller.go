@@ -27,6 +27,8 @@ type RunStore interface {
 // Events is what the loop reads of the ledger.
 type Events interface {
 	Query(ctx context.Context, q backend.EventQuery) ([]backend.Event, error)
+	// Head is the seq of a stream's last event (0 for none).
+	Head(ctx context.Context, stream string) (int64, error)
 }
 
 // Tools is the tool catalog.
@@ -76,6 +78,11 @@ type Controller struct {
 	drivers map[string]*driver
 	closed  bool
 	wg      sync.WaitGroup
+
+	// summaries keeps each run's list summary with the seq it was folded
+	// to: a run whose stream has not moved is not loaded again.
+	summaryMu sync.Mutex
+	summaries map[string]cachedSummary
 }
 
 // driver is the goroutine that moves one run forward.
@@ -93,7 +100,7 @@ func New(d Deps) *Controller {
 	if d.Sandboxed == nil {
 		d.Sandboxed = func() bool { return false }
 	}
-	return &Controller{d: d, now: time.Now, drivers: map[string]*driver{}}
+	return &Controller{d: d, now: time.Now, drivers: map[string]*driver{}, summaries: map[string]cachedSummary{}}
 }
 
 // Submit validates a task, records it as a new run of a new real-domain

@@ -148,7 +148,16 @@ type RunSummary struct {
 	StepsDone int              `json:"stepsDone"`
 }
 
+// cachedSummary is a run's summary as of the seq its state was folded to.
+type cachedSummary struct {
+	seq int64
+	s   RunSummary
+}
+
 // Runs lists task runs, runs waiting for approval first, then newest first.
+// A summary needs the run's state (task, steps, approvals); a run whose
+// stream has not moved since it was last summarised is not loaded again,
+// so a long history of finished runs costs a head lookup each.
 func (c *Controller) Runs(ctx context.Context) ([]RunSummary, error) {
 	runs, err := c.taskRuns(ctx)
 	if err != nil {
@@ -156,18 +165,9 @@ func (c *Controller) Runs(ctx context.Context) ([]RunSummary, error) {
 	}
 	out := make([]RunSummary, 0, len(runs))
 	for _, r := range runs {
-		st, _, err := c.Load(ctx, r.ID)
+		s, err := c.summary(ctx, r)
 		if err != nil {
 			return nil, err
-		}
-		s := RunSummary{Run: r, Task: st.Request.Task, Approvals: len(st.PendingApprovals()), Steps: len(st.Steps)}
-		if s.Task == "" {
-			s.Task = "explicit plan"
-		}
-		for _, rec := range st.Steps {
-			if rec.State == StepDone {
-				s.StepsDone++
-			}
 		}
 		out = append(out, s)
 	}
@@ -181,6 +181,41 @@ func (c *Controller) Runs(ctx context.Context) ([]RunSummary, error) {
 		}
 	}
 	return append(waiting, rest...), nil
+}
+
+// summary returns run r's list summary, from the cache while its stream has
+// not moved.
+func (c *Controller) summary(ctx context.Context, r backend.WorldRun) (RunSummary, error) {
+	head, err := c.d.Events.Head(ctx, r.ID)
+	if err != nil {
+		return RunSummary{}, err
+	}
+	c.summaryMu.Lock()
+	cached, ok := c.summaries[r.ID]
+	c.summaryMu.Unlock()
+	if ok && cached.seq == head {
+		s := cached.s
+		s.Run = r // the row's status and times are read fresh
+		return s, nil
+	}
+	st, _, err := c.Load(ctx, r.ID)
+	if err != nil {
+		return RunSummary{}, err
+	}
+	s := RunSummary{Run: r, Task: st.Request.Task, Approvals: len(st.PendingApprovals()), Steps: len(st.Steps)}
+	if s.Task == "" {
+		s.Task = "explicit plan"
+	}
+	for _, rec := range st.Steps {
+		if rec.State == StepDone {
+			s.StepsDone++
+		}
+	}
+	c.summaryMu.Lock()
+	// Keyed by the seq the state was folded to, which is the head or later.
+	c.summaries[r.ID] = cachedSummary{seq: st.Seq, s: s}
+	c.summaryMu.Unlock()
+	return s, nil
 }
 
 // taskRuns returns the runs of real-domain worlds, newest first.

@@ -76,6 +76,22 @@ func TestRiskyStepWaitsForApprovalThenRuns(t *testing.T) {
 	require.NotEmpty(t, a.Rule)
 	require.Contains(t, string(a.Args), "echo made")
 	require.NoError(t, backend.CheckID(a.RequestID, backend.KindApproval))
+	other, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "say hi", ApprovalMode: runtime.AutoSandboxed,
+		Plan: plan(shell("hi", "echo hi"))})
+	require.NoError(t, err)
+	f.waitStatus(t, other.ID, backend.RunCompleted, backend.RunFailed)
+	// The runs list puts the waiting run first with its approval (read
+	// twice: the second answer comes from the summaries kept).
+	for range 2 {
+		list, err := f.rt.Runs(f.ctx)
+		require.NoError(t, err)
+		require.Len(t, list, 2)
+		require.Equal(t, run.ID, list[0].Run.ID)
+		require.Equal(t, 1, list[0].Approvals)
+		require.Equal(t, backend.RunAwaitingApproval, list[0].Run.Status)
+		require.Equal(t, "make a file", list[0].Task)
+		require.Equal(t, 0, list[0].StepsDone)
+	}
 
 	// Nothing ran before the answer.
 	_, err = os.Stat(filepath.Join(f.dir, "workspaces", run.ID, "made.txt"))
@@ -85,6 +101,13 @@ func TestRiskyStepWaitsForApprovalThenRuns(t *testing.T) {
 	st := f.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed)
 	require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
 	require.Equal(t, "made\n", st.Steps["touch"].Result.StdoutTail)
+	// Once the run has moved, its summary is read afresh.
+	list, err := f.rt.Runs(f.ctx)
+	require.NoError(t, err)
+	require.Equal(t, []string{other.ID, run.ID}, []string{list[0].Run.ID, list[1].Run.ID}) // no longer waiting: newest first
+	require.Zero(t, list[1].Approvals)
+	require.Equal(t, 1, list[1].StepsDone)
+	require.Equal(t, backend.RunCompleted, list[1].Run.Status)
 
 	// A retried answer is a no-op; an unknown request is refused.
 	require.NoError(t, f.rt.Answer(f.ctx, run.ID, runtime.Answer{RequestID: a.RequestID, Approve: true, IdempotencyKey: "k1"}))
