@@ -18,7 +18,9 @@ type RunStore interface {
 	GetSpec(ctx context.Context, id string) (backend.WorldSpec, error)
 	GetRun(ctx context.Context, id string) (backend.WorldRun, error)
 	ListRuns(ctx context.Context, worldID string) ([]backend.WorldRun, error)
-	ListSpecs(ctx context.Context) ([]backend.WorldSpec, error)
+	// ListRunsOfBackend returns the runs of worlds with that backend,
+	// newest first.
+	ListRunsOfBackend(ctx context.Context, backendName string) ([]backend.WorldRun, error)
 	SaveRun(ctx context.Context, r backend.WorldRun, expect int64, events []backend.Event, cp *backend.Checkpoint) ([]backend.Event, error)
 	GetCheckpoint(ctx context.Context, id string) (backend.Checkpoint, error)
 	CreateFork(ctx context.Context, f backend.Fork, child backend.WorldSpec, run backend.WorldRun, events []backend.Event, cp *backend.Checkpoint) ([]backend.Event, error)

@@ -220,27 +220,7 @@ func (c *Controller) summary(ctx context.Context, r backend.WorldRun) (RunSummar
 
 // taskRuns returns the runs of real-domain worlds, newest first.
 func (c *Controller) taskRuns(ctx context.Context) ([]backend.WorldRun, error) {
-	specs, err := c.d.Store.ListSpecs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	task := map[string]bool{}
-	for _, s := range specs {
-		if s.Backend == BackendTask {
-			task[s.ID] = true
-		}
-	}
-	all, err := c.d.Store.ListRuns(ctx, "")
-	if err != nil {
-		return nil, err
-	}
-	var out []backend.WorldRun
-	for _, r := range all {
-		if task[r.WorldID] {
-			out = append(out, r)
-		}
-	}
-	return out, nil
+	return c.d.Store.ListRunsOfBackend(ctx, BackendTask)
 }
 
 // catalog describes the tools to planners.

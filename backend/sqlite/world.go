@@ -312,6 +312,23 @@ func (w *Worlds) CreateFork(ctx context.Context, f backend.Fork, child backend.W
 	return w.ledger.AppendWith(ctx, run.ID, 0, events, then)
 }
 
+// ListRunsOfBackend returns the runs of worlds with the named backend
+// ("task" for task runs), newest first, without reading other worlds.
+func (w *Worlds) ListRunsOfBackend(ctx context.Context, name string) ([]backend.WorldRun, error) {
+	var rows []WorldRunRow
+	err := w.db.Gorm.WithContext(ctx).Table("world_runs").Select("world_runs.*").
+		Joins("JOIN world_specs s ON s.id = world_runs.world_id").Where("s.backend = ?", name).
+		Order("world_runs.created_at DESC, world_runs.id DESC").Find(&rows).Error
+	if err != nil {
+		return nil, dbErr(err, "list runs")
+	}
+	out := make([]backend.WorldRun, len(rows))
+	for i, r := range rows {
+		out[i] = r.run()
+	}
+	return out, nil
+}
+
 // ListForks returns every fork record, oldest first.
 func (w *Worlds) ListForks(ctx context.Context) ([]backend.Fork, error) {
 	var rows []ForkRow
