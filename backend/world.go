@@ -165,3 +165,60 @@ type Fork struct {
 	SeedPolicy    SeedPolicy      `json:"seedPolicy"`
 	CreatedAt     time.Time       `json:"createdAt"`
 }
+
+// WorldQuery selects worlds for a list, newest first, a page at a time.
+type WorldQuery struct {
+	// Domain keeps worlds of one domain; empty keeps both.
+	Domain Domain `json:"domain,omitempty"`
+	// Parent keeps the worlds forked directly from this world.
+	Parent string `json:"parent,omitempty"`
+	// Text keeps worlds whose name contains it (any case) or whose id
+	// starts with it.
+	Text string `json:"text,omitempty"`
+	// After is the Next of the page before; empty starts at the newest.
+	After string `json:"after,omitempty"`
+	// Limit is the most worlds on a page (1–500; 0 means 100).
+	Limit int `json:"limit,omitempty"`
+}
+
+// WorldSummary is a world as a list shows it: its latest run and, for a
+// fork, how it left its parent.
+type WorldSummary struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Domain    Domain    `json:"domain"`
+	Parent    string    `json:"parent,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+	Runs      int       `json:"runs"`
+	// Forks counts the worlds forked directly from this one.
+	Forks int `json:"forks"`
+	// LatestRun is the newest run's id, status and world-local time; nil
+	// for a world without runs.
+	LatestRun *RunSummary `json:"latestRun,omitempty"`
+	// Fork says how a forked world left its parent; nil for a root.
+	Fork *ForkSummary `json:"fork,omitempty"`
+}
+
+// RunSummary is a run as a world list shows it.
+type RunSummary struct {
+	ID             string    `json:"id"`
+	Status         RunStatus `json:"status"`
+	WorldLocalTime int64     `json:"worldLocalTime"`
+}
+
+// ForkSummary is how a world was forked: the fork, its divergence and the
+// parent's world-local time at the checkpoint it started from.
+type ForkSummary struct {
+	ID         string         `json:"id"`
+	Divergence DivergenceType `json:"divergence"`
+	At         int64          `json:"at"`
+}
+
+// WorldPage is one page of a world list.
+type WorldPage struct {
+	Worlds []WorldSummary `json:"worlds"`
+	// Total counts every world the query selects, on all pages.
+	Total int `json:"total"`
+	// Next continues the list (WorldQuery.After); empty on the last page.
+	Next string `json:"next,omitempty"`
+}

@@ -226,6 +226,17 @@ func (a *API) LineageOutline() (world.Outline, error) {
 	return o, a.fail("lineage", err)
 }
 
+// ListWorlds returns a page of worlds, newest first, each with its latest
+// run and how it was forked: the Worlds list and a world's forks, without
+// reading the whole lineage.
+func (a *API) ListWorlds(q backend.WorldQuery) (backend.WorldPage, error) {
+	if err := a.ready(); err != nil {
+		return backend.WorldPage{}, err
+	}
+	p, err := a.svc.Worlds.ListWorlds(a.ctx(), q)
+	return p, a.fail("list worlds", err)
+}
+
 // SearchHistory finds events of a run's full history that pass a filter,
 // from a position on; the caller goes on from the answer's Next.
 func (a *API) SearchHistory(runID string, filter world.HistoryFilter, from int64, limit int) (world.HistoryMatches, error) {

@@ -56,3 +56,9 @@ func (s *Service) LineageOutline(ctx context.Context) (Outline, error) {
 	}
 	return o, nil
 }
+
+// ListWorlds returns a page of the worlds q selects, newest first: what a
+// list of worlds shows, without reading the whole lineage.
+func (s *Service) ListWorlds(ctx context.Context, q backend.WorldQuery) (backend.WorldPage, error) {
+	return s.store.ListWorlds(ctx, q)
+}

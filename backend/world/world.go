@@ -28,6 +28,9 @@ type Store interface {
 	// ForkTimes maps each fork id to its checkpoint's world-local time.
 	ForkTimes(ctx context.Context) (map[string]int64, error)
 	ForkOf(ctx context.Context, childWorldID string) (backend.Fork, error)
+	// ListWorlds returns a page of worlds, newest first, with their latest
+	// run and fork.
+	ListWorlds(ctx context.Context, q backend.WorldQuery) (backend.WorldPage, error)
 }
 
 // Events is what the world service reads of the ledger.

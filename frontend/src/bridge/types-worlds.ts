@@ -60,6 +60,43 @@ export interface LineageOutline {
   forks: OutlineFork[];
 }
 
+/** WorldQuery selects a page of worlds, newest first (Go: backend.WorldQuery). */
+export interface WorldQuery {
+  domain?: Domain;
+  /** Only the worlds forked directly from this world. */
+  parent?: string;
+  /** Name contains it (any case), or the id contains it; "wld_…tail" matches a shortened id. */
+  text?: string;
+  /** The Next of the page before. */
+  after?: string;
+  /** 1–500; 100 when left out. */
+  limit?: number;
+}
+
+/** WorldListItem is a world as a list shows it (Go: backend.WorldSummary). */
+export interface WorldListItem {
+  id: string;
+  name: string;
+  domain: Domain;
+  parent?: string;
+  createdAt: string;
+  runs: number;
+  /** Worlds forked directly from this one. */
+  forks: number;
+  latestRun?: { id: string; status: RunStatus; worldLocalTime: number };
+  /** How a forked world left its parent: divergence and the parent's world time. */
+  fork?: { id: string; divergence: DivergenceType; at: number };
+}
+
+/** WorldPage is one page of a world list (Go: backend.WorldPage). */
+export interface WorldPage {
+  worlds: WorldListItem[];
+  /** Every world the query selects, on all pages. */
+  total: number;
+  /** Pass as `after` for the next page; absent on the last. */
+  next?: string;
+}
+
 /** Example is a world program shipped with ducklm (Go: api.Example). */
 export interface Example {
   name: string;

@@ -11,6 +11,9 @@ import type {
   RunState,
   RunSummary,
   StepRecord,
+  WorldListItem,
+  WorldPage,
+  WorldQuery,
   WorldRun,
   WorldSpec,
 } from '../bridge/types';
@@ -268,5 +271,41 @@ export function lineage(): Lineage {
       { world: b, latestRun: worldRun({ id: 'run_b', worldId: 'wld_b', status: 'failed' }), runs: 1 },
     ],
     edges: [fork('frk_a', 'wld_a', 'parameter_change'), fork('frk_b', 'wld_b', 'state_patch')],
+  };
+}
+
+/** worldItems is lineage() as the world list sends it. */
+export function worldItems(): WorldListItem[] {
+  const l = lineage();
+  return l.nodes.map((n) => {
+    const e = l.edges.find((x) => x.fork.childWorldId === n.world.id);
+    return {
+      id: n.world.id,
+      name: n.world.name,
+      domain: n.world.domain,
+      ...(n.world.parentWorldId ? { parent: n.world.parentWorldId } : {}),
+      createdAt: n.world.createdAt,
+      runs: n.runs,
+      forks: l.edges.filter((x) => x.fork.parentWorldId === n.world.id).length,
+      ...(n.latestRun ? { latestRun: { id: n.latestRun.id, status: n.latestRun.status, worldLocalTime: n.latestRun.worldLocalTime } } : {}),
+      ...(e ? { fork: { id: e.fork.id, divergence: e.fork.divergence, at: e.at } } : {}),
+    };
+  });
+}
+
+/** listWorlds answers ListWorlds over items as the backend does: filters, then pages by a cursor. */
+export function listWorlds(items: WorldListItem[]) {
+  return (q: WorldQuery): WorldPage => {
+    const text = (q.text ?? '').toLowerCase();
+    const all = items.filter(
+      (w) =>
+        (!q.domain || w.domain === q.domain) &&
+        (!q.parent || w.parent === q.parent) &&
+        (!text || w.name.toLowerCase().includes(text) || w.id.includes(text)),
+    );
+    const from = q.after ? Number(q.after) : 0;
+    const limit = q.limit ?? 100;
+    const page = all.slice(from, from + limit);
+    return { worlds: page, total: all.length, ...(from + limit < all.length ? { next: String(from + limit) } : {}) };
   };
 }

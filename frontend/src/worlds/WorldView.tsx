@@ -13,6 +13,7 @@ import { useLoad, useThrottled } from '../ui/useLoad';
 import { useNow } from '../ui/useNow';
 import { navigate } from '../ui/useRoute';
 import { ForkDialog } from './ForkDialog';
+import { useWorldList } from './useWorldList';
 import { GridView } from './GridView';
 
 type Progress = { done: number; total: number } | undefined;
@@ -20,7 +21,6 @@ type Progress = { done: number; total: number } | undefined;
 /** WorldView shows one run of a world: its state drawn, stepping with progress, checkpoints, forks and comparisons. */
 export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
   const [detail, reload] = useLoad(() => api.worldDetail(runId), [api, runId]);
-  const [lineage, reloadLineage] = useLoad(() => api.lineage(), [api]);
   const [steps, setSteps] = useState('10');
   const [actionText, setActionText] = useState('');
   const [progress, setProgress] = useState<Progress>();
@@ -53,14 +53,7 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
   const d = detail.value;
   const grid = useMemo(() => asGrid(d?.state), [d?.state]);
 
-  const children = useMemo(() => {
-    if (!d || !lineage.value) return [];
-    const byId = new Map(lineage.value.nodes.map((n) => [n.world.id, n]));
-    return lineage.value.edges
-      .filter((e) => e.fork.parentWorldId === d.world.id)
-      .map((e) => ({ edge: e, node: byId.get(e.fork.childWorldId) }))
-      .filter((c): c is { edge: typeof c.edge; node: NonNullable<typeof c.node> } => c.node !== undefined);
-  }, [d, lineage.value]);
+  const forks = useWorldList(api, d ? { parent: d.world.id, limit: 200 } : null);
 
   if (detail.status === 'loading') {
     return <Opening what="the world" />;
@@ -133,7 +126,7 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
 
   const togglePick = (id: string) => setPicked((p) => (p.includes(id) ? p.filter((x) => x !== id) : [...p, id].slice(-2)));
   const labelOf = (id: string) =>
-    id === runId ? d.world.name || 'this world' : (children.find((c) => c.node.latestRun?.id === id)?.node.world.name ?? shortId(id));
+    id === runId ? d.world.name || 'this world' : (forks.items.find((c) => c.latestRun?.id === id)?.name ?? shortId(id));
 
   return (
     <div className="screen world-view">
@@ -292,7 +285,7 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
           <section className="panel" aria-labelledby="children-title">
             <header className="panel-head">
               <h2 id="children-title">Forks of this world</h2>
-              <span className="panel-meta">{children.length}</span>
+              <span className="panel-meta">{forks.total > 0 ? forks.total : ''}</span>
               <button
                 type="button"
                 className="button small"
@@ -308,26 +301,37 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
                   <input type="checkbox" checked={picked.includes(runId)} onChange={() => togglePick(runId)} /> this world
                 </label>
               </li>
-              {children.map((c) => (
-                <li key={c.node.world.id} className="cp-item">
-                  {c.node.latestRun ? (
+              {forks.items.map((c) => (
+                <li key={c.id} className="cp-item">
+                  {c.latestRun ? (
                     <label className="check-row grow min0">
-                      <input type="checkbox" checked={picked.includes(c.node.latestRun.id)} onChange={() => togglePick(c.node.latestRun!.id)} />
-                      <span className="ellipsis">{c.node.world.name}</span>
+                      <input type="checkbox" checked={picked.includes(c.latestRun.id)} onChange={() => togglePick(c.latestRun!.id)} />
+                      <span className="ellipsis">{c.name || shortId(c.id)}</span>
                     </label>
                   ) : (
-                    <span className="grow ellipsis">{c.node.world.name}</span>
+                    <span className="grow ellipsis">{c.name || shortId(c.id)}</span>
                   )}
-                  <code className="small">{c.edge.fork.divergence}</code>
-                  {c.node.latestRun && (
-                    <a className="button small" href={href({ screen: 'world', runId: c.node.latestRun.id })}>
+                  {c.fork && (
+                    <code className="small" title={`forked at t=${c.fork.at}`}>
+                      {c.fork.divergence}
+                    </code>
+                  )}
+                  {c.latestRun && (
+                    <a className="button small" href={href({ screen: 'world', runId: c.latestRun.id })}>
                       Open
                     </a>
                   )}
                 </li>
               ))}
             </ul>
-            {lineage.status === 'error' && <p className="inline-error pad small">{lineage.message}</p>}
+            {forks.hasMore && (
+              <div className="pad">
+                <button type="button" className="button small" disabled={forks.loadingMore} onClick={forks.more}>
+                  {forks.loadingMore ? 'Reading…' : `Show more forks (${forks.total - forks.items.length} left)`}
+                </button>
+              </div>
+            )}
+            {forks.error && <p className="inline-error pad small">{forks.error}</p>}
           </section>
 
           {d.runs.length > 1 && (
@@ -365,7 +369,7 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
           onClose={() => setForkFrom(undefined)}
           onForked={(f) => {
             setForkFrom(undefined);
-            reloadLineage();
+            forks.reload();
             navigate({ screen: 'world', runId: f.run.id });
           }}
         />

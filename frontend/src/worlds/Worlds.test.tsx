@@ -3,7 +3,7 @@ import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-li
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { polyfillLayout, typeInto } from '../test/dom';
 import { fakeApi } from '../test/fakeChannel';
-import { checkpoint, lineage, worldRun, worldSpec } from '../test/fixtures';
+import { checkpoint, listWorlds, worldItems, worldRun, worldSpec } from '../test/fixtures';
 import { WorldView } from './WorldView';
 import { Worlds } from './Worlds';
 
@@ -19,7 +19,7 @@ describe('Worlds', () => {
   function setup(create: (input: { program: string }) => unknown) {
     return fakeApi({
       WorldExamples: () => [{ name: 'branching_grid', source: '# Branching Grid: an agent walks\ndef init(seed):\n    return {}\n' }],
-      Lineage: () => lineage(),
+      ListWorlds: listWorlds(worldItems()),
       CreateWorld: create,
     });
   }
@@ -57,13 +57,44 @@ describe('Worlds', () => {
     const list = await screen.findByRole('region', { name: 'Simulated worlds' });
     expect(await within(list).findByText('grid / noisy')).toBeTruthy();
     expect(within(list).getAllByRole('link')).toHaveLength(3);
+    expect(screen.getByTestId('world-count').textContent).toBe('3 worlds, newest first');
+  });
+
+  it('reads a long list a page at a time and finds worlds by name or id', async () => {
+    const many = Array.from({ length: 230 }, (_, i) => ({
+      ...worldItems()[0]!,
+      id: `wld_${String(i).padStart(4, '0')}`,
+      name: i === 7 ? 'harbour traffic' : `world ${i}`,
+      latestRun: { id: `run_${i}`, status: 'completed' as const, worldLocalTime: i },
+    }));
+    const { api, channel } = fakeApi({ WorldExamples: () => [], ListWorlds: listWorlds(many) });
+    render(<Worlds api={api} />);
+    const list = await screen.findByRole('region', { name: 'Simulated worlds' });
+    await within(list).findByText('world 0');
+    expect(within(list).getAllByRole('link')).toHaveLength(100);
+    expect(screen.getByTestId('world-count').textContent).toBe('100 of 230 worlds, newest first');
+
+    fireEvent.click(within(list).getByRole('button', { name: 'Show 100 more' }));
+    await waitFor(() => expect(within(list).getAllByRole('link')).toHaveLength(200));
+    fireEvent.click(within(list).getByRole('button', { name: 'Show 30 more' }));
+    await waitFor(() => expect(within(list).getAllByRole('link')).toHaveLength(230));
+    expect(within(list).queryByRole('button', { name: /more/ })).toBeNull();
+    expect(channel.calls('ListWorlds').map((c) => (c[0] as { after?: string }).after)).toEqual([undefined, '100', '200']);
+
+    fireEvent.change(within(list).getByRole('searchbox', { name: 'Find a world' }), { target: { value: 'Harbour' } });
+    await waitFor(() => expect(within(list).getAllByRole('link')).toHaveLength(1));
+    expect(within(list).getByText('harbour traffic')).toBeTruthy();
+    expect(screen.getByTestId('world-count').textContent).toBe('1 match');
+    expect(channel.calls('ListWorlds').at(-1)![0]).toEqual({ domain: 'simulated', text: 'Harbour', limit: 100 });
+
+    fireEvent.change(within(list).getByRole('searchbox', { name: 'Find a world' }), { target: { value: 'nothing like it' } });
+    expect(await within(list).findByText('No simulated world’s name or id contains “nothing like it”.')).toBeTruthy();
   });
 });
 
 describe('WorldView', () => {
   function setup(extra: Record<string, (...a: never[]) => unknown> = {}) {
     let state = structuredClone(GRID);
-    const l = lineage();
     const detail = () => ({
       world: worldSpec({ id: 'wld_root', name: 'grid' }),
       run: worldRun({ id: 'run_root', worldId: 'wld_root', worldLocalTime: state.steps }),
@@ -74,7 +105,7 @@ describe('WorldView', () => {
     });
     const api = fakeApi({
       WorldDetail: detail,
-      Lineage: () => l,
+      ListWorlds: listWorlds(worldItems()),
       RunWorld: (input: { steps: number }) => {
         state = { ...state, pos: [state.pos[0]!, Math.min(8, state.pos[1]! + 1)], steps: state.steps + input.steps };
         return { run: worldRun({ id: 'run_root' }), state, emitted: [{ type: 'moved', to: state.pos }], done: false };

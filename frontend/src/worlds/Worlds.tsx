@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { type DucklmApi, type Example, toBridgeError } from '../bridge';
 import { ImportButton } from '../bundles/BundleButtons';
 import { lineOf } from '../lib/format';
@@ -7,9 +7,11 @@ import { href } from '../lib/route';
 import { formatRelative } from '../lib/time';
 import { CodeEditor } from '../ui/CodeEditor';
 import { RunStatusBadge } from '../ui/StatusBadge';
+import { useDebounced } from '../ui/useDebounced';
 import { useLoad } from '../ui/useLoad';
 import { useNow } from '../ui/useNow';
 import { navigate } from '../ui/useRoute';
+import { useWorldList } from './useWorldList';
 
 /** A minimal world program, for "write your own". */
 export const STARTER_PROGRAM = `# A world program: init(seed) returns the first state,
@@ -33,20 +35,19 @@ type Create = { busy: boolean; error?: string; line?: number | undefined };
 /** Worlds opens a shipped example or a program written here, and lists the simulated worlds. */
 export function Worlds({ api }: { api: DucklmApi }) {
   const [examples] = useLoad(() => api.worldExamples(), [api]);
-  const [lineage, reloadLineage] = useLoad(() => api.lineage(), [api]);
   const [source, setSource] = useState(STARTER_PROGRAM);
   const [name, setName] = useState('');
   const [seed, setSeed] = useState('1');
   const [create, setCreate] = useState<Create>({ busy: false });
+  const [search, setSearch] = useState('');
+  const text = useDebounced(search.trim(), 200);
+  const worlds = useWorldList(api, { domain: 'simulated', text, limit: PAGE });
   const now = useNow(5000);
-
-  const worlds = useMemo(
-    () =>
-      (lineage.value?.nodes ?? [])
-        .filter((n) => n.world.domain === 'simulated')
-        .sort((a, b) => b.world.createdAt.localeCompare(a.world.createdAt)),
-    [lineage.value],
-  );
+  const listed = worlds.status === 'ready' && worlds.items.length > 0;
+  useEffect(() => {
+    // tests/perf measures how soon the list shows.
+    if (listed) performance.mark('worlds:listed', { detail: { total: worlds.total } });
+  }, [listed, worlds.total]);
 
   const seedNum = Number(seed);
   const seedOk = Number.isInteger(seedNum) && seedNum >= 0;
@@ -74,7 +75,7 @@ export function Worlds({ api }: { api: DucklmApi }) {
       <header className="screen-head">
         <h1>Worlds</h1>
         <span className="muted">Deterministic simulated worlds: run them, checkpoint them, fork them and compare the branches.</span>
-        <ImportButton api={api} onImported={reloadLineage} />
+        <ImportButton api={api} onImported={worlds.reload} />
       </header>
       <div className="worlds-grid">
         <section className="panel" aria-labelledby="start-title">
@@ -132,41 +133,79 @@ export function Worlds({ api }: { api: DucklmApi }) {
         <section className="panel" aria-labelledby="list-title">
           <header className="panel-head">
             <h2 id="list-title">Simulated worlds</h2>
-            <span className="panel-meta">{worlds.length > 0 ? `${worlds.length}, newest first` : ''}</span>
-            <button type="button" className="button small" onClick={reloadLineage}>
+            <span className="panel-meta" data-testid="world-count">
+              {countLine(worlds.items.length, worlds.total, text)}
+            </span>
+            <button type="button" className="button small" onClick={worlds.reload}>
               Refresh
             </button>
           </header>
-          {lineage.status === 'loading' && (
+          <div className="list-search">
+            <input
+              className="input"
+              type="search"
+              value={search}
+              onChange={(e) => setSearch(e.target.value)}
+              placeholder="Find a world by name or id"
+              aria-label="Find a world"
+            />
+          </div>
+          {worlds.status === 'loading' && (
             <p className="loading pad">
               <span className="spinner" aria-hidden="true" /> Reading worlds…
             </p>
           )}
-          {lineage.status === 'error' && <p className="inline-error pad">{lineage.message}</p>}
-          {lineage.value && worlds.length === 0 && <p className="empty">No simulated worlds yet. Open the Branching Grid to start one.</p>}
-          {worlds.length > 0 && (
+          {worlds.error && <p className="inline-error pad">{worlds.error}</p>}
+          {worlds.status === 'ready' && worlds.total === 0 && (
+            <p className="empty">{text ? `No simulated world’s name or id contains “${text}”.` : 'No simulated worlds yet. Open the Branching Grid to start one.'}</p>
+          )}
+          {worlds.items.length > 0 && (
             <ul className="world-list">
-              {worlds.slice(0, 500).map((n) => (
-                <li key={n.world.id}>
-                  {n.latestRun ? (
-                    <a href={href({ screen: 'world', runId: n.latestRun.id })} className="world-item">
-                      <span className="ellipsis">{n.world.name || shortId(n.world.id)}</span>
-                      {n.world.parentWorldId && <span className="badge fork-badge">fork</span>}
-                      <RunStatusBadge status={n.latestRun.status} />
-                      <span className="muted small mono">t={n.latestRun.worldLocalTime}</span>
-                      <span className="muted small">{formatRelative(n.world.createdAt, now)}</span>
+              {worlds.items.map((w) => (
+                <li key={w.id}>
+                  {w.latestRun ? (
+                    <a href={href({ screen: 'world', runId: w.latestRun.id })} className="world-item">
+                      <span className="ellipsis">{w.name || shortId(w.id)}</span>
+                      {w.parent && <span className="badge fork-badge">fork</span>}
+                      {w.forks > 0 && (
+                        <span className="muted small" title={`${w.forks} ${w.forks === 1 ? 'world was' : 'worlds were'} forked from this one`}>
+                          {w.forks} {w.forks === 1 ? 'fork' : 'forks'}
+                        </span>
+                      )}
+                      <RunStatusBadge status={w.latestRun.status} />
+                      <span className="muted small mono world-time">t={w.latestRun.worldLocalTime}</span>
+                      <span className="muted small">{formatRelative(w.createdAt, now)}</span>
                     </a>
                   ) : (
-                    <span className="world-item muted">{n.world.name} (no runs)</span>
+                    <span className="world-item muted">{w.name || shortId(w.id)} (no runs)</span>
                   )}
                 </li>
               ))}
             </ul>
           )}
+          {worlds.hasMore && (
+            <div className="pad actions">
+              <button type="button" className="button small" disabled={worlds.loadingMore} onClick={worlds.more}>
+                {worlds.loadingMore ? 'Reading…' : `Show ${Math.min(PAGE, worlds.total - worlds.items.length)} more`}
+              </button>
+            </div>
+          )}
         </section>
       </div>
     </div>
   );
+}
+
+/** Worlds read per page of the list. */
+const PAGE = 100;
+
+/** countLine says how much of the list is shown: "12 worlds", "100 of 5,000, newest first". */
+export function countLine(shown: number, total: number, text: string): string {
+  if (total === 0) return '';
+  const n = total.toLocaleString('en');
+  const what = text ? (total === 1 ? 'match' : 'matches') : total === 1 ? 'world' : 'worlds';
+  if (shown < total) return `${shown.toLocaleString('en')} of ${n} ${what}, newest first`;
+  return total === 1 ? `1 ${what}` : `${n} ${what}, newest first`;
 }
 
 function humanName(name: string): string {

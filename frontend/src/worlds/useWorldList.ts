@@ -1,0 +1,74 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { type DucklmApi, type WorldListItem, type WorldQuery, toBridgeError } from '../bridge';
+
+/** WorldList is a list of worlds read a page at a time from the backend. */
+export type WorldList = {
+  status: 'loading' | 'ready' | 'error';
+  items: WorldListItem[];
+  /** Every world the query selects, on all pages. */
+  total: number;
+  /** There are more pages to read. */
+  hasMore: boolean;
+  loadingMore: boolean;
+  error?: string;
+  /** Reads the next page and appends it. */
+  more(): void;
+  /** Reads the first page again. */
+  reload(): void;
+};
+
+type State = Omit<WorldList, 'more' | 'reload'> & { next?: string };
+
+/**
+ * useWorldList reads the worlds a query selects, newest first, a page at a
+ * time: thousands of worlds never travel at once. A new query or a reload
+ * starts again from the first page (the last list stays up meanwhile);
+ * answers to superseded calls are dropped. A null query reads nothing yet.
+ */
+export function useWorldList(api: DucklmApi, query: Omit<WorldQuery, 'after'> | null): WorldList {
+  const key = query === null ? '' : JSON.stringify(query);
+  const [state, setState] = useState<State>({ status: 'loading', items: [], total: 0, hasMore: false, loadingMore: false });
+  const [tick, setTick] = useState(0);
+  const call = useRef(0);
+  const stateRef = useRef(state);
+  stateRef.current = state;
+
+  useEffect(() => {
+    const id = ++call.current;
+    if (key === '') return;
+    const q = JSON.parse(key) as WorldQuery;
+    api.listWorlds(q).then(
+      (p) => {
+        if (id === call.current) setState({ status: 'ready', items: p.worlds, total: p.total, next: p.next, hasMore: !!p.next, loadingMore: false });
+      },
+      (e: unknown) => {
+        if (id === call.current) setState((s) => ({ ...s, status: 'error', loadingMore: false, error: toBridgeError(e).message }));
+      },
+    );
+  }, [api, key, tick]);
+
+  const more = useCallback(() => {
+    const s = stateRef.current;
+    if (!s.next || s.loadingMore || key === '') return;
+    const id = ++call.current;
+    setState({ ...s, loadingMore: true });
+    api.listWorlds({ ...(JSON.parse(key) as WorldQuery), after: s.next }).then(
+      (p) => {
+        if (id !== call.current) return;
+        setState((cur) => {
+          // A world made since the first page moves everything down by one;
+          // the cursor keeps pages exact, so only a reload shows it.
+          const have = new Set(cur.items.map((w) => w.id));
+          return { status: 'ready', items: [...cur.items, ...p.worlds.filter((w) => !have.has(w.id))], total: p.total, next: p.next, hasMore: !!p.next, loadingMore: false };
+        });
+      },
+      (e: unknown) => {
+        if (id === call.current) setState((cur) => ({ ...cur, loadingMore: false, error: toBridgeError(e).message }));
+      },
+    );
+  }, [api, key]);
+
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  const { next: _next, ...shown } = state;
+  return { ...shown, more, reload };
+}
