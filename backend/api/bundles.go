@@ -226,6 +226,67 @@ func (a *API) TrustSigner(fingerprint, from string) (bool, error) {
 	return added, a.fail("trust signer", err)
 }
 
+// TrustedSigner is a signer this installation trusts.
+type TrustedSigner struct {
+	// Fingerprint is 64 hex digits; Formatted the same in groups of four.
+	Fingerprint string `json:"fingerprint"`
+	Formatted   string `json:"formatted"`
+	// Note is the comment beside it in trusted_keys ("" for none).
+	Note string `json:"note"`
+}
+
+// TrustedSigners is who this installation trusts, and who it signs as.
+type TrustedSigners struct {
+	// Own is the fingerprint this installation's bundles are signed with,
+	// in groups of four; OwnFingerprint the same as 64 hex digits. Its own
+	// bundles are always trusted here.
+	Own            string `json:"own"`
+	OwnFingerprint string `json:"ownFingerprint"`
+	// Signers are the signers listed in File, in its order.
+	Signers []TrustedSigner `json:"signers"`
+	File    string          `json:"file"`
+}
+
+// TrustedSigners lists the signers whose bundles import without asking,
+// and this installation's own signing fingerprint (making its key now if
+// it has none yet, so it can be given to others before a first export).
+func (a *API) TrustedSigners() (TrustedSigners, error) {
+	if err := a.ready(); err != nil {
+		return TrustedSigners{}, err
+	}
+	key, err := bundle.LoadOrCreateKey(a.svc.Dir)
+	if err != nil {
+		return TrustedSigners{}, a.fail("trusted signers", err)
+	}
+	listed, err := bundle.TrustedSigners(a.svc.Dir)
+	if err != nil {
+		return TrustedSigners{}, a.fail("trusted signers", err)
+	}
+	out := TrustedSigners{Own: bundle.FormatFingerprint(key.Fingerprint()), OwnFingerprint: key.Fingerprint(),
+		Signers: make([]TrustedSigner, 0, len(listed)), File: bundle.TrustedKeysPath(a.svc.Dir)}
+	for _, s := range listed {
+		out.Signers = append(out.Signers, TrustedSigner{Fingerprint: s.Fingerprint, Formatted: bundle.FormatFingerprint(s.Fingerprint), Note: s.Note})
+	}
+	return out, nil
+}
+
+// ForgetSigner stops trusting a signer: its fingerprint leaves
+// trusted_keys, and its bundles ask again before they import. False when it
+// was not listed.
+func (a *API) ForgetSigner(fingerprint string) (bool, error) {
+	if err := a.ready(); err != nil {
+		return false, err
+	}
+	forgot, err := bundle.ForgetSigner(a.svc.Dir, fingerprint)
+	if err != nil {
+		return false, a.fail("forget signer", err)
+	}
+	if forgot {
+		a.log.Info("signer no longer trusted", "fingerprint", bundle.NormalizeFingerprint(fingerprint))
+	}
+	return forgot, nil
+}
+
 // NativeDialogs reports whether this user interface has native file
 // dialogs: the desktop window does; a browser types paths instead.
 func (a *API) NativeDialogs() bool { return a.dialogs != nil }

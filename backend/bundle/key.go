@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/sha256"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"ducklm/backend"
 )
@@ -159,6 +161,77 @@ type Trust struct {
 	keys map[string]bool
 }
 
+// trustMu serialises the read-modify-write of trusted_keys files within
+// this process: without it, a TrustSigner and a ForgetSigner running at once
+// would each rename their own rewrite into place and one change would be
+// lost. (Readers need no lock: a rewrite replaces the file whole.)
+var trustMu sync.Mutex
+
+// TrustedSigner is one signer a trusted_keys file lists.
+type TrustedSigner struct {
+	// Fingerprint is 64 lowercase hex digits.
+	Fingerprint string
+	// Note is the comment beside the fingerprint on its line ("" for none).
+	Note string
+}
+
+// notFingerprint is the error for fp when it is not a key fingerprint.
+func notFingerprint(fp string) error {
+	return backend.Errorf(backend.EINVALID, "%q is not a key fingerprint (64 hex digits, spaces and colons allowed)", fp)
+}
+
+// parseTrustLine reads one line of a trusted_keys file: its fingerprint
+// ("" for a blank or comment-only line) and the comment beside it. ok is
+// false when the line holds something that is not a fingerprint.
+func parseTrustLine(text string) (fp, note string, ok bool) {
+	line, comment, _ := strings.Cut(strings.TrimRight(text, "\r\n"), "#")
+	note = strings.TrimSpace(comment)
+	if strings.TrimSpace(line) == "" {
+		return "", note, true
+	}
+	fp = NormalizeFingerprint(line)
+	return fp, note, fp != ""
+}
+
+// readTrusted returns the signers listed in data directory dir's
+// trusted_keys file, each once (at its first line, with the first note
+// beside it), in file order; none when there is no file.
+func readTrusted(dir string) ([]TrustedSigner, error) {
+	path := TrustedKeysPath(dir)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, backend.Wrap(err, backend.EUNAVAILABLE, "cannot read %s", path)
+	}
+	defer f.Close()
+	var out []TrustedSigner
+	at := map[string]int{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		fp, note, ok := parseTrustLine(sc.Text())
+		if !ok {
+			return nil, backend.Errorf(backend.EINVALID, "line %d of %s is not a key fingerprint (64 hex digits, spaces and colons allowed)", n, path)
+		}
+		if fp == "" {
+			continue
+		}
+		if i, seen := at[fp]; seen {
+			if out[i].Note == "" {
+				out[i].Note = note
+			}
+			continue
+		}
+		at[fp] = len(out)
+		out = append(out, TrustedSigner{Fingerprint: fp, Note: note})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, backend.Wrap(err, backend.EUNAVAILABLE, "cannot read %s", path)
+	}
+	return out, nil
+}
+
 // LoadTrust reads the signers data directory dir trusts: its own key
 // (always) and the fingerprints listed in its trusted_keys file.
 func LoadTrust(dir string) (Trust, error) {
@@ -170,31 +243,28 @@ func LoadTrust(dir string) (Trust, error) {
 	if ok {
 		t.own = k.Fingerprint()
 	}
-	path := TrustedKeysPath(dir)
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return t, nil
-	}
+	listed, err := readTrusted(dir)
 	if err != nil {
-		return t, backend.Wrap(err, backend.EUNAVAILABLE, "cannot read %s", path)
+		return t, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line, _, _ := strings.Cut(sc.Text(), "#")
-		fp := NormalizeFingerprint(line)
-		if fp == "" && strings.TrimSpace(line) == "" {
-			continue
-		}
-		if fp == "" {
-			return t, backend.Errorf(backend.EINVALID, "line %d of %s is not a key fingerprint (64 hex digits, spaces and colons allowed)", n, path)
-		}
-		t.keys[fp] = true
-	}
-	if err := sc.Err(); err != nil {
-		return t, backend.Wrap(err, backend.EUNAVAILABLE, "cannot read %s", path)
+	for _, s := range listed {
+		t.keys[s.Fingerprint] = true
 	}
 	return t, nil
+}
+
+// TrustedSigners returns the signers data directory dir's trusted_keys file
+// lists, in file order, each with the comment beside it. Its own key is not
+// among them unless the file lists it too: it is trusted regardless.
+func TrustedSigners(dir string) ([]TrustedSigner, error) {
+	listed, err := readTrusted(dir)
+	if err != nil {
+		return nil, err
+	}
+	if listed == nil {
+		listed = []TrustedSigner{}
+	}
+	return listed, nil
 }
 
 // NormalizeFingerprint returns fp as 64 lowercase hex digits without
@@ -236,8 +306,10 @@ func (t Trust) Known(fp string) (bool, string) {
 func TrustSigner(dir, fp, note string) (bool, error) {
 	norm := NormalizeFingerprint(fp)
 	if norm == "" {
-		return false, backend.Errorf(backend.EINVALID, "%q is not a key fingerprint (64 hex digits, spaces and colons allowed)", fp)
+		return false, notFingerprint(fp)
 	}
+	trustMu.Lock()
+	defer trustMu.Unlock()
 	trust, err := LoadTrust(dir)
 	if err != nil {
 		return false, err
@@ -260,12 +332,73 @@ func TrustSigner(dir, fp, note string) (bool, error) {
 		b.WriteString("  # " + note)
 	}
 	b.WriteByte('\n')
+	if err := replaceTrusted(dir, []byte(b.String())); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// ForgetSigner removes the signer fp from data directory dir's trusted_keys
+// file, and reports whether it was listed. Every line that lists it goes;
+// every other line, comments and blank lines included, stays byte for byte.
+// Like TrustSigner it rewrites the file whole through a temporary file.
+// This installation's own key stays trusted whatever the file says.
+func ForgetSigner(dir, fp string) (bool, error) {
+	norm := NormalizeFingerprint(fp)
+	if norm == "" {
+		return false, notFingerprint(fp)
+	}
+	trustMu.Lock()
+	defer trustMu.Unlock()
+	path := TrustedKeysPath(dir)
+	old, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, backend.Wrap(err, backend.EUNAVAILABLE, "cannot read %s", path)
+	}
+	kept := make([]byte, 0, len(old))
+	found := false
+	for rest := old; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line = rest[:i+1]
+		}
+		rest = rest[len(line):]
+		if lfp, _, _ := parseTrustLine(string(line)); lfp == norm {
+			found = true
+			continue
+		}
+		kept = append(kept, line...)
+	}
+	if !found {
+		return false, nil
+	}
+	if err := replaceTrusted(dir, kept); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// replaceTrusted makes data the whole of dir's trusted_keys file, durably
+// and atomically: written to a temporary file beside it (with the old
+// file's mode, owner-only for a new one), then renamed over it.
+func replaceTrusted(dir string, data []byte) error {
+	path := TrustedKeysPath(dir)
+	mode := os.FileMode(0o600)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
 	tmp, err := os.CreateTemp(dir, ".trusted_keys-*")
 	if err != nil {
-		return false, backend.Wrap(err, backend.EUNAVAILABLE, "cannot write %s", path)
+		return backend.Wrap(err, backend.EUNAVAILABLE, "cannot write %s", path)
 	}
 	defer os.Remove(tmp.Name())
-	_, err = tmp.WriteString(b.String())
+	err = tmp.Chmod(mode)
+	if err == nil {
+		_, err = tmp.Write(data)
+	}
 	if err == nil {
 		err = tmp.Sync()
 	}
@@ -276,7 +409,7 @@ func TrustSigner(dir, fp, note string) (bool, error) {
 		err = os.Rename(tmp.Name(), path)
 	}
 	if err != nil {
-		return false, backend.Wrap(err, backend.EUNAVAILABLE, "cannot write %s", path)
+		return backend.Wrap(err, backend.EUNAVAILABLE, "cannot write %s", path)
 	}
-	return true, nil
+	return nil
 }

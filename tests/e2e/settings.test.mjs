@@ -1,10 +1,13 @@
 // Journeys through Settings: test the connection to Ollama and see its
 // models, choose a default model per role and find them kept after a reload
-// (and in the New task form), switch to the dark theme and see it on every
-// screen, and point the host at an address where nothing answers. The
+// (and in the New task form), see who bundles are signed as and stop
+// trusting a signer, switch to the dark theme and see it on every screen,
+// and point the host at an address where nothing answers. The
 // journeys share one data directory and run in order.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { appReady, go, journey, screenshot, shellPlan, startStack } from './harness.mjs';
 
 /** The models tests/e2e/ollama-script.json makes the fake Ollama list. */
@@ -70,6 +73,56 @@ describe('Settings', { timeout: 180_000 }, () => {
       assert.ok(await page.getByRole('radio', { name: /Ask for every step/ }).isChecked());
       assert.deepEqual(page.problems, []);
     });
+  });
+
+  it('shows who bundles are signed as and who is trusted, and stops trusting a signer for good', async () => {
+    // One signer written into trusted_keys by hand (with a comment), one
+    // trusted the way the import dialog does it.
+    const ada = 'ab'.repeat(32);
+    const bob = 'cd'.repeat(32);
+    const group = (fp) => fp.match(/.{4}/g).join(' ');
+    const file = path.join(stack.home, 'trusted_keys');
+    const byHand = `# colleagues\n${group(ada)}  # ada's laptop\n`;
+    await writeFile(file, byHand, { mode: 0o600 });
+    assert.equal(await stack.call('TrustSigner', bob, '/home/bob/grid.ducklm'), true);
+    const first = await stack.call('TrustedSigners');
+    assert.match(first.own, /^([0-9a-f]{4} ){15}[0-9a-f]{4}$/);
+
+    await journey(stack, 'settings-signers', async (page) => {
+      await appReady(page);
+      await go(stack, page, '#/settings');
+      const section = page.getByRole('region', { name: 'Trusted signers' });
+      assert.equal(await section.getByTestId('own-fingerprint').textContent(), first.own);
+      const list = section.getByRole('list', { name: 'Trusted signers' });
+      const entries = () => list.getByRole('listitem').evaluateAll((lis) => lis.map((li) => li.getAttribute('aria-label')));
+      await list.waitFor();
+      assert.deepEqual(await entries(), [group(ada), group(bob)]);
+      await list.getByRole('listitem', { name: group(ada) }).getByText("ada's laptop").waitFor();
+      await list.getByRole('listitem', { name: group(bob) }).getByText('trusted from the window for grid.ducklm').waitFor();
+
+      const bobRow = list.getByRole('listitem', { name: group(bob) });
+      await bobRow.getByRole('button', { name: 'Stop trusting…' }).click();
+      await bobRow.getByRole('group', { name: 'Confirm stop trusting' }).waitFor();
+      await screenshot(page, 'settings-signers-confirm');
+      await bobRow.getByRole('button', { name: 'Stop trusting', exact: true }).click();
+      await section.getByText(`${group(bob)} is no longer trusted: its bundles ask again before they import.`).waitFor();
+      await bobRow.waitFor({ state: 'detached' });
+      assert.deepEqual(await entries(), [group(ada)]);
+
+      await page.reload();
+      await list.waitFor();
+      assert.deepEqual(await entries(), [group(ada)], 'gone after a reload too');
+      await section.scrollIntoViewIfNeeded();
+      assert.deepEqual(page.problems, []);
+    });
+
+    assert.equal(await readFile(file, 'utf8'), byHand, 'the hand-written lines stay byte for byte');
+    const left = await stack.call('TrustedSigners');
+    assert.deepEqual(
+      left.signers.map((s) => s.fingerprint),
+      [ada],
+    );
+    assert.equal(left.own, first.own);
   });
 
   it('switches to the dark theme, keeps it after a reload and shows it on every screen', async () => {

@@ -44,8 +44,11 @@ import type {
   TaskGraph,
   TaskNode,
   Token,
+  TrustedSigner,
+  TrustedSigners,
   TypeCount,
   WorldDetail,
+  WorldPage,
 } from './types';
 
 /** list turns a Go nil slice (null) or a missing field into []. */
@@ -193,6 +196,10 @@ export function createApi(channel: Channel): DucklmApi {
       const o = obj<LineageOutline>(await invoke('LineageOutline'), 'lineage');
       return { worlds: list(o.worlds), forks: list(o.forks) };
     },
+    async listWorlds(q) {
+      const p = obj<WorldPage>(await invoke('ListWorlds', q), 'worlds');
+      return { ...p, worlds: list(p.worlds) };
+    },
     worldExamples: async () => list<Example>(await invoke('WorldExamples')),
     createWorld: async (input) => obj(await invoke('CreateWorld', input), 'world'),
     async runWorld(input) {
@@ -231,6 +238,11 @@ export function createApi(channel: Channel): DucklmApi {
       return { ...r, report: bundleReport(r.report), addedIds: list<string>(r.addedIds) };
     },
     trustSigner: async (fingerprint, from) => (await invoke('TrustSigner', fingerprint, from)) === true,
+    async trustedSigners() {
+      const t = obj<TrustedSigners>(await invoke('TrustedSigners'), 'list of trusted signers');
+      return { ...t, signers: list<TrustedSigner>(t.signers) };
+    },
+    forgetSigner: async (fingerprint) => (await invoke('ForgetSigner', fingerprint)) === true,
     nativeDialogs: async () => (await invoke('NativeDialogs')) === true,
     chooseBundleToSave: async (title, name) => text(await invoke('ChooseBundleToSave', title, name)),
     chooseBundleToOpen: async (title) => text(await invoke('ChooseBundleToOpen', title)),

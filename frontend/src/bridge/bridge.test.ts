@@ -2,10 +2,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { event, overview } from '../test/fixtures';
 import { type FakeWails, METHODS, installFakeWails } from '../test/fakeWails';
+import { fakeApi } from '../test/fakeChannel';
 import { BridgeError, LEDGER_EVENTS, UNREACHABLE, api, channels, copyText, selectApi, selectChannel, toBridgeError } from './index';
 import { createApi } from './api';
 import { EVENT_PROGRESS, EVENT_TOKENS } from './channel';
 import { available, createWailsChannel } from './wails';
+import apiSource from './api.ts?raw';
+import boundSource from '../../wailsjs/go/app/App.d.ts?raw';
 
 describe('toBridgeError', () => {
   it('keeps the sentence of a string, an Error or an error-like object', () => {
@@ -53,6 +56,19 @@ describe('Wails channel', () => {
     for (const m of METHODS) {
       wails[m].mockResolvedValueOnce(m);
       await expect(ch.call(m, [])).resolves.toBe(m);
+    }
+  });
+
+  it('knows every method the API calls, and each is bound by Go', () => {
+    // The generated bindings are the Go side's list; api.ts is what the
+    // screens can call. A method missing from either fails here, not in a
+    // window that says "rebuild the app".
+    const bound = [...boundSource.matchAll(/export function (\w+)\(/g)].map((m) => m[1]);
+    const called = [...apiSource.matchAll(/invoke\('(\w+)'/g)].map((m) => m[1]!);
+    expect(called.length).toBeGreaterThan(40);
+    for (const m of called) {
+      expect(bound, `Go binds ${m}`).toContain(m);
+      expect(METHODS as readonly string[], `the fake window has ${m}`).toContain(m);
     }
   });
 
@@ -277,6 +293,22 @@ describe('api over the Wails channel', () => {
     expect(cb).toHaveBeenCalledExactlyOnceWith([p]);
     off();
     expect(wails.listenerCount(EVENT_PROGRESS)).toBe(0);
+  });
+});
+
+describe('trusted signers', () => {
+  it('turns a null list into an empty one and passes the fingerprint through', async () => {
+    const { api: a, channel } = fakeApi({
+      TrustedSigners: () => ({ own: '0f0f 0f0f', ownFingerprint: '0f0f0f0f', signers: null, file: '/d/trusted_keys' }),
+      ForgetSigner: () => true,
+    });
+    await expect(a.trustedSigners()).resolves.toEqual({ own: '0f0f 0f0f', ownFingerprint: '0f0f0f0f', signers: [], file: '/d/trusted_keys' });
+    await expect(a.forgetSigner('ab'.repeat(32))).resolves.toBe(true);
+    expect(channel.calls('ForgetSigner')).toEqual([['ab'.repeat(32)]]);
+    channel.handle('ForgetSigner', () => null);
+    await expect(a.forgetSigner('cd'.repeat(32))).resolves.toBe(false);
+    channel.handle('TrustedSigners', () => null);
+    await expect(a.trustedSigners()).rejects.toThrow(BridgeError);
   });
 });
 

@@ -110,3 +110,25 @@ export interface ImportResult {
   /** The worlds and runs that are new here. */
   addedIds: string[];
 }
+
+/** TrustedSigner is a signer this installation trusts (Go: api.TrustedSigner). */
+export interface TrustedSigner {
+  /** 64 hex digits. */
+  fingerprint: string;
+  /** The same in groups of four, for people. */
+  formatted: string;
+  /** The comment beside it in trusted_keys; "" for none. */
+  note: string;
+}
+
+/** TrustedSigners is who this installation trusts and who it signs as (Go: api.TrustedSigners). */
+export interface TrustedSigners {
+  /** The fingerprint this installation's bundles are signed with, in groups of four. */
+  own: string;
+  /** The same as 64 hex digits. */
+  ownFingerprint: string;
+  /** The signers listed in file, in its order. */
+  signers: TrustedSigner[];
+  /** The trusted_keys file. */
+  file: string;
+}

@@ -7,7 +7,7 @@
 // They live in one file per domain (types-*.ts); this one gathers them and
 // holds the API itself.
 import type { Unsubscribe } from './channel';
-import type { BundleReport, ExportInput, ExportResult, ImportInput, ImportResult } from './types-bundles';
+import type { BundleReport, ExportInput, ExportResult, ImportInput, ImportResult, TrustedSigners } from './types-bundles';
 import type { Check, Checkpoint, LedgerEvent, Overview, WorldRun } from './types-core';
 import type {
   EmbedderChoices,
@@ -52,6 +52,8 @@ import type {
   VerifyReport,
   WorldDetail,
   WorldInput,
+  WorldPage,
+  WorldQuery,
 } from './types-worlds';
 
 export type { Unsubscribe } from './channel';
@@ -93,6 +95,8 @@ export interface DucklmApi {
   lineage(): Promise<Lineage>;
   /** The lineage with only what a drawing of it needs: a third of the bytes. */
   lineageOutline(): Promise<LineageOutline>;
+  /** A page of worlds, newest first, with each one's latest run and fork; for lists, not drawings. */
+  listWorlds(q: WorldQuery): Promise<WorldPage>;
   worldExamples(): Promise<Example[]>;
   createWorld(input: WorldInput): Promise<Created>;
   runWorld(input: StepInput): Promise<StepOutcome>;
@@ -116,6 +120,10 @@ export interface DucklmApi {
    * bundle file, for the note); false when it was trusted already.
    */
   trustSigner(fingerprint: string, from: string): Promise<boolean>;
+  /** The signers whose bundles import without asking, and this installation's own signing fingerprint. */
+  trustedSigners(): Promise<TrustedSigners>;
+  /** Stops trusting a signer (removes it from trusted_keys); false when it was not listed. */
+  forgetSigner(fingerprint: string): Promise<boolean>;
   /** True in the desktop window, which has native file dialogs; false in a browser. */
   nativeDialogs(): Promise<boolean>;
   /** The native save dialog for a bundle named after name; "" when cancelled. */

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ModelInfo, Settings, SettingsProblem } from '../bridge';
+import type { ModelInfo, Settings, SettingsProblem, TrustedSigner } from '../bridge';
 import { fakeApi } from '../test/fakeChannel';
 import { theme } from '../ui/theme';
 import { SettingsView } from './SettingsView';
@@ -9,6 +9,14 @@ import { SettingsView } from './SettingsView';
 const DATA_DIR = '/home/ada/.local/share/ducklm';
 const LOCAL = 'http://127.0.0.1:11434';
 const GPU = 'http://gpu-box:11434';
+
+/** Fingerprints: 64 hex digits, and as people read them, in groups of four. */
+const group = (fp: string) => fp.match(/.{4}/g)!.join(' ');
+const OWN = '0f'.repeat(32);
+const OWN_FORMATTED = group(OWN);
+const ADA = 'ab'.repeat(32);
+const BOB = 'cd'.repeat(32);
+const signer = (fingerprint: string, note: string): TrustedSigner => ({ fingerprint, formatted: group(fingerprint), note });
 
 const stored = (over: Partial<Settings> = {}): Settings => ({ ollamaHost: '', models: {}, approvalMode: '', theme: '', ...over });
 
@@ -25,7 +33,7 @@ function info(host: string, models: string[] | null): ModelInfo {
 }
 
 /** A backend whose Ollama answers at LOCAL and GPU with these models; anything else is unreachable. */
-function backend(settings: Settings = stored(), opts: { problems?: (s: Settings) => SettingsProblem[] } = {}) {
+function backend(settings: Settings = stored(), opts: { problems?: (s: Settings) => SettingsProblem[]; signers?: TrustedSigner[] } = {}) {
   const models: Record<string, string[]> = {
     [LOCAL]: ['qwen2.5:7b', 'llama3.2:3b', 'nomic-embed-text:latest'],
     [GPU]: ['qwen2.5:32b', 'mxbai-embed-large:latest'],
@@ -39,7 +47,14 @@ function backend(settings: Settings = stored(), opts: { problems?: (s: Settings)
     return `${u.protocol}//${u.hostname}:${u.port || '11434'}`;
   };
   const problems = opts.problems ?? (() => []);
+  let signers = [...(opts.signers ?? [])];
   return fakeApi({
+    TrustedSigners: () => ({ own: OWN_FORMATTED, ownFingerprint: OWN, signers, file: `${DATA_DIR}/trusted_keys` }),
+    ForgetSigner: (fp: string) => {
+      const before = signers.length;
+      signers = signers.filter((s) => s.fingerprint !== fp);
+      return signers.length < before;
+    },
     GetSettings: () => ({ settings: current, dataDir: DATA_DIR, ollamaHost: inUse, defaultHost: LOCAL }),
     TestOllama: (host: string) => info(url(host), models[url(host)] ?? null),
     CheckSettings: (s: Settings) => {
@@ -253,5 +268,95 @@ describe('SettingsView', () => {
     channel.handle('GetSettings', () => ({ settings: stored(), dataDir: DATA_DIR, ollamaHost: LOCAL, defaultHost: LOCAL }));
     fireEvent.click(screen.getByRole('button', { name: 'Try again' }));
     expect(await screen.findByLabelText('Ollama host')).toBeTruthy();
+  });
+
+  describe('trusted signers', () => {
+    const signersList = () => screen.findByRole('list', { name: 'Trusted signers' });
+    const entries = async () =>
+      within(await signersList())
+        .getAllByRole('listitem')
+        .map((li) => li.getAttribute('aria-label'));
+
+    it('shows the fingerprint this installation signs with, and copies it', async () => {
+      const { api } = backend();
+      const copy = vi.fn(async () => {});
+      render(<SettingsView api={api} copy={copy} checkDelayMs={0} />);
+      expect((await screen.findByTestId('own-fingerprint')).textContent).toBe(OWN_FORMATTED);
+      expect(screen.getByText('Your bundles are signed as')).toBeTruthy();
+      fireEvent.click(screen.getByRole('button', { name: 'Copy your signing fingerprint' }));
+      expect(copy).toHaveBeenCalledWith(OWN_FORMATTED);
+    });
+
+    it('lists the trusted signers with their notes, in order', async () => {
+      const { api } = backend(stored(), { signers: [signer(ADA, 'trusted from the window for grid.ducklm'), signer(BOB, '')] });
+      render(<SettingsView api={api} checkDelayMs={0} />);
+      expect(await entries()).toEqual([group(ADA), group(BOB)]);
+      const ada = screen.getByRole('listitem', { name: group(ADA) });
+      expect(ada.textContent).toContain('trusted from the window for grid.ducklm');
+      expect(screen.getByRole('listitem', { name: group(BOB) }).textContent).toContain('No note');
+      expect(screen.queryByTestId('signers-empty')).toBeNull();
+    });
+
+    it('says how a signer becomes trusted when none is', async () => {
+      const { api } = backend();
+      render(<SettingsView api={api} checkDelayMs={0} />);
+      const empty = await screen.findByTestId('signers-empty');
+      expect(empty.textContent).toContain('import one of its bundles and choose “Trust this signer from now on”');
+      expect(empty.textContent).toContain(`${DATA_DIR}/trusted_keys`);
+    });
+
+    it('stops trusting a signer only after a confirmation, and the entry goes', async () => {
+      const { api, channel } = backend(stored(), { signers: [signer(ADA, 'ada'), signer(BOB, 'bob')] });
+      render(<SettingsView api={api} checkDelayMs={0} />);
+      await signersList();
+      const ada = screen.getByRole('listitem', { name: group(ADA) });
+
+      fireEvent.click(within(ada).getByRole('button', { name: 'Stop trusting…' }));
+      const confirm = within(ada).getByRole('group', { name: 'Confirm stop trusting' });
+      expect(confirm.textContent).toContain('Its bundles will ask again before they import');
+      fireEvent.click(within(confirm).getByRole('button', { name: 'Keep trusting' }));
+      expect(channel.calls('ForgetSigner')).toEqual([]);
+      expect(within(ada).queryByRole('group')).toBeNull();
+
+      fireEvent.click(within(ada).getByRole('button', { name: 'Stop trusting…' }));
+      fireEvent.click(within(ada).getByRole('button', { name: 'Stop trusting' }));
+      expect((await screen.findByText(/is no longer trusted/)).textContent).toBe(
+        `${group(ADA)} is no longer trusted: its bundles ask again before they import.`,
+      );
+      expect(channel.calls('ForgetSigner')).toEqual([[ADA]]);
+      await waitFor(async () => expect(await entries()).toEqual([group(BOB)]));
+      expect(channel.calls('SaveSettings')).toEqual([]);
+    });
+
+    it('says why a signer could not stop being trusted, and keeps it', async () => {
+      const { api, channel } = backend(stored(), { signers: [signer(ADA, 'ada')] });
+      channel.handle('ForgetSigner', () => {
+        throw new Error(`cannot write ${DATA_DIR}/trusted_keys`);
+      });
+      render(<SettingsView api={api} checkDelayMs={0} />);
+      await signersList();
+      fireEvent.click(screen.getByRole('button', { name: 'Stop trusting…' }));
+      fireEvent.click(screen.getByRole('button', { name: 'Stop trusting' }));
+      const alert = await within(screen.getByRole('group', { name: 'Confirm stop trusting' })).findByRole('alert');
+      expect(alert.textContent).toBe(`cannot write ${DATA_DIR}/trusted_keys. It is still trusted; try again.`);
+      expect(await entries()).toEqual([group(ADA)]);
+      expect(screen.getByRole('button', { name: 'Stop trusting' })).toHaveProperty('disabled', false);
+    });
+
+    it('says why the list could not be read, and reads it again', async () => {
+      const { api, channel } = backend();
+      const damaged = `line 2 of ${DATA_DIR}/trusted_keys is not a key fingerprint (64 hex digits, spaces and colons allowed)`;
+      channel.handle('TrustedSigners', () => {
+        throw new Error(damaged);
+      });
+      render(<SettingsView api={api} checkDelayMs={0} />);
+      const alert = await screen.findByRole('alert');
+      expect(alert.textContent).toContain(`The trusted signers could not be read: ${damaged}.`);
+      expect(screen.getByLabelText('Ollama host')).toBeTruthy();
+      channel.handle('TrustedSigners', () => ({ own: OWN_FORMATTED, ownFingerprint: OWN, signers: null, file: `${DATA_DIR}/trusted_keys` }));
+      fireEvent.click(within(alert).getByRole('button', { name: 'Try again' }));
+      expect(await screen.findByTestId('signers-empty')).toBeTruthy();
+      expect(screen.queryByRole('alert')).toBeNull();
+    });
   });
 });

@@ -4,6 +4,7 @@ import { CopyButton } from '../ui/CopyButton';
 import { Opening, OpenFailed } from '../ui/LoadState';
 import { type Theme, theme as pageTheme, themeChoice } from '../ui/theme';
 import { BUILTIN_EMBEDDER, DEFAULT_MODE, MODES, ROLES, byField, normal, roleModels, sameSettings } from './model';
+import { TrustedSignersSection } from './TrustedSigners';
 import './settings.css';
 
 interface SettingsViewProps {
@@ -35,8 +36,10 @@ const THEMES: readonly { id: Theme; label: string }[] = [
  * SettingsView edits the stored preferences: the Ollama host (tested before
  * it is saved, and in use as soon as it is), the default model per role, the
  * default approval mode and the theme (previewed while editing). It shows the
- * data directory. The backend checks the form as it is typed, with the
- * sentences it would refuse a save with.
+ * data directory, and the signers whose bundles it trusts (kept in
+ * trusted_keys, not in the form: stopping trust in one applies at once).
+ * The backend checks the form as it is typed, with the sentences it would
+ * refuse a save with.
  */
 export function SettingsView({ api, copy = copyText, checkDelayMs = 250 }: SettingsViewProps) {
   const [loaded, setLoaded] = useState<Loaded>({ status: 'loading' });
@@ -330,6 +333,8 @@ export function SettingsView({ api, copy = copyText, checkDelayMs = 250 }: Setti
           </section>
         </div>
       </div>
+
+      <TrustedSignersSection api={api} copy={copy} />
 
       <div className="settings-bar" role="region" aria-label="Save settings">
         <SaveStatus dirty={dirty} checking={checking} saving={saving} note={note} problems={problems} />

@@ -729,6 +729,58 @@ export namespace api {
 	        this.maxSteps = source["maxSteps"];
 	    }
 	}
+	export class TrustedSigner {
+	    fingerprint: string;
+	    formatted: string;
+	    note: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TrustedSigner(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.fingerprint = source["fingerprint"];
+	        this.formatted = source["formatted"];
+	        this.note = source["note"];
+	    }
+	}
+	export class TrustedSigners {
+	    own: string;
+	    ownFingerprint: string;
+	    signers: TrustedSigner[];
+	    file: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TrustedSigners(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.own = source["own"];
+	        this.ownFingerprint = source["ownFingerprint"];
+	        this.signers = this.convertValues(source["signers"], TrustedSigner);
+	        this.file = source["file"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class WorldDetail {
 	    world: backend.WorldSpec;
 	    run: backend.WorldRun;
@@ -957,6 +1009,22 @@ export namespace backend {
 		    return a;
 		}
 	}
+	export class ForkSummary {
+	    id: string;
+	    divergence: string;
+	    at: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ForkSummary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.divergence = source["divergence"];
+	        this.at = source["at"];
+	    }
+	}
 	export class Limits {
 	    timeout: number;
 	    memoryBytes: number;
@@ -977,6 +1045,22 @@ export namespace backend {
 	        this.fileBytes = source["fileBytes"];
 	        this.outputBytes = source["outputBytes"];
 	        this.processes = source["processes"];
+	    }
+	}
+	export class RunSummary {
+	    id: string;
+	    status: string;
+	    worldLocalTime: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunSummary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.status = source["status"];
+	        this.worldLocalTime = source["worldLocalTime"];
 	    }
 	}
 	export class TaskNode {
@@ -1032,6 +1116,107 @@ export namespace backend {
 		}
 	}
 	
+	export class WorldSummary {
+	    id: string;
+	    name: string;
+	    domain: string;
+	    parent?: string;
+	    // Go type: time
+	    createdAt: any;
+	    runs: number;
+	    forks: number;
+	    latestRun?: RunSummary;
+	    fork?: ForkSummary;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorldSummary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.domain = source["domain"];
+	        this.parent = source["parent"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.runs = source["runs"];
+	        this.forks = source["forks"];
+	        this.latestRun = this.convertValues(source["latestRun"], RunSummary);
+	        this.fork = this.convertValues(source["fork"], ForkSummary);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class WorldPage {
+	    worlds: WorldSummary[];
+	    total: number;
+	    next?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorldPage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.worlds = this.convertValues(source["worlds"], WorldSummary);
+	        this.total = source["total"];
+	        this.next = source["next"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class WorldQuery {
+	    domain?: string;
+	    parent?: string;
+	    text?: string;
+	    after?: string;
+	    limit?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorldQuery(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.domain = source["domain"];
+	        this.parent = source["parent"];
+	        this.text = source["text"];
+	        this.after = source["after"];
+	        this.limit = source["limit"];
+	    }
+	}
 	export class WorldRun {
 	    id: string;
 	    worldId: string;

@@ -39,6 +39,8 @@ export function Diff(arg1:string,arg2:string):Promise<world.BranchDiff>;
 
 export function ExportBundle(arg1:api.ExportInput):Promise<api.ExportResult>;
 
+export function ForgetSigner(arg1:string):Promise<boolean>;
+
 export function Fork(arg1:api.ForkInput):Promise<api.Forked>;
 
 export function GetSettings():Promise<api.SettingsView>;
@@ -54,6 +56,8 @@ export function Lineage():Promise<world.Lineage>;
 export function LineageOutline():Promise<world.Outline>;
 
 export function ListMemories(arg1:api.MemoryListInput):Promise<memory.Page>;
+
+export function ListWorlds(arg1:backend.WorldQuery):Promise<backend.WorldPage>;
 
 export function MemoryDetail(arg1:string):Promise<service.MemoryDetail>;
 
@@ -98,6 +102,8 @@ export function TestOllama(arg1:string):Promise<api.ModelInfo>;
 export function ToolCatalog():Promise<Array<tool.CatalogEntry>>;
 
 export function TrustSigner(arg1:string,arg2:string):Promise<boolean>;
+
+export function TrustedSigners():Promise<api.TrustedSigners>;
 
 export function ValidatePlan(arg1:string):Promise<api.PlanCheck>;
 

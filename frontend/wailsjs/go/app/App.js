@@ -58,6 +58,10 @@ export function ExportBundle(arg1) {
   return window['go']['app']['App']['ExportBundle'](arg1);
 }
 
+export function ForgetSigner(arg1) {
+  return window['go']['app']['App']['ForgetSigner'](arg1);
+}
+
 export function Fork(arg1) {
   return window['go']['app']['App']['Fork'](arg1);
 }
@@ -88,6 +92,10 @@ export function LineageOutline() {
 
 export function ListMemories(arg1) {
   return window['go']['app']['App']['ListMemories'](arg1);
+}
+
+export function ListWorlds(arg1) {
+  return window['go']['app']['App']['ListWorlds'](arg1);
 }
 
 export function MemoryDetail(arg1) {
@@ -176,6 +184,10 @@ export function ToolCatalog() {
 
 export function TrustSigner(arg1, arg2) {
   return window['go']['app']['App']['TrustSigner'](arg1, arg2);
+}
+
+export function TrustedSigners() {
+  return window['go']['app']['App']['TrustedSigners']();
 }
 
 export function ValidatePlan(arg1) {
