@@ -1,5 +1,5 @@
-import { useEffect } from 'react';
-import type { DucklmApi } from '../bridge';
+import { useEffect, useMemo, useState } from 'react';
+import type { DucklmApi, RunSummary } from '../bridge';
 import { ImportButton } from '../bundles/BundleButtons';
 import { formatDuration, runDuration } from '../lib/format';
 import { shortId } from '../lib/ids';
@@ -12,12 +12,29 @@ import { useNow } from '../ui/useNow';
 // Event types that change what the runs list shows.
 const RUN_EVENTS = /^(task\.|plan\.|step\.|run\.)/;
 
+/** Rows drawn at first, and added by each "Show more": the list ticks every second. */
+export const RUNS_PAGE = 100;
+/** From this many runs on, the list has a filter. */
+const FILTER_FROM = 12;
+
+/** matchRun says whether a run's task, id or status contains text (any case). */
+export function matchRun(r: RunSummary, text: string): boolean {
+  const t = text.toLowerCase();
+  return r.task.toLowerCase().includes(t) || r.run.id.includes(t) || r.run.status.replace('_', ' ').includes(t);
+}
+
 /** RunsPanel lists task runs, those waiting for approval first (the backend orders them). */
 export function RunsPanel({ api }: { api: DucklmApi }) {
   const [runs, reload] = useLoad(() => api.runs(), [api]);
   const now = useNow(1000);
   const refresh = useThrottled(reload, 500);
   useEffect(() => api.onLedgerEvents((batch) => batch.some((e) => RUN_EVENTS.test(e.type)) && refresh()), [api, refresh]);
+  const [filter, setFilter] = useState('');
+  const [limit, setLimit] = useState(RUNS_PAGE);
+  const text = filter.trim();
+  const all = runs.value;
+  const matching = useMemo(() => (all && text ? all.filter((r) => matchRun(r, text)) : all), [all, text]);
+  const shown = matching?.slice(0, limit);
 
   return (
     <section className="panel runs" aria-labelledby="runs-title">
@@ -25,7 +42,8 @@ export function RunsPanel({ api }: { api: DucklmApi }) {
         <h2 id="runs-title">Runs</h2>
         {runs.status === 'ready' && runs.value.length > 0 && (
           <span className="panel-meta">
-            {runs.value.length} {runs.value.length === 1 ? 'run' : 'runs'}
+            {text && matching ? `${matching.length.toLocaleString('en')} of ` : ''}
+            {runs.value.length.toLocaleString('en')} {runs.value.length === 1 ? 'run' : 'runs'}
             {runs.value.some((r) => r.approvals > 0) && ', waiting ones first'}
           </span>
         )}
@@ -47,7 +65,23 @@ export function RunsPanel({ api }: { api: DucklmApi }) {
       {runs.value !== undefined && runs.value.length === 0 && (
         <p className="empty">No task runs yet. Start one with New task; it appears here with its status.</p>
       )}
-      {runs.value !== undefined && runs.value.length > 0 && (
+      {all !== undefined && all.length >= FILTER_FROM && (
+        <div className="list-search">
+          <input
+            className="input"
+            type="search"
+            value={filter}
+            onChange={(e) => {
+              setFilter(e.target.value);
+              setLimit(RUNS_PAGE);
+            }}
+            placeholder="Find a run by task, id or status"
+            aria-label="Find a run"
+          />
+        </div>
+      )}
+      {matching !== undefined && matching.length === 0 && text !== '' && <p className="empty">No run’s task, id or status contains “{text}”.</p>}
+      {shown !== undefined && shown.length > 0 && (
         <div className="table-scroll">
           <table className="data-table runs-table">
             <colgroup>
@@ -67,7 +101,7 @@ export function RunsPanel({ api }: { api: DucklmApi }) {
               </tr>
             </thead>
             <tbody>
-              {runs.value.map((r) => (
+              {shown.map((r) => (
                 <tr key={r.run.id} className={r.approvals > 0 ? 'needs-you' : undefined} data-testid="run-row">
                   <td>
                     <RunStatusBadge status={r.run.status} />
@@ -96,6 +130,13 @@ export function RunsPanel({ api }: { api: DucklmApi }) {
               ))}
             </tbody>
           </table>
+          {matching !== undefined && matching.length > shown.length && (
+            <div className="pad actions">
+              <button type="button" className="button small" onClick={() => setLimit((l) => l + RUNS_PAGE)}>
+                Show {Math.min(RUNS_PAGE, matching.length - shown.length)} more of {matching.length.toLocaleString('en')}
+              </button>
+            </div>
+          )}
         </div>
       )}
     </section>
