@@ -140,16 +140,18 @@ export function Worlds({ api }: { api: DucklmApi }) {
               Refresh
             </button>
           </header>
-          <div className="list-search">
-            <input
-              className="input"
-              type="search"
-              value={search}
-              onChange={(e) => setSearch(e.target.value)}
-              placeholder="Find a world by name or id"
-              aria-label="Find a world"
-            />
-          </div>
+          {(search !== '' || worlds.total >= SEARCH_FROM) && (
+            <div className="list-search">
+              <input
+                className="input"
+                type="search"
+                value={search}
+                onChange={(e) => setSearch(e.target.value)}
+                placeholder="Find a world by name or id"
+                aria-label="Find a world"
+              />
+            </div>
+          )}
           {worlds.status === 'loading' && (
             <p className="loading pad">
               <span className="spinner" aria-hidden="true" /> Reading worlds…
@@ -198,6 +200,8 @@ export function Worlds({ api }: { api: DucklmApi }) {
 
 /** Worlds read per page of the list. */
 const PAGE = 100;
+/** From this many worlds on, the list has a search box. */
+const SEARCH_FROM = 12;
 
 /** countLine says how much of the list is shown: "12 worlds", "100 of 5,000, newest first". */
 export function countLine(shown: number, total: number, text: string): string {
