@@ -1,5 +1,5 @@
 import type { BundleReport } from '../bridge';
-import { formatBytes } from '../lib/format';
+import { formatBytes, sentence } from '../lib/format';
 import { shortId } from '../lib/ids';
 import { href } from '../lib/route';
 import { formatAbsolute } from '../lib/time';
@@ -23,7 +23,7 @@ export function reportSteps(r: BundleReport): Step[] {
   const failed = !r.ok ? (['manifest', 'signature', 'entries', 'references'] as const).find((k) => !c[k]) : undefined;
   const mark = (k: keyof typeof c): Mark => (c[k] ? 'ok' : k === failed ? 'fail' : 'skip');
   const notTried = 'Not checked: an earlier check failed.';
-  const problem = (fallback: string) => sentence(r.problem ?? fallback);
+  const problem = (fallback: string) => capitalSentence(r.problem ?? fallback);
   const steps: Step[] = [
     {
       name: 'Manifest',
@@ -70,11 +70,10 @@ export function reportSteps(r: BundleReport): Step[] {
   return steps;
 }
 
-/** sentence starts a backend sentence with a capital and ends it with a full stop. */
-function sentence(s: string): string {
-  const t = s.trim();
-  if (t === '') return t;
-  return t.charAt(0).toUpperCase() + t.slice(1) + (/[.!?]$/.test(t) ? '' : '.');
+/** capitalSentence starts a backend sentence with a capital and ends it with a full stop. */
+function capitalSentence(s: string): string {
+  const t = sentence(s);
+  return t.charAt(0).toUpperCase() + t.slice(1);
 }
 
 function failedName(r: BundleReport): string {

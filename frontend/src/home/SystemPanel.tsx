@@ -1,4 +1,5 @@
 import type { DucklmApi } from '../bridge';
+import { sentence } from '../lib/format';
 import { FailIcon, OkIcon, WarnIcon } from '../ui/icons';
 import { useLoad } from '../ui/useLoad';
 
@@ -58,7 +59,7 @@ export function SystemPanel({ api }: { api: DucklmApi }) {
                 ) : (
                   <>
                     <div className="check-detail">
-                      {info.value.error ?? `Ollama does not answer at ${info.value.host}.`} Runs use the offline planner; explicit plans and worlds work.
+                      {sentence(info.value.error ?? `Ollama does not answer at ${info.value.host}`)} Runs use the offline planner; explicit plans and worlds work.
                     </div>
                     <div className="check-fix">
                       <span className="check-fix-label">Fix</span> start it with ollama serve, or set OLLAMA_HOST

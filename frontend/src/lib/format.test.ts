@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatDuration, formatNanos, lineOf, runDuration, runStatusLabel, stepStateLabel } from './format';
+import { formatBytes, formatDuration, formatNanos, lineOf, runDuration, runStatusLabel, sentence, stepStateLabel } from './format';
 
 describe('durations', () => {
   it.each([
@@ -50,5 +50,17 @@ describe('lineOf', () => {
     expect(lineOf('fail: nope (line 7)')).toBe(7);
     expect(lineOf('the name is taken')).toBeUndefined();
     expect(lineOf('headline 4')).toBeUndefined();
+  });
+});
+
+describe('sentence', () => {
+  it('ends a message with a full stop so another can follow', () => {
+    expect(sentence('Ollama is not reachable at http://127.0.0.1:1 (connection refused); correct the Ollama host in Settings')).toBe(
+      'Ollama is not reachable at http://127.0.0.1:1 (connection refused); correct the Ollama host in Settings.',
+    );
+    expect(sentence(' Done. ')).toBe('Done.');
+    expect(sentence('Really?')).toBe('Really?');
+    expect(sentence('and so on…')).toBe('and so on…');
+    expect(sentence('')).toBe('');
   });
 });

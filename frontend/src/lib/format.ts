@@ -90,3 +90,9 @@ export function lineOf(message: string): number | undefined {
   const n = Number(m[1]);
   return n > 0 ? n : undefined;
 }
+
+/** sentence ends a message (often a backend's) with a full stop, so another sentence can follow it. */
+export function sentence(message: string): string {
+  const m = message.trim();
+  return m === '' || /[.!?…]$/.test(m) ? m : `${m}.`;
+}

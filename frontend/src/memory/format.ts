@@ -95,8 +95,4 @@ export function newOp(): string {
   return `reindex-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
-/** sentence ends a backend message with a full stop. */
-export function sentence(message: string): string {
-  const m = message.trim();
-  return /[.!?…]$/.test(m) ? m : `${m}.`;
-}
+export { sentence } from '../lib/format';

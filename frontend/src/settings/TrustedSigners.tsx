@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { type DucklmApi, type TrustedSigner, toBridgeError } from '../bridge';
+import { sentence } from '../lib/format';
 import { CopyButton } from '../ui/CopyButton';
 import { useLoad } from '../ui/useLoad';
 
@@ -10,12 +11,6 @@ interface TrustedSignersProps {
 
 /** Stopping trust in one signer: asked, running, or refused with the backend's sentence. */
 type Forgetting = { fingerprint: string; step: 'confirm' | 'busy' } | { fingerprint: string; step: 'failed'; message: string } | undefined;
-
-/** sentence ends a backend message with a full stop. */
-function sentence(message: string): string {
-  const m = message.trim();
-  return /[.!?…]$/.test(m) ? m : `${m}.`;
-}
 
 /**
  * TrustedSignersSection shows the fingerprint this installation signs its

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { type DucklmApi, type Example, toBridgeError } from '../bridge';
 import { ImportButton } from '../bundles/BundleButtons';
-import { lineOf } from '../lib/format';
+import { lineOf, sentence } from '../lib/format';
 import { shortId } from '../lib/ids';
 import { href } from '../lib/route';
 import { formatRelative } from '../lib/time';
@@ -113,7 +113,7 @@ export function Worlds({ api }: { api: DucklmApi }) {
             <CodeEditor value={source} onChange={setSource} language="python" label="World program (Starlark)" errorLine={create.line} minHeight={300} />
             {create.error && (
               <p className="inline-error" role="alert" data-testid="create-error">
-                {/[.!?]$/.test(create.error) ? create.error : `${create.error}.`}
+                {sentence(create.error)}
                 {create.line !== undefined && ` Fix line ${create.line} and create again.`}
               </p>
             )}
