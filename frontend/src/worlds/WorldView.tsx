@@ -54,6 +54,12 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
   const grid = useMemo(() => asGrid(d?.state), [d?.state]);
 
   const forks = useWorldList(api, d ? { parent: d.world.id, limit: 200 } : null);
+  // A fork made elsewhere (the CLI, the timeline) joins the list; its runs move its t=.
+  const refreshForks = useThrottled(forks.reload, 1000);
+  useEffect(
+    () => api.onLedgerEvents((batch) => batch.some((e) => e.type === 'world.forked' || (e.stream !== runId && e.type.startsWith('world.'))) && refreshForks()),
+    [api, runId, refreshForks],
+  );
 
   if (detail.status === 'loading') {
     return <Opening what="the world" />;

@@ -3,7 +3,7 @@ import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-li
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { polyfillLayout, typeInto } from '../test/dom';
 import { fakeApi } from '../test/fakeChannel';
-import { checkpoint, listWorlds, worldItems, worldRun, worldSpec } from '../test/fixtures';
+import { checkpoint, event, listWorlds, worldItems, worldRun, worldSpec } from '../test/fixtures';
 import { WorldView } from './WorldView';
 import { Worlds } from './Worlds';
 
@@ -80,6 +80,12 @@ describe('Worlds', () => {
     await waitFor(() => expect(within(list).getAllByRole('link')).toHaveLength(230));
     expect(within(list).queryByRole('button', { name: /more/ })).toBeNull();
     expect(channel.calls('ListWorlds').map((c) => (c[0] as { after?: string }).after)).toEqual([undefined, '100', '200']);
+
+    // The ledger moved (a world stepped elsewhere): the list reads again
+    // what it shows, not only its first page.
+    channel.emit('ledger:events', [event({ seq: 9, pos: 9, type: 'world.step' })]);
+    await waitFor(() => expect(channel.calls('ListWorlds').at(-1)![0]).toEqual({ domain: 'simulated', text: '', limit: 230 }));
+    expect(within(list).getAllByRole('link')).toHaveLength(230);
 
     fireEvent.change(within(list).getByRole('searchbox', { name: 'Find a world' }), { target: { value: 'Harbour' } });
     await waitFor(() => expect(within(list).getAllByRole('link')).toHaveLength(1));

@@ -8,7 +8,7 @@ import { formatRelative } from '../lib/time';
 import { CodeEditor } from '../ui/CodeEditor';
 import { RunStatusBadge } from '../ui/StatusBadge';
 import { useDebounced } from '../ui/useDebounced';
-import { useLoad } from '../ui/useLoad';
+import { useLoad, useThrottled } from '../ui/useLoad';
 import { useNow } from '../ui/useNow';
 import { navigate } from '../ui/useRoute';
 import { useWorldList } from './useWorldList';
@@ -43,6 +43,10 @@ export function Worlds({ api }: { api: DucklmApi }) {
   const text = useDebounced(search.trim(), 200);
   const worlds = useWorldList(api, { domain: 'simulated', text, limit: PAGE });
   const now = useNow(5000);
+  // The list follows the ledger: worlds made, forked or stepped elsewhere
+  // (the CLI, another screen) show up, at most once a second.
+  const refresh = useThrottled(worlds.reload, 1000);
+  useEffect(() => api.onLedgerEvents((batch) => batch.some((e) => e.type.startsWith('world.')) && refresh()), [api, refresh]);
   const listed = worlds.status === 'ready' && worlds.items.length > 0;
   useEffect(() => {
     // tests/perf measures how soon the list shows.

@@ -19,10 +19,15 @@ export type WorldList = {
 
 type State = Omit<WorldList, 'more' | 'reload'> & { next?: string };
 
+/** The backend's page sizes (Go: sqlite.DefaultWorldPage, MaxWorldPage). */
+const DEFAULT_PAGE = 100;
+const MAX_PAGE = 500;
+
 /**
  * useWorldList reads the worlds a query selects, newest first, a page at a
  * time: thousands of worlds never travel at once. A new query or a reload
- * starts again from the first page (the last list stays up meanwhile);
+ * starts again from the first page (the last list stays up meanwhile), a
+ * reload reads again what is shown;
  * answers to superseded calls are dropped. A null query reads nothing yet.
  */
 export function useWorldList(api: DucklmApi, query: Omit<WorldQuery, 'after'> | null): WorldList {
@@ -33,10 +38,17 @@ export function useWorldList(api: DucklmApi, query: Omit<WorldQuery, 'after'> | 
   const stateRef = useRef(state);
   stateRef.current = state;
 
+  const lastKey = useRef(key);
+
   useEffect(() => {
     const id = ++call.current;
     if (key === '') return;
     const q = JSON.parse(key) as WorldQuery;
+    // A reload of the same list (Refresh, or the ledger moved) reads as many
+    // worlds as are shown, up to a page's most: it does not fold the list
+    // back to its first page under the reader's eyes.
+    if (lastKey.current === key) q.limit = Math.min(MAX_PAGE, Math.max(q.limit ?? DEFAULT_PAGE, stateRef.current.items.length));
+    lastKey.current = key;
     api.listWorlds(q).then(
       (p) => {
         if (id === call.current) setState({ status: 'ready', items: p.worlds, total: p.total, next: p.next, hasMore: !!p.next, loadingMore: false });
