@@ -401,16 +401,25 @@ async function measureMemory(work, label, home) {
   try {
     await app.waitFor(/window ready/, 120_000);
     await app.waitFor(/overview served/, 120_000);
-    // Idle: sample until two readings 2 s apart agree within 1%, at most a minute.
+    // Idle: the window left alone for 30 s (WebKit collects the start's
+    // garbage lazily), then sampled until two readings 2 s apart agree
+    // within 1%, at most a minute more. The reading at 8 s is reported too.
     let last = 0;
+    let early = 0;
     let reading = { total: 0, parts: [] };
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < 45; i++) {
       await new Promise((r) => setTimeout(r, 2000));
       reading = pss(tree(app.proc.pid));
-      if (last > 0 && Math.abs(reading.total - last) / last < 0.01 && i >= 3) break;
+      if (i === 3) early = reading.total;
+      if (last > 0 && Math.abs(reading.total - last) / last < 0.01 && i >= 15) break;
       last = reading.total;
     }
-    report(`idle memory on the home screen, ${label} (PSS, all processes)`, `${mb(reading.total)}: ${reading.parts.join(', ')}`, '≤ 260 MB', reading.total <= 260 * 1024);
+    report(
+      `idle memory on the home screen, ${label} (PSS, all processes, after 30 s or more)`,
+      `${mb(reading.total)}: ${reading.parts.join(', ')} (${mb(early)} at 8 s)`,
+      '≤ 260 MB',
+      reading.total <= 260 * 1024,
+    );
   } finally {
     await app.stop();
   }

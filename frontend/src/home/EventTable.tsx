@@ -4,7 +4,7 @@ import { type EventFeed, eventKey } from '../lib/feed';
 import { shortId } from '../lib/ids';
 import { detailPayload, previewPayload } from '../lib/payload';
 import { formatAbsolute, formatRelative } from '../lib/time';
-import { useNow } from '../ui/useNow';
+import { useRelativeNow } from '../ui/useNow';
 
 const REALITY = {
   external_real: { label: 'external-real', title: 'A fact that happened on this machine' },
@@ -19,7 +19,7 @@ interface EventTableProps {
 
 /** EventTable lists the newest ledger events, newest first. */
 export function EventTable({ feed }: EventTableProps) {
-  const now = useNow(1000);
+  const now = useRelativeNow(feed.events.map((e) => e.recordedAt));
   const shown = feed.events.length;
   return (
     <section className="panel events" aria-labelledby="events-title">

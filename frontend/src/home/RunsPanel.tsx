@@ -1,13 +1,13 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { DucklmApi, RunSummary } from '../bridge';
 import { ImportButton } from '../bundles/BundleButtons';
-import { formatDuration, runDuration } from '../lib/format';
+import { formatDuration, isTerminal, runDuration } from '../lib/format';
 import { shortId } from '../lib/ids';
 import { href } from '../lib/route';
 import { formatAbsolute, formatRelative } from '../lib/time';
 import { RunStatusBadge } from '../ui/StatusBadge';
 import { useLoad, useThrottled } from '../ui/useLoad';
-import { useNow } from '../ui/useNow';
+import { useRelativeNow } from '../ui/useNow';
 
 // Event types that change what the runs list shows.
 const RUN_EVENTS = /^(task\.|plan\.|step\.|run\.)/;
@@ -26,7 +26,6 @@ export function matchRun(r: RunSummary, text: string): boolean {
 /** RunsPanel lists task runs, those waiting for approval first (the backend orders them). */
 export function RunsPanel({ api }: { api: DucklmApi }) {
   const [runs, reload] = useLoad(() => api.runs(), [api]);
-  const now = useNow(1000);
   const refresh = useThrottled(reload, 500);
   useEffect(() => api.onLedgerEvents((batch) => batch.some((e) => RUN_EVENTS.test(e.type)) && refresh()), [api, refresh]);
   const [filter, setFilter] = useState('');
@@ -35,6 +34,12 @@ export function RunsPanel({ api }: { api: DucklmApi }) {
   const all = runs.value;
   const matching = useMemo(() => (all && text ? all.filter((r) => matchRun(r, text)) : all), [all, text]);
   const shown = matching?.slice(0, limit);
+  // Redraw when a shown "started" time reads differently, and every second
+  // while a shown run moves (its duration).
+  const now = useRelativeNow(
+    (shown ?? []).map((r) => r.run.createdAt),
+    shown?.some((r) => !isTerminal(r.run.status)) ? 1000 : undefined,
+  );
 
   return (
     <section className="panel runs" aria-labelledby="runs-title">

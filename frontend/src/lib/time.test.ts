@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAbsolute, formatRelative } from './time';
+import { formatAbsolute, formatRelative, untilRelativeChange } from './time';
 
 const now = Date.parse('2025-03-12T14:00:00Z');
 const ago = (ms: number) => new Date(now - ms);
@@ -55,5 +55,31 @@ describe('formatAbsolute', () => {
 
   it('returns an unreadable time unchanged', () => {
     expect(formatAbsolute('not a time')).toBe('not a time');
+  });
+});
+
+describe('untilRelativeChange', () => {
+  const t = '2025-03-12T14:00:00Z';
+  const at = (ms: number) => Date.parse(t) + ms;
+
+  it('says when the relative label next reads differently', () => {
+    for (const [age, wait] of [
+      [400, 600], // just now → 1 s ago
+      [3_200, 800], // 3 s → 4 s
+      [61_000, 59_000], // 1 min → 2 min
+      [2 * 3_600_000 + 5_000, 3_600_000 - 5_000], // 2 h → 3 h
+      [3 * 86_400_000, 86_400_000], // 3 d → 4 d
+    ] as const) {
+      const now = at(age);
+      expect(untilRelativeChange(t, now), `at ${age} ms`).toBe(wait);
+      expect(formatRelative(t, now + wait - 1)).toBe(formatRelative(t, now));
+      expect(formatRelative(t, now + wait)).not.toBe(formatRelative(t, now));
+    }
+  });
+
+  it('never, once it is a date or not a time', () => {
+    expect(untilRelativeChange(t, at(8 * 86_400_000))).toBe(Infinity);
+    expect(untilRelativeChange(t, at(-2 * 60_000))).toBe(Infinity);
+    expect(untilRelativeChange('not a time', at(0))).toBe(Infinity);
   });
 });

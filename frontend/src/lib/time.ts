@@ -44,6 +44,29 @@ export function formatRelative(t: string | Date, now: number): string {
 }
 
 /**
+ * untilRelativeChange is how many ms after now formatRelative(t, now) next
+ * reads differently: a second for "3 s ago", the next minute's turn for
+ * "4 min ago", and so on; Infinity once it shows a date. A screen redraws
+ * its relative times then, not every second.
+ */
+export function untilRelativeChange(t: string | Date, now: number): number {
+  const ms = toMillis(t);
+  if (Number.isNaN(ms)) return Infinity;
+  const diff = now - ms;
+  if (diff < -MINUTE) return Infinity; // a date in the future, until clocks agree
+  if (diff < SECOND) return SECOND - diff; // "just now", also for a skewed clock
+  for (const [unit, upTo] of [
+    [SECOND, MINUTE],
+    [MINUTE, HOUR],
+    [HOUR, DAY],
+    [DAY, 7 * DAY],
+  ] as const) {
+    if (diff < upTo) return unit - (diff % unit);
+  }
+  return Infinity;
+}
+
+/**
  * formatAbsolute renders an RFC 3339 time in local time with its fraction
  * kept to microseconds ("2025-03-12 14:03:22.123450"), which Date alone
  * would cut to milliseconds. Go omits trailing zeros, so the fraction is

@@ -10,7 +10,7 @@ import { type TokenStreams, appendTokens } from '../lib/tokens';
 import { OpenFailed, Opening } from '../ui/LoadState';
 import { RunStatusBadge } from '../ui/StatusBadge';
 import { useLoad, useThrottled } from '../ui/useLoad';
-import { useNow } from '../ui/useNow';
+import { useRelativeNow } from '../ui/useNow';
 import { ApprovalCard } from './ApprovalCard';
 import { RunGraph } from './RunGraph';
 import { StepPanel } from './StepPanel';
@@ -22,7 +22,6 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
   const [tokens, setTokens] = useState<TokenStreams>({});
   const [selected, setSelected] = useState<string>();
   const [action, setAction] = useState<{ busy: boolean; error?: string }>({ busy: false });
-  const now = useNow(1000);
 
   // The ledger is the truth: any event of this run re-reads its folded state.
   const refresh = useThrottled(reload, 250);
@@ -33,6 +32,9 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
   const state = d?.state ?? null;
   const model = useMemo(() => buildRunGraph(state), [state]);
   const counts = stepCounts(model);
+  // "started … ago" turns when it reads differently; a moving run's duration every second.
+  const live = d !== undefined && !isTerminal(state?.status ?? d.run.status);
+  const now = useRelativeNow(d ? [d.run.createdAt] : [], live ? 1000 : undefined);
 
   // Select the step that needs attention when nothing is selected yet.
   const firstWaiting = model.nodes.find((n) => n.state === 'awaiting_approval' || n.state === 'running' || n.state === 'failed')?.id;
