@@ -63,7 +63,8 @@ describe('Home', () => {
     expect(screen.getByTestId('count-runs').textContent).toBe('7');
     expect(screen.getByTestId('count-streams').textContent).toBe('10');
     expect(screen.getByTestId('count-events').textContent).toBe('2');
-    expect(onVersion).toHaveBeenCalledWith('0.3.1');
+    // Told in an effect, which may run after the text is on the page.
+    await waitFor(() => expect(onVersion).toHaveBeenCalledWith('0.3.1'));
 
     const [newest, older] = rows();
     expect(within(newest!).getByText('tool.finished')).toBeTruthy();
