@@ -13,12 +13,12 @@ import { useRelativeNow } from '../ui/useNow';
 const RUN_EVENTS = /^(task\.|plan\.|step\.|run\.)/;
 
 /** Rows drawn at first, and added by each "Show more": the list ticks every second. */
-export const RUNS_PAGE = 100;
+const RUNS_PAGE = 100;
 /** From this many runs on, the list has a filter. */
 const FILTER_FROM = 12;
 
 /** matchRun says whether a run's task, id or status contains text (any case). */
-export function matchRun(r: RunSummary, text: string): boolean {
+function matchRun(r: RunSummary, text: string): boolean {
   const t = text.toLowerCase();
   return r.task.toLowerCase().includes(t) || r.run.id.includes(t) || r.run.status.replace('_', ' ').includes(t);
 }

@@ -5,7 +5,7 @@ import { shortId } from '../lib/ids';
 import { runStatusLabel } from '../lib/format';
 import { formatRelative } from '../lib/time';
 import { useLoad } from '../ui/useLoad';
-import { useNow } from '../ui/useNow';
+import { useRelativeNow } from '../ui/useNow';
 import { navigate } from '../ui/useRoute';
 import { CompareView } from './CompareView';
 import { LineageCanvas } from './LineageCanvas';
@@ -34,7 +34,7 @@ export function LineageView({ api, select }: { api: DucklmApi; select?: string }
   const [matchIndex, setMatchIndex] = useState(0);
   const [focus, setFocus] = useState<{ id?: string; tick: number }>({ ...(select ? { id: select } : {}), tick: 0 });
   const [comparing, setComparing] = useState<[string, string]>();
-  const now = useNow(10_000);
+  const now = useRelativeNow(selected.flatMap((id) => model?.byId.get(id)?.createdAt ?? []));
 
   const hidden = useMemo(() => (model ? hiddenBy(model, collapsed) : new Set<string>()), [model, collapsed]);
   const collapsedCounts = useMemo(() => {

@@ -4,7 +4,7 @@ import { type DucklmApi, type Memory, type MemoryType, type Reality, toBridgeErr
 import { formatNanos } from '../lib/format';
 import { href } from '../lib/route';
 import { type Load, useLoad, useThrottled } from '../ui/useLoad';
-import { useNow } from '../ui/useNow';
+import { useRelativeNow } from '../ui/useNow';
 import { MemoryDetailPanel } from './MemoryDetailPanel';
 import { MemoryList, type Row } from './MemoryList';
 import { ReindexPanel } from './ReindexPanel';
@@ -40,7 +40,12 @@ export function MemoryView({ api }: { api: DucklmApi }) {
   const [detail, reloadDetail] = useLoad(() => (selected ? api.memoryDetail(selected) : Promise.resolve(undefined)), [api, selected]);
   const [reindexOpen, setReindexOpen] = useState(false);
   const [notice, setNotice] = useState('');
-  const now = useNow(10_000);
+  // Every time shown relative to now: the list's, and the open memory's.
+  const m = detail.value;
+  const now = useRelativeNow([
+    ...(listing.status === 'ready' ? listing.rows.map((r) => r.createdAt) : []),
+    ...(m ? [m.memory.createdAt, m.memory.mergedAt ?? m.memory.updatedAt, ...m.sources.map((x) => x.addedAt)] : []),
+  ]);
 
   // The first page, or the search: again whenever the query, the filters
   // or what is stored changes.

@@ -1,16 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { untilRelativeChange } from '../lib/time';
 
-/** useNow returns the current time in ms, refreshed every `everyMs`, so relative times stay true. */
-export function useNow(everyMs = 1000): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const id = setInterval(() => setNow(Date.now()), everyMs);
-    return () => clearInterval(id);
-  }, [everyMs]);
-  return now;
-}
-
 /**
  * useRelativeNow returns the current time in ms, refreshed when one of times
  * shown relative to it ("3 s ago", "4 min ago") would read differently, and

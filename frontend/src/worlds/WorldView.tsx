@@ -10,7 +10,7 @@ import { JsonTree } from '../ui/JsonTree';
 import { OpenFailed, Opening } from '../ui/LoadState';
 import { RunStatusBadge } from '../ui/StatusBadge';
 import { useLoad, useThrottled } from '../ui/useLoad';
-import { useNow } from '../ui/useNow';
+import { useRelativeNow } from '../ui/useNow';
 import { navigate } from '../ui/useRoute';
 import { ForkDialog } from './ForkDialog';
 import { useWorldList } from './useWorldList';
@@ -32,7 +32,6 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
   const [comparing, setComparing] = useState<[string, string]>();
   const [showJson, setShowJson] = useState(false);
   const stop = useRef(false);
-  const now = useNow(5000);
   // Leaving the screen stops a run of steps between chunks.
   useEffect(
     () => () => {
@@ -51,6 +50,7 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
   );
 
   const d = detail.value;
+  const now = useRelativeNow(d ? [d.world.createdAt] : []);
   const grid = useMemo(() => asGrid(d?.state), [d?.state]);
 
   const forks = useWorldList(api, d ? { parent: d.world.id, limit: 200 } : null);

@@ -9,7 +9,7 @@ import { CodeEditor } from '../ui/CodeEditor';
 import { RunStatusBadge } from '../ui/StatusBadge';
 import { useDebounced } from '../ui/useDebounced';
 import { useLoad, useThrottled } from '../ui/useLoad';
-import { useNow } from '../ui/useNow';
+import { useRelativeNow } from '../ui/useNow';
 import { navigate } from '../ui/useRoute';
 import { useWorldList } from './useWorldList';
 
@@ -42,7 +42,7 @@ export function Worlds({ api }: { api: DucklmApi }) {
   const [search, setSearch] = useState('');
   const text = useDebounced(search.trim(), 200);
   const worlds = useWorldList(api, { domain: 'simulated', text, limit: PAGE });
-  const now = useNow(5000);
+  const now = useRelativeNow(worlds.items.map((w) => w.createdAt));
   // The list follows the ledger: worlds made, forked or stepped elsewhere
   // (the CLI, another screen) show up, at most once a second.
   const refresh = useThrottled(worlds.reload, 1000);

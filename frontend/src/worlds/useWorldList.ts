@@ -13,11 +13,11 @@ export type WorldList = {
   error?: string;
   /** Reads the next page and appends it. */
   more(): void;
-  /** Reads the first page again. */
+  /** Reads again what is shown (at least the first page). */
   reload(): void;
 };
 
-type State = Omit<WorldList, 'more' | 'reload'> & { next?: string };
+type State = Omit<WorldList, 'more' | 'reload' | 'hasMore'> & { next?: string | undefined };
 
 /** The backend's page sizes (Go: sqlite.DefaultWorldPage, MaxWorldPage). */
 const DEFAULT_PAGE = 100;
@@ -25,14 +25,14 @@ const MAX_PAGE = 500;
 
 /**
  * useWorldList reads the worlds a query selects, newest first, a page at a
- * time: thousands of worlds never travel at once. A new query or a reload
- * starts again from the first page (the last list stays up meanwhile), a
- * reload reads again what is shown;
- * answers to superseded calls are dropped. A null query reads nothing yet.
+ * time: thousands of worlds never travel at once. A new query starts again
+ * from the first page, a reload reads again what is shown (the last list
+ * stays up meanwhile); answers to superseded calls are dropped. A null
+ * query reads nothing yet.
  */
 export function useWorldList(api: DucklmApi, query: Omit<WorldQuery, 'after'> | null): WorldList {
   const key = query === null ? '' : JSON.stringify(query);
-  const [state, setState] = useState<State>({ status: 'loading', items: [], total: 0, hasMore: false, loadingMore: false });
+  const [state, setState] = useState<State>({ status: 'loading', items: [], total: 0, loadingMore: false });
   const [tick, setTick] = useState(0);
   const call = useRef(0);
   const stateRef = useRef(state);
@@ -51,7 +51,7 @@ export function useWorldList(api: DucklmApi, query: Omit<WorldQuery, 'after'> | 
     lastKey.current = key;
     api.listWorlds(q).then(
       (p) => {
-        if (id === call.current) setState({ status: 'ready', items: p.worlds, total: p.total, next: p.next, hasMore: !!p.next, loadingMore: false });
+        if (id === call.current) setState({ status: 'ready', items: p.worlds, total: p.total, next: p.next, loadingMore: false });
       },
       (e: unknown) => {
         if (id === call.current) setState((s) => ({ ...s, status: 'error', loadingMore: false, error: toBridgeError(e).message }));
@@ -71,7 +71,7 @@ export function useWorldList(api: DucklmApi, query: Omit<WorldQuery, 'after'> | 
           // A world made since the first page moves everything down by one;
           // the cursor keeps pages exact, so only a reload shows it.
           const have = new Set(cur.items.map((w) => w.id));
-          return { status: 'ready', items: [...cur.items, ...p.worlds.filter((w) => !have.has(w.id))], total: p.total, next: p.next, hasMore: !!p.next, loadingMore: false };
+          return { status: 'ready', items: [...cur.items, ...p.worlds.filter((w) => !have.has(w.id))], total: p.total, next: p.next, loadingMore: false };
         });
       },
       (e: unknown) => {
@@ -81,6 +81,6 @@ export function useWorldList(api: DucklmApi, query: Omit<WorldQuery, 'after'> | 
   }, [api, key]);
 
   const reload = useCallback(() => setTick((t) => t + 1), []);
-  const { next: _next, ...shown } = state;
-  return { ...shown, more, reload };
+  const { next, ...shown } = state;
+  return { ...shown, hasMore: next !== undefined && next !== '', more, reload };
 }
