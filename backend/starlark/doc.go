@@ -10,6 +10,11 @@
 //	def observe(state, role):
 //	    return {...}                # what role sees of state
 //
+// and may define two more, for a search that deliberates over forks:
+//
+//	def actions(state):             # the legal actions, a list of JSON values
+//	def score(state):               # a number, higher is better
+//
 // The package owns compiling such programs once ([Compile]), running them one
 // call at a time under an execution-step limit ([Program.New], [World]), the
 // canonical JSON form of every value that crosses the boundary ([ToJSON],

@@ -61,14 +61,17 @@ type Program struct {
 	init    sl.Callable
 	step    sl.Callable
 	observe sl.Callable
-	initRNG bool // init accepts a second positional argument, the rng
+	actions sl.Callable // optional: nil when the program does not define it
+	score   sl.Callable // optional
+	initRNG bool        // init accepts a second positional argument, the rng
 }
 
 // Compile parses and resolves source once, runs its top-level code under the
 // step limit, and checks that it defines init(seed), step(state, action, rng)
-// and observe(state, role). name labels the program in positions. A syntax
-// error, an undefined name, a load statement, a failing top-level statement
-// or a missing function fails with EINVALID naming the line.
+// and observe(state, role), and that the optional actions(state) and
+// score(state) take one argument when defined (see [World.Actions]). name
+// labels the program in positions. A syntax error, an undefined name, a load
+// statement, a failing top-level statement or a missing function fails with EINVALID naming the line.
 func Compile(name string, source []byte, limits Limits) (*Program, error) {
 	limits = limits.withDefaults()
 	if name == "" {
@@ -114,6 +117,12 @@ func Compile(name string, source []byte, limits Limits) (*Program, error) {
 	}
 	p.observe, err = p.entry(globals, "observe", "observe(state, role)", 2, 2)
 	if err != nil {
+		return nil, err
+	}
+	if p.actions, err = p.optional(globals, "actions", "actions(state)", 1); err != nil {
+		return nil, err
+	}
+	if p.score, err = p.optional(globals, "score", "score(state)", 1); err != nil {
 		return nil, err
 	}
 	p.initRNG = accepts(p.init, 2)
