@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -84,4 +85,17 @@ type Tool interface {
 	// timeout) is a result, not an error; an error means the tool could not
 	// run at all (bad args, sandbox unavailable, cancelled).
 	Run(ctx context.Context, call ToolCall) (ToolResult, error)
+}
+
+// LargerPlanner is the model ducklm suggests when a small one cannot plan.
+const LargerPlanner = "qwen2.5:7b"
+
+// PlannerNextStep is the sentence that tells a user what to do when the
+// planning model named could not plan a task.
+func PlannerNextStep(model string) string {
+	if strings.EqualFold(strings.TrimSuffix(model, ":latest"), LargerPlanner) {
+		return "Try a larger planning model than " + model + ", or give an explicit plan."
+	}
+	return "Try a larger planning model such as " + LargerPlanner + " (in Settings, or --model planner=" + LargerPlanner +
+		"), or give an explicit plan."
 }

@@ -3,6 +3,8 @@ package ollama
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,6 +45,47 @@ type ChatResponse struct {
 	Duration     time.Duration // Ollama's total time, or the wall time if it sent none
 }
 
+// DoneRepeat is ChatResponse.DoneReason for an answer Ollama cut because
+// the model repeated one token too often; Chat returns it with
+// ErrRepetition.
+const DoneRepeat = "repeat"
+
+// ErrRepetition is wrapped by the error of a chat whose model looped on one
+// token until Ollama stopped it (more than 30 identical tokens in a row).
+// The answer so far comes with it; the server itself is fine.
+var ErrRepetition = errors.New("the model repeated one token until Ollama stopped it")
+
+// repeatLimit is Ollama's: llm/server.go stops a completion after more than
+// 30 identical tokens (compared without surrounding spaces).
+const repeatLimit = 30
+
+// repeatCounter tracks the last token of a stream and how often it came in
+// a row, the way Ollama does.
+type repeatCounter struct {
+	last string
+	run  int
+}
+
+func (r *repeatCounter) add(tok string) {
+	t := strings.TrimSpace(tok)
+	if r.run > 0 && t == r.last {
+		r.run++
+		return
+	}
+	r.last, r.run = t, 1
+}
+
+// cut reports whether a stream that ended without its final message ended
+// on Ollama's repeat limit.
+func (r *repeatCounter) cut() bool { return r.run >= repeatLimit }
+
+func (r *repeatCounter) describe() string {
+	if r.last == "" {
+		return "white space"
+	}
+	return strconv.Quote(r.last)
+}
+
 // Chat sends the messages and streams the answer, handing each token to
 // req.OnToken. It returns the assembled answer once Ollama says it is done;
 // a stream that ends without that is an error, never a short answer.
@@ -69,11 +112,13 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 		content strings.Builder
 		out     ChatResponse
 		done    bool
+		repeats repeatCounter
 	)
 	err := t.api.Chat(ctx, areq, func(r api.ChatResponse) error {
 		cl.started = true
 		if tok := r.Message.Content; tok != "" {
 			content.WriteString(tok)
+			repeats.add(tok)
 			if req.OnToken != nil {
 				req.OnToken(tok)
 			}
@@ -94,6 +139,14 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	// from a finished answer.
 	if err == nil && !done {
 		err = errDropped
+		if repeats.cut() && ctx.Err() == nil {
+			// Ollama ends an answer whose model repeats one token more
+			// than 30 times without a final message; the server is fine.
+			return ChatResponse{Content: content.String(), Model: req.Model, DoneReason: DoneRepeat},
+				backend.Wrap(ErrRepetition, backend.EINVALID,
+					"%s repeated %s over and over, so Ollama stopped its answer; a larger model, or a retry at a higher temperature, may answer",
+					req.Model, repeats.describe())
+		}
 	}
 	if err != nil {
 		return ChatResponse{}, t.classify(ctx, err, cl)

@@ -352,3 +352,29 @@ func TestNotOllamaAtHost(t *testing.T) {
 	requireCode(t, err, backend.EUNAVAILABLE)
 	require.Equal(t, "the server at "+srv.URL+" sent a reply that is not Ollama's while it listed its models; check OLLAMA_HOST", backend.ErrorMessage(err))
 }
+
+func TestChatCutForRepetitionIsNotADroppedServer(t *testing.T) {
+	t.Parallel()
+	srv, c := setup(t)
+	// Ollama ends a stream whose model repeats one token more than 30 times
+	// without a final message, as a clean end of the response.
+	srv.OnChat(func(api.ChatRequest) ollamatest.Reply {
+		return ollamatest.Reply{Content: `{"a":` + strings.Repeat(" ", 31), Chunks: 36, Cut: true}
+	})
+	resp, err := c.Chat(context.Background(), ollama.ChatRequest{Model: model, Messages: []ollama.Message{{Role: "user", Content: "x"}}})
+	requireCode(t, err, backend.EINVALID)
+	require.ErrorIs(t, err, ollama.ErrRepetition)
+	require.Equal(t, model+" repeated white space over and over, so Ollama stopped its answer; a larger model, or a retry at a higher temperature, may answer",
+		backend.ErrorMessage(err))
+	require.Equal(t, ollama.DoneRepeat, resp.DoneReason)
+	require.Equal(t, `{"a":`+strings.Repeat(" ", 31), resp.Content, "the answer so far comes with the error")
+
+	// A stream cut short of the limit is a dropped connection, as before.
+	srv.OnChat(func(api.ChatRequest) ollamatest.Reply {
+		return ollamatest.Reply{Content: strings.Repeat("o", 10), Chunks: 10, Cut: true}
+	})
+	_, err = c.Chat(context.Background(), ollama.ChatRequest{Model: model, Messages: []ollama.Message{{Role: "user", Content: "x"}}})
+	requireCode(t, err, backend.EUNAVAILABLE)
+	require.NotErrorIs(t, err, ollama.ErrRepetition)
+	require.Contains(t, backend.ErrorMessage(err), "dropped")
+}

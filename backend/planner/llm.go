@@ -3,7 +3,9 @@ package planner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"unicode/utf8"
 
@@ -36,17 +38,38 @@ func (p LLM) Plan(ctx context.Context, req Request) (backend.Decision, error) {
 	if req.Model == "" {
 		return backend.Decision{}, backend.Errorf(backend.EINVALID, "no planning model was chosen")
 	}
-	opts := p.Options
-	if opts == nil {
-		opts = map[string]any{"temperature": 0}
-	}
+	opts := AttemptOptions(p.Options, req.Attempt)
 	resp, err := p.Client.Chat(ctx, ollama.ChatRequest{
 		Model: req.Model, Messages: messages(req), Format: PlanSchema(), Options: opts, OnToken: req.OnToken,
 	})
+	call := &Call{Model: req.Model, Attempt: req.Attempt, Options: opts, Answer: truncate(resp.Content, maxOutput)}
+	if errors.Is(err, ollama.ErrRepetition) {
+		// The model looped until Ollama stopped it: the server is fine and
+		// another attempt (which differs: see AttemptOptions) may not loop.
+		return replanDecision(req, call, backend.ErrorMessage(err)), nil
+	}
 	if err != nil {
 		return backend.Decision{}, err
 	}
-	return decide(req, resp)
+	return decide(req, resp, call)
+}
+
+// AttemptOptions are the model options of a planning attempt: base (default
+// {"temperature": 0}) for the first, and for each replan a seed of its own
+// and a temperature 0.3 higher (at most 1), so a replan never sends the
+// model the request it answered wrongly before.
+func AttemptOptions(base map[string]any, attempt int) map[string]any {
+	opts := map[string]any{"temperature": 0.0}
+	if base != nil {
+		opts = maps.Clone(base)
+	}
+	if attempt <= 1 {
+		return opts
+	}
+	t, _ := opts["temperature"].(float64)
+	opts["temperature"] = min(t+0.3*float64(attempt-1), 1)
+	opts["seed"] = attempt - 1
+	return opts
 }
 
 // answer is a model's answer, once it fits PlanSchema.
@@ -58,16 +81,20 @@ type answer struct {
 	Response   string             `json:"response"`
 }
 
+func replanDecision(req Request, call *Call, why string) backend.Decision {
+	return backend.NewDecision(backend.DecisionReplan, ReplanPayload{
+		Error: why, Attempt: req.Attempt, Output: call.Answer, Model: req.Model, Call: call,
+	}, 0, why)
+}
+
 // decide turns the model's answer into a decision.
-func decide(req Request, resp ollama.ChatResponse) (backend.Decision, error) {
+func decide(req Request, resp ollama.ChatResponse, call *Call) (backend.Decision, error) {
 	text := unfence(resp.Content)
 	replan := func(why string) (backend.Decision, error) {
 		if resp.DoneReason == "length" {
 			why += " (the answer was cut off at the model's length limit; plan fewer or shorter steps)"
 		}
-		return backend.NewDecision(backend.DecisionReplan, ReplanPayload{
-			Error: why, Attempt: req.Attempt, Output: truncate(resp.Content, maxOutput), Model: req.Model,
-		}, 0, why), nil
+		return replanDecision(req, call, why), nil
 	}
 	if text == "" {
 		return replan("the planner's answer was empty")
@@ -76,6 +103,10 @@ func decide(req Request, resp ollama.ChatResponse) (backend.Decision, error) {
 	if err != nil {
 		return replan("the planner's answer is not valid JSON: " + err.Error())
 	}
+	// What a server's grammar does not enforce (numeric bounds, lengths,
+	// rules across fields) is checked here; what has one meaning is mended
+	// first, and the mending recorded.
+	call.Normalised = normaliseAnswer(doc)
 	why, err := validate(compiled, doc)
 	if err != nil {
 		return backend.Decision{}, backend.Wrap(err, backend.EINTERNAL, "the planner cannot check answers")
@@ -83,8 +114,12 @@ func decide(req Request, resp ollama.ChatResponse) (backend.Decision, error) {
 	if why != "" {
 		return replan("the planner's answer does not match the plan schema: " + why)
 	}
+	mended, err := json.Marshal(doc)
+	if err != nil {
+		return replan("the planner's answer cannot be read: " + err.Error())
+	}
 	var a answer
-	if err := json.Unmarshal([]byte(text), &a); err != nil {
+	if err := json.Unmarshal(mended, &a); err != nil {
 		return replan("the planner's answer cannot be read: " + err.Error())
 	}
 
@@ -93,14 +128,17 @@ func decide(req Request, resp ollama.ChatResponse) (backend.Decision, error) {
 		if strings.TrimSpace(a.Response) == "" {
 			return replan(`the planner's answer chose "respond" but gave no "response"`)
 		}
-		return backend.NewDecision(backend.DecisionRespond, RespondPayload{Text: a.Response, Model: req.Model},
+		return backend.NewDecision(backend.DecisionRespond, RespondPayload{Text: a.Response, Model: req.Model, Call: call},
 			a.Confidence, a.Reason), nil
 	case "fail":
-		reason := strings.TrimSpace(a.Reason)
-		if reason == "" {
-			reason = "the planner gave up without saying why"
+		reason := fmt.Sprintf("%s declined the task", req.Model)
+		if r := strings.TrimSpace(a.Reason); r != "" {
+			reason += ", saying: " + quoteSentence(r)
+		} else {
+			reason += " without saying why."
 		}
-		return backend.NewDecision(backend.DecisionFail, FailPayload{Error: reason}, a.Confidence, reason), nil
+		reason += " " + backend.PlannerNextStep(req.Model)
+		return backend.NewDecision(backend.DecisionFail, FailPayload{Error: reason, Call: call}, a.Confidence, reason), nil
 	}
 	if a.Plan == nil {
 		return replan(`the planner's answer chose "plan" but gave no "plan"`)
@@ -111,8 +149,14 @@ func decide(req Request, resp ollama.ChatResponse) (backend.Decision, error) {
 		}
 	}
 	normalize(a.Plan)
-	return backend.NewDecision(backend.DecisionPlan, PlanPayload{Graph: *a.Plan, Source: SourceModel, Model: req.Model},
+	return backend.NewDecision(backend.DecisionPlan, PlanPayload{Graph: *a.Plan, Source: SourceModel, Model: req.Model, Call: call},
 		a.Confidence, a.Reason), nil
+}
+
+// quoteSentence quotes a model's words and ends the sentence after them.
+func quoteSentence(s string) string {
+	s = truncate(strings.Join(strings.Fields(s), " "), 300)
+	return "“" + strings.TrimRight(s, ".") + ".”"
 }
 
 // unfence drops a Markdown code fence some models wrap JSON in when the

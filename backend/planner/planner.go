@@ -42,11 +42,48 @@ type Request struct {
 	Catalog  []ToolInfo // the tools a plan may use
 	Model    string     // the planning model the router chose
 	Feedback string     // why the previous attempt was rejected, when replanning
-	Attempt  int        // 1 for the first attempt at this task, 2 for the first replan, ...
+	// Previous is the model's previous answer, when replanning: it goes
+	// back to the model with Feedback, so it can correct rather than guess.
+	Previous string
+	Attempt  int // 1 for the first attempt at this task, 2 for the first replan, ...
+	// Revision, when set, asks for a revised plan after steps failed: the
+	// finished steps stay, the model plans what is left.
+	Revision *Revision
 	// Explicit is a plan the user gave; it is returned as it is.
 	Explicit *backend.TaskGraph
 	// OnToken receives the model's answer as it streams; not stored.
 	OnToken func(string)
+}
+
+// Revision is what a planner revising a plan after a failed step is told.
+type Revision struct {
+	// Done are the finished steps, which stay in the plan as they ran.
+	Done []StepOutcome `json:"done"`
+	// Failed are the steps that failed after their retries.
+	Failed []StepOutcome `json:"failed"`
+}
+
+// StepOutcome is one step of a plan being revised, and how it ended.
+type StepOutcome struct {
+	ID     string          `json:"id"`
+	Kind   string          `json:"kind"`
+	Tool   string          `json:"tool,omitempty"`
+	Title  string          `json:"title,omitempty"`
+	Args   json.RawMessage `json:"args,omitempty"`
+	Result string          `json:"result,omitempty"` // the end of its output, or its error
+}
+
+// Call records one request to a planning model and what came back: the
+// runtime keeps it with the run, so each attempt can be shown and the next
+// one differs from it.
+type Call struct {
+	Model   string         `json:"model"`
+	Attempt int            `json:"attempt"`
+	Options map[string]any `json:"options,omitempty"`
+	Answer  string         `json:"answer"` // cut to a few KB
+	// Normalised lists what ducklm corrected in the answer before using
+	// it, where the meaning was unambiguous (a confidence of 4 taken as 1).
+	Normalised []string `json:"normalised,omitempty"`
 }
 
 // Where a plan came from, in PlanPayload.Source.
@@ -61,12 +98,14 @@ type PlanPayload struct {
 	Graph  backend.TaskGraph `json:"graph"`
 	Source string            `json:"source"`
 	Model  string            `json:"model,omitempty"`
+	Call   *Call             `json:"call,omitempty"` // set when a model planned
 }
 
 // RespondPayload is the payload of a respond decision.
 type RespondPayload struct {
 	Text  string `json:"text"`
 	Model string `json:"model,omitempty"`
+	Call  *Call  `json:"call,omitempty"`
 }
 
 // ReplanPayload is the payload of a replan decision: the model's answer
@@ -77,6 +116,7 @@ type ReplanPayload struct {
 	Attempt int    `json:"attempt"`
 	Output  string `json:"output"` // the model's answer, cut to a few KB
 	Model   string `json:"model,omitempty"`
+	Call    *Call  `json:"call,omitempty"`
 }
 
 // FailPayload is the payload of a fail decision.
@@ -84,7 +124,19 @@ type FailPayload struct {
 	Error string `json:"error"`
 	// NeedsModel is set when the task could be done with a model: the
 	// runtime can pause the run with a "no model" status instead.
-	NeedsModel bool `json:"needs_model,omitempty"`
+	NeedsModel bool  `json:"needs_model,omitempty"`
+	Call       *Call `json:"call,omitempty"`
+}
+
+// CallOf returns the model call a planner decision records, if any.
+func CallOf(d backend.Decision) *Call {
+	var p struct {
+		Call *Call `json:"call"`
+	}
+	if json.Unmarshal(d.Payload, &p) != nil {
+		return nil
+	}
+	return p.Call
 }
 
 // NeedsModel is the reason Offline gives for a natural-language task.

@@ -49,13 +49,60 @@ func messages(req Request) []ollama.Message {
 	if c := strings.TrimSpace(req.Context); c != "" {
 		user.WriteString("\nContext:\n" + c + "\n")
 	}
-	if f := strings.TrimSpace(req.Feedback); f != "" {
-		user.WriteString("\nYour previous answer was rejected: " + f + "\nAnswer again with a corrected JSON object.\n")
+	if r := req.Revision; r != nil {
+		user.WriteString("\n" + revisionText(r))
 	}
-	return []ollama.Message{
+	msgs := []ollama.Message{
 		{Role: "system", Content: strings.TrimRight(sys.String(), "\n")},
 		{Role: "user", Content: strings.TrimRight(user.String(), "\n")},
 	}
+	f := strings.TrimSpace(req.Feedback)
+	if f == "" {
+		return msgs
+	}
+	// The model sees what it answered and exactly why it was refused, as
+	// turns of the conversation, so it can correct rather than start over.
+	if prev := strings.TrimSpace(req.Previous); prev != "" {
+		msgs = append(msgs, ollama.Message{Role: "assistant", Content: prev})
+	}
+	return append(msgs, ollama.Message{Role: "user",
+		Content: "Your previous answer was rejected: " + f + "\nAnswer again with a corrected JSON object."})
+}
+
+// revisionText tells the model which steps finished and which failed, and
+// what a revised plan may contain.
+func revisionText(r *Revision) string {
+	var b strings.Builder
+	b.WriteString("A plan for this task was being carried out, and a step failed.\n")
+	if len(r.Done) > 0 {
+		b.WriteString("These steps finished and stay as they are (do not repeat them; new steps may list their ids in \"depends_on\"):\n")
+		for _, s := range r.Done {
+			b.WriteString(outcomeLine(s))
+		}
+	}
+	b.WriteString("These steps failed after their retries:\n")
+	for _, s := range r.Failed {
+		b.WriteString(outcomeLine(s))
+	}
+	b.WriteString("Answer with a revised plan whose nodes are only the new steps that finish the task another way " +
+		"(new ids, not the ids above), or \"fail\" if the task cannot be done with the tools.\n")
+	return b.String()
+}
+
+func outcomeLine(s StepOutcome) string {
+	what := s.Tool
+	if s.Kind == "coder" || what == "" {
+		what = "coder"
+	}
+	line := "- " + s.ID + " (" + what
+	if len(s.Args) > 0 {
+		line += " " + compact(s.Args)
+	}
+	line += ")"
+	if s.Result != "" {
+		line += ": " + strings.Join(strings.Fields(s.Result), " ")
+	}
+	return line + "\n"
 }
 
 func compact(raw json.RawMessage) string {

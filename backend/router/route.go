@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"ducklm/backend"
@@ -21,10 +20,17 @@ type PlanPayload struct {
 
 // ReplanPayload is the payload of a replan decision.
 type ReplanPayload struct {
-	// Error is the validation message the planner must fix.
+	// Error is the validation message the planner must fix, or for a
+	// revision why the steps failed.
 	Error string `json:"error"`
 	// Model is the planner model, "" for the offline planner.
 	Model string `json:"model"`
+	// Failed, when set, makes this a revision: these steps failed after
+	// their retries, and the planner revises the plan around them, keeping
+	// the finished steps.
+	Failed []string `json:"failed,omitempty"`
+	// Rule is the failure rule that chose to revise (RuleRevise).
+	Rule string `json:"rule,omitempty"`
 }
 
 // StepPayload is the payload of a tool or coder decision.
@@ -55,6 +61,8 @@ type FailPayload struct {
 	Error string `json:"error,omitempty"`
 	// Steps are the steps concerned: the failed ones for CauseStepsFailed.
 	Steps []string `json:"steps,omitempty"`
+	// Rule is the failure rule that ended the run, for CauseStepsFailed.
+	Rule string `json:"rule,omitempty"`
 }
 
 // PermissionPayload is the payload of a request_permission decision: what
@@ -92,11 +100,17 @@ func Route(s State, c Context) backend.Decision {
 			return decide(backend.DecisionReplan, ReplanPayload{Error: s.ValidationError, Model: model},
 				fmt.Sprintf("The plan is invalid, so the planner tries again (replan %d of %d).", s.Replans+1, maxReplans))
 		}
+		by := ""
+		if model, ok := PickModel(RolePlanner, c.AvailableModels, c.Settings); ok {
+			by = " by " + model
+		}
 		return fail(FailPayload{Cause: CauseInvalidPlan, Error: s.ValidationError},
-			sentence(fmt.Sprintf("The plan is still invalid after %d %s: %s", s.Replans, plural(s.Replans, "replan"), s.ValidationError)))
+			sentence(fmt.Sprintf("The plan is still invalid after %d %s%s: %s", s.Replans, plural(s.Replans, "replan"), by, s.ValidationError))+
+				nextStep(c))
 	case !s.HasGraph:
 		if s.Replans > maxReplans {
-			return fail(FailPayload{Cause: CauseNoPlan}, fmt.Sprintf("There is no valid plan after %d %s.", s.Replans, plural(s.Replans, "replan")))
+			return fail(FailPayload{Cause: CauseNoPlan}, fmt.Sprintf("There is no valid plan after %d %s.", s.Replans, plural(s.Replans, "replan"))+
+				nextStep(c))
 		}
 		model, ok := PickModel(RolePlanner, c.AvailableModels, c.Settings)
 		reason := fmt.Sprintf("The task has no plan yet, so %s plans it.", model)
@@ -121,13 +135,18 @@ func Route(s State, c Context) backend.Decision {
 	case s.Phase == PhaseAwaitingApproval:
 		return decide(backend.DecisionNoop, struct{}{}, "Waiting for the user's approval.")
 	case len(s.Failed) > 0:
-		// Sorted, so a caller that gathers failures from a map still gets
-		// one decision.
-		failed := slices.Sorted(slices.Values(s.Failed))
-		return fail(FailPayload{Cause: CauseStepsFailed, Steps: failed},
-			fmt.Sprintf("The run cannot go on because %s failed: %s.", plural(len(failed), "step"), quoteList(failed)))
+		return afterFailure(s, c)
 	}
 	return decide(backend.DecisionComplete, struct{}{}, "Every step of the plan is done.")
+}
+
+// nextStep is what a user can do when the planning model could not plan.
+func nextStep(c Context) string {
+	model, ok := PickModel(RolePlanner, c.AvailableModels, c.Settings)
+	if !ok {
+		return ""
+	}
+	return " " + backend.PlannerNextStep(model)
 }
 
 // next decides about the first ready step: ask, or run it.

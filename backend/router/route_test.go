@@ -74,7 +74,8 @@ func TestRoute(t *testing.T) {
 		{"last replan", with(fresh, func(s *router.State) { s.ValidationError = "bad"; s.Replans = 1 }), online,
 			backend.DecisionReplan, `{"error": "bad", "model": "qwen2.5-coder:7b"}`, "replan 2 of 2"},
 		{"replans exhausted", with(fresh, func(s *router.State) { s.ValidationError = "bad"; s.Replans = 2 }), online,
-			backend.DecisionFail, `{"cause": "invalid_plan", "error": "bad"}`, "still invalid after 2 replans: bad"},
+			backend.DecisionFail, `{"cause": "invalid_plan", "error": "bad"}`,
+			"still invalid after 2 replans by qwen2.5-coder:7b: bad. Try a larger planning model such as qwen2.5:7b (in Settings, or --model planner=qwen2.5:7b), or give an explicit plan."},
 		{"no replans allowed", with(fresh, func(s *router.State) { s.ValidationError = "bad"; s.MaxReplans = -1 }), online,
 			backend.DecisionFail, `{"cause": "invalid_plan", "error": "bad"}`, "after 0 replans"},
 
@@ -145,9 +146,37 @@ func TestRoute(t *testing.T) {
 		{"waiting for approval", with(executing(), func(s *router.State) { s.Phase = router.PhaseAwaitingApproval }), online,
 			backend.DecisionNoop, `{}`, "approval"},
 		{"failed steps, sorted", with(executing(), func(s *router.State) { s.Failed = []string{"s4", "s2"} }), online,
-			backend.DecisionFail, `{"cause": "steps_failed", "steps": ["s2", "s4"]}`, `because steps failed: "s2", "s4"`},
-		{"one failed step", with(executing(), func(s *router.State) { s.Failed = []string{"s2"} }), online,
-			backend.DecisionFail, `{"cause": "steps_failed", "steps": ["s2"]}`, `because step failed: "s2"`},
+			backend.DecisionFail, `{"cause": "steps_failed", "steps": ["s2", "s4"], "rule": "revisions_used"}`,
+			`because steps "s2", "s4" failed: the run allows no revised plans`},
+
+		// The failure rule table, in order.
+		{"a failed step is revised", with(executing(), func(s *router.State) {
+			s.Failed, s.MaxStepReplans = []string{"s2"}, 1
+			s.Errors = map[string]string{"s2": "exited with code 1"}
+		}), online, backend.DecisionReplan,
+			`{"error": "step \"s2\" failed: exited with code 1", "model": "qwen2.5-coder:7b", "failed": ["s2"], "rule": "revise"}`,
+			`Step "s2" failed, so qwen2.5-coder:7b revises the plan around it, keeping the finished steps (revision 1 of 1).`},
+		{"failed steps are revised together", with(executing(), func(s *router.State) {
+			s.Failed, s.MaxStepReplans, s.StepReplans = []string{"s4", "s2"}, 2, 1
+		}), online, backend.DecisionReplan,
+			`{"error": "step \"s2\" failed; step \"s4\" failed", "model": "qwen2.5-coder:7b", "failed": ["s2", "s4"], "rule": "revise"}`,
+			`revises the plan around them, keeping the finished steps (revision 2 of 2)`},
+		{"denied beats everything", with(executing(), func(s *router.State) {
+			s.Failed, s.Denied, s.MaxStepReplans = []string{"s2", "s3"}, []string{"s3"}, 1
+		}), online, backend.DecisionFail, `{"cause": "steps_failed", "steps": ["s2", "s3"], "rule": "denied"}`,
+			`you denied "s3", so ducklm does not plan around it; fork the run before it with an edited plan`},
+		{"the user's plan is not rewritten", with(executing(), func(s *router.State) {
+			s.Failed, s.UserPlan, s.MaxStepReplans = []string{"s2"}, true, 1
+		}), online, backend.DecisionFail, `{"cause": "steps_failed", "steps": ["s2"], "rule": "user_plan"}`,
+			`the plan is yours, so ducklm does not rewrite it`},
+		{"revisions used", with(executing(), func(s *router.State) {
+			s.Failed, s.StepReplans, s.MaxStepReplans = []string{"s2"}, 1, 1
+		}), online, backend.DecisionFail, `{"cause": "steps_failed", "steps": ["s2"], "rule": "revisions_used"}`,
+			`because step "s2" failed: it failed after 1 revised plan, the run's limit.`},
+		{"no planner to revise", with(executing(), func(s *router.State) {
+			s.Failed, s.MaxStepReplans = []string{"s2"}, 1
+		}), router.Context{AvailableModels: []string{"nomic-embed-text"}}, backend.DecisionFail,
+			`{"cause": "steps_failed", "steps": ["s2"], "rule": "no_planner"}`, `no planning model is available to revise the plan`},
 		{"complete", executing(), online, backend.DecisionComplete, `{}`, "Every step"},
 	}
 	for _, tt := range tests {
@@ -230,5 +259,5 @@ func TestRouteDoesNotAliasInput(t *testing.T) {
 	s.Failed = []string{"s1"}
 	d = router.Route(s, online)
 	s.Failed[0] = "changed"
-	require.JSONEq(t, `{"cause": "steps_failed", "steps": ["s1"]}`, string(d.Payload))
+	require.JSONEq(t, `{"cause": "steps_failed", "steps": ["s1"], "rule": "revisions_used"}`, string(d.Payload))
 }

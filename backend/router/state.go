@@ -54,7 +54,20 @@ type State struct {
 	Running int
 	// Failed holds the ids of the steps that failed, in any order.
 	Failed []string
-	// Replans is how many replans the run has had; MaxReplans bounds them.
+	// Errors says why each failed step failed ("exited with code 1").
+	Errors map[string]string
+	// Denied holds the failed steps the user denied, in any order.
+	Denied []string
+	// UserPlan is true when the graph is the user's (an explicit plan or a
+	// shell one-liner), not a model's: ducklm does not rewrite it.
+	UserPlan bool
+	// StepReplans is how many revised plans the run has asked for after
+	// failed steps; MaxStepReplans bounds them (0: none).
+	StepReplans    int
+	MaxStepReplans int
+	// Replans is how many replans of invalid plans the current planning
+	// round has had (the first plan, or one revision); MaxReplans bounds
+	// them.
 	Replans    int
 	MaxReplans int
 	// ValidationError is the message of the last plan's validation failure,

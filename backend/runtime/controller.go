@@ -219,6 +219,12 @@ func (c *Controller) normalise(req TaskRequest) (TaskRequest, error) {
 	if req.MaxReplans <= 0 {
 		req.MaxReplans = 2
 	}
+	switch {
+	case req.MaxStepReplans == 0:
+		req.MaxStepReplans = 1
+	case req.MaxStepReplans < 0:
+		req.MaxStepReplans = -1 // none; kept apart from "unset"
+	}
 	if req.MaxRetries < 0 {
 		req.MaxRetries = 0
 	} else if req.MaxRetries == 0 {

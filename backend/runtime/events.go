@@ -13,6 +13,8 @@ const (
 	EvPlanProposed      = "plan.proposed"
 	EvPlanInvalid       = "plan.invalid"
 	EvPlanAccepted      = "plan.accepted"
+	EvPlannerAnswered   = "planner.answered" // one planning model call: request options, answer, what was mended
+	EvPlanRevising      = "plan.revising"    // steps failed; the planner revises the plan, keeping the finished steps
 	EvModelMessage      = "model.message"
 	EvApprovalRequested = "step.approval_requested"
 	EvApproved          = "step.approved"
@@ -52,8 +54,11 @@ type TaskRequest struct {
 	Limits       backend.Limits     `json:"limits"`
 	MaxSteps     int                `json:"maxSteps"`
 	MaxReplans   int                `json:"maxReplans"`
-	MaxRetries   int                `json:"maxRetries"`
-	Concurrency  int                `json:"concurrency"`
+	// MaxStepReplans bounds the revised plans after failed steps (default
+	// 1; -1 for none).
+	MaxStepReplans int `json:"maxStepReplans,omitempty"`
+	MaxRetries     int `json:"maxRetries"`
+	Concurrency    int `json:"concurrency"`
 }
 
 // payloads of the events the fold reads.
@@ -62,6 +67,33 @@ type planPayload struct {
 	Graph   backend.TaskGraph `json:"graph"`
 	Model   string            `json:"model,omitempty"`
 	Attempt int               `json:"attempt"`
+	Source  string            `json:"source,omitempty"` // planner.Source*: who made the plan
+	// Kept are the finished steps a revised plan keeps as they ran.
+	Kept     []string `json:"kept,omitempty"`
+	Revision int      `json:"revision,omitempty"` // the revision round it ends, 0 for the first plan
+}
+
+// Revision is an open round of revising the plan after failed steps.
+type Revision struct {
+	Round  int      `json:"round"`
+	Failed []string `json:"failed"`
+	Kept   []string `json:"kept"`
+	Rule   string   `json:"rule"`
+	Reason string   `json:"reason"`
+}
+
+// PlanningAttempt is one answer of a planning model, as the run view shows
+// it: what was asked (model, options), what came back, what ducklm mended
+// and why the answer was refused, if it was.
+type PlanningAttempt struct {
+	Attempt    int            `json:"attempt"`
+	Revision   int            `json:"revision,omitempty"`
+	Model      string         `json:"model"`
+	Options    map[string]any `json:"options,omitempty"`
+	Answer     string         `json:"answer"`
+	Normalised []string       `json:"normalised,omitempty"`
+	Error      string         `json:"error,omitempty"`
+	Accepted   bool           `json:"accepted,omitempty"`
 }
 
 type planInvalidPayload struct {

@@ -16,10 +16,27 @@ import (
 func (c *Controller) plan(ctx context.Context, st *RunState, dec backend.Decision) (stop bool) {
 	var p router.ReplanPayload
 	_ = json.Unmarshal(dec.Payload, &p)
+	feedback := p.Error
+	if dec.Type == backend.DecisionReplan && len(p.Failed) > 0 {
+		// A revision round begins: the planner hears of the failure from
+		// the revision itself, not as a rejected answer.
+		if err := c.append(ctx, st, EvPlanRevising, Revision{Round: st.Revisions + 1, Failed: p.Failed,
+			Kept: st.finished(), Rule: p.Rule, Reason: dec.Reason}); err != nil {
+			return true
+		}
+		if err := c.catchUp(ctx, st); err != nil {
+			return true
+		}
+		feedback = ""
+	}
 	req := planner.Request{
 		Task: st.Request.Task, Context: c.buildContext(ctx, st), Catalog: c.catalog(),
-		Model: p.Model, Feedback: p.Error, Attempt: st.Replans + 1, Explicit: st.Request.Plan,
-		OnToken: func(tok string) { c.token(st.RunID, "", tok) },
+		Model: p.Model, Feedback: feedback, Attempt: st.Replans + 1, Explicit: st.Request.Plan,
+		Revision: st.revisionRequest(),
+		OnToken:  func(tok string) { c.token(st.RunID, "", tok) },
+	}
+	if feedback != "" {
+		req.Previous = st.lastAnswer()
 	}
 	var pl Planner = c.d.Offline
 	if p.Model != "" && c.d.Planner != nil && st.Request.Plan == nil {
@@ -46,7 +63,14 @@ func (c *Controller) plan(ctx context.Context, st *RunState, dec backend.Decisio
 	if err := out.Validate(); err != nil {
 		out = backend.NewDecision(backend.DecisionReplan, planner.ReplanPayload{Error: backend.ErrorMessage(err)}, 0, "the planner returned an invalid decision")
 	}
-	if err := c.append(ctx, st, EvDecision, decisionRecord{Source: "planner", Decision: out}); err != nil {
+	answered := []backend.Event{event(EvDecision, decisionRecord{Source: "planner", Decision: out}, st.Ticks)}
+	if call := planner.CallOf(out); call != nil {
+		answered = append([]backend.Event{event(EvPlannerAnswered, PlanningAttempt{
+			Attempt: call.Attempt, Revision: st.revisionRound(), Model: call.Model, Options: call.Options,
+			Answer: call.Answer, Normalised: call.Normalised,
+		}, st.Ticks)}, answered...)
+	}
+	if err := c.appendWith(ctx, st, nil, answered...); err != nil {
 		return true
 	}
 	switch out.Type {
@@ -55,14 +79,19 @@ func (c *Controller) plan(ctx context.Context, st *RunState, dec backend.Decisio
 		if err := json.Unmarshal(out.Payload, &pp); err != nil {
 			return c.invalidPlan(ctx, st, "the plan decision has no readable graph", p.Model)
 		}
-		if err := c.append(ctx, st, EvPlanProposed, planPayload{Graph: pp.Graph, Model: pp.Model, Attempt: st.PlanAttempts + 1}); err != nil {
+		if err := c.append(ctx, st, EvPlanProposed, planPayload{Graph: pp.Graph, Model: pp.Model, Attempt: st.PlanAttempts + 1, Source: pp.Source}); err != nil {
 			return true
 		}
-		g, err := taskgraph.Validate(pp.Graph, c.catalogForValidation())
+		graph, kept, err := st.revise(pp.Graph)
 		if err != nil {
 			return c.invalidPlan(ctx, st, backend.ErrorMessage(err), p.Model)
 		}
-		if err := c.append(ctx, st, EvPlanAccepted, planPayload{Graph: g.TaskGraph(), Model: pp.Model, Attempt: st.PlanAttempts}); err != nil {
+		g, err := taskgraph.Validate(graph, c.catalogForValidation())
+		if err != nil {
+			return c.invalidPlan(ctx, st, backend.ErrorMessage(err), p.Model)
+		}
+		if err := c.append(ctx, st, EvPlanAccepted, planPayload{Graph: g.TaskGraph(), Model: pp.Model, Attempt: st.PlanAttempts,
+			Source: pp.Source, Kept: kept, Revision: st.revisionRound()}); err != nil {
 			return true
 		}
 		if err := c.catchUp(ctx, st); err != nil {
@@ -73,9 +102,6 @@ func (c *Controller) plan(ctx context.Context, st *RunState, dec backend.Decisio
 	case backend.DecisionReplan:
 		var rp planner.ReplanPayload
 		_ = json.Unmarshal(out.Payload, &rp)
-		if rp.Output != "" {
-			_ = c.append(ctx, st, EvModelMessage, map[string]any{"role": "planner", "model": rp.Model, "content": rp.Output})
-		}
 		return c.invalidPlan(ctx, st, rp.Error, p.Model)
 	case backend.DecisionRespond:
 		var rp planner.RespondPayload

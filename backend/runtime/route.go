@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"ducklm/backend"
+	"ducklm/backend/planner"
 	"ducklm/backend/router"
 	"ducklm/backend/taskgraph"
 )
@@ -12,9 +13,10 @@ import (
 // routerState is what the router sees of a run: built from the fold, never
 // shared with it (the router cannot change the run).
 func routerState(st *RunState, g *taskgraph.Graph, running int, sandboxed bool) router.State {
-	// The fold counts invalid plans; the router counts replans made, and
-	// the last invalid plan has not been replanned yet.
-	replans := st.Replans
+	// The fold counts invalid plans; the router counts the replans made in
+	// this planning round, and the last invalid plan has not been
+	// replanned yet.
+	replans := st.Replans - st.RoundReplans
 	if st.InvalidPlan != "" && replans > 0 {
 		replans--
 	}
@@ -23,7 +25,9 @@ func routerState(st *RunState, g *taskgraph.Graph, running int, sandboxed bool) 
 		Running: running, Replans: replans, MaxReplans: st.Request.MaxReplans,
 		ValidationError: st.InvalidPlan, ApprovalMode: router.ApprovalMode(st.Request.ApprovalMode),
 		Sandboxed: sandboxed, StepsRun: st.StepsRun, MaxSteps: st.Request.MaxSteps,
-		Cancelled: st.Status == backend.RunTerminated,
+		Cancelled:   st.Status == backend.RunTerminated,
+		UserPlan:    st.PlanSource == planner.SourceExplicit || st.PlanSource == planner.SourceOneLiner || st.Request.Plan != nil,
+		StepReplans: st.Revisions, MaxStepReplans: max(st.Request.MaxStepReplans, 0),
 	}
 	switch {
 	case st.Status.Terminal():
@@ -53,6 +57,13 @@ func routerState(st *RunState, g *taskgraph.Graph, running int, sandboxed bool) 
 		}
 		if s.State == StepFailed {
 			rs.Failed = append(rs.Failed, id)
+			if rs.Errors == nil {
+				rs.Errors = map[string]string{}
+			}
+			rs.Errors[id] = s.Error
+			if s.Denied {
+				rs.Denied = append(rs.Denied, id)
+			}
 		}
 	}
 	// A step the fold shows running counts even when its worker has just

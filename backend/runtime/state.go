@@ -33,6 +33,7 @@ type StepRecord struct {
 	Critique     *critiquePayload `json:"critique,omitempty"`
 	Script       *coderScript     `json:"script,omitempty"` // a coder step's script, once written
 	Error        string           `json:"error,omitempty"`
+	Denied       bool             `json:"denied,omitempty"` // failed because the user said no
 }
 
 // Args returns the arguments the step runs with: the user's edit if any.
@@ -56,11 +57,18 @@ type RunState struct {
 	PlanAttempts int                    `json:"planAttempts"`
 	Replans      int                    `json:"replans"`
 	InvalidPlan  string                 `json:"invalidPlan,omitempty"` // the last validation error, until a plan is accepted
-	Ticks        int64                  `json:"ticks"`                 // decisions applied: the run's world-local time
-	StepsRun     int                    `json:"stepsRun"`
-	Response     string                 `json:"response,omitempty"`
-	Error        string                 `json:"error,omitempty"`
-	Seq          int64                  `json:"seq"` // the last event folded in
+	// RoundReplans is Replans when the current planning round began (the
+	// first plan, or a revision): each round has its own replan bound.
+	RoundReplans int               `json:"roundReplans,omitempty"`
+	PlanSource   string            `json:"planSource,omitempty"` // who made the accepted plan (planner.Source*)
+	Planning     []PlanningAttempt `json:"planning,omitempty"`   // every planning model answer, in order
+	Revision     *Revision         `json:"revision,omitempty"`   // the open revision round, until a plan is accepted
+	Revisions    int               `json:"revisions,omitempty"`  // revision rounds begun
+	Ticks        int64             `json:"ticks"`                // decisions applied: the run's world-local time
+	StepsRun     int               `json:"stepsRun"`
+	Response     string            `json:"response,omitempty"`
+	Error        string            `json:"error,omitempty"`
+	Seq          int64             `json:"seq"` // the last event folded in
 }
 
 // NewRunState returns the state of a run before its first event.
@@ -135,15 +143,43 @@ func (s *RunState) Apply(e backend.Event) {
 		_ = json.Unmarshal(e.Payload, &p)
 		s.Replans++
 		s.InvalidPlan = p.Error
+		if n := len(s.Planning); n > 0 && s.Planning[n-1].Error == "" && !s.Planning[n-1].Accepted {
+			s.Planning[n-1].Error = p.Error
+		}
+	case EvPlannerAnswered:
+		var p PlanningAttempt
+		if json.Unmarshal(e.Payload, &p) == nil {
+			s.Planning = append(s.Planning, p)
+		}
+	case EvPlanRevising:
+		var p Revision
+		if json.Unmarshal(e.Payload, &p) == nil {
+			s.Revision = &p
+			s.Revisions = p.Round
+			s.RoundReplans = s.Replans
+			s.InvalidPlan = ""
+		}
 	case EvPlanAccepted:
 		var p planPayload
 		if json.Unmarshal(e.Payload, &p) == nil {
 			g := p.Graph
 			s.Graph = &g
 			s.InvalidPlan = ""
+			s.PlanSource = p.Source
+			s.Revision = nil
+			old := s.Steps
 			s.Steps = make(map[string]*StepRecord, len(g.Nodes))
 			for _, n := range g.Nodes {
 				s.Steps[n.ID] = &StepRecord{Node: n, State: StepPending}
+			}
+			// A revised plan keeps its finished steps as they ran.
+			for _, id := range p.Kept {
+				if rec, ok := old[id]; ok && s.Steps[id] != nil {
+					s.Steps[id] = rec
+				}
+			}
+			if n := len(s.Planning); n > 0 && s.Planning[n-1].Error == "" {
+				s.Planning[n-1].Accepted = true
 			}
 		}
 	case EvApprovalRequested:
@@ -174,6 +210,7 @@ func (s *RunState) Apply(e backend.Event) {
 			if st.Approval != nil && st.Approval.RequestID == p.RequestID {
 				st.Approval = nil
 				st.State = StepFailed
+				st.Denied = true
 				st.Error = "denied by the user"
 				if p.Reason != "" {
 					st.Error += ": " + p.Reason

@@ -95,6 +95,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec Request) {
 	if reply.DropAfter > 0 {
 		panic(http.ErrAbortHandler)
 	}
+	if reply.Cut {
+		return
+	}
 	if reply.Error != "" {
 		enc.Encode(map[string]string{"error": reply.Error})
 		return

@@ -32,7 +32,8 @@ import (
 //	      "content": "text",      // the reply, or:
 //	      "json": {"decision": "respond", ...}, // a JSON value sent as the reply (compact)
 //	      "chunks": 4, "delay_ms": 20, "done_reason": "stop",
-//	      "status": 500, "error": "out of memory", "drop_after": 2
+//	      "status": 500, "error": "out of memory", "drop_after": 2,
+//	      "cut": true             // end without the final message (Ollama's repeat cut)
 //	    }
 //	  ],
 //	  "default": {"content": "..."} // optional: when no reply matches
@@ -66,6 +67,7 @@ type ScriptReply struct {
 	Status     int             `json:"status"`
 	Error      string          `json:"error"`
 	DropAfter  int             `json:"drop_after"`
+	Cut        bool            `json:"cut"`
 }
 
 // LoadScript reads a script file.
@@ -138,7 +140,7 @@ func (r ScriptReply) reply() Reply {
 	}
 	return Reply{
 		Content: content, Chunks: r.Chunks, Delay: time.Duration(r.DelayMS) * time.Millisecond,
-		Status: r.Status, Error: r.Error, DropAfter: r.DropAfter, DoneReason: r.DoneReason,
+		Status: r.Status, Error: r.Error, DropAfter: r.DropAfter, DoneReason: r.DoneReason, Cut: r.Cut,
 	}
 }
 

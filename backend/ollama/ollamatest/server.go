@@ -51,6 +51,10 @@ type Reply struct {
 	DropAfter int
 	// DoneReason of the final message; "" means "stop".
 	DoneReason string
+	// Cut ends the stream cleanly after the chunks without the final
+	// message, as Ollama does when a model repeats one token more than 30
+	// times in a row.
+	Cut bool
 }
 
 // Request is one recorded request.

@@ -1,0 +1,92 @@
+package router
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"ducklm/backend"
+)
+
+// The failure rules: what happens when steps have failed after their
+// retries and nothing else can run. They are tried in this order; the first
+// that applies decides, and its id goes in the decision's payload.
+const (
+	// RuleDenied: the user denied a step; ducklm does not plan around a no.
+	RuleDenied = "denied"
+	// RuleUserPlan: the plan is the user's; ducklm does not rewrite it.
+	RuleUserPlan = "user_plan"
+	// RuleRevisionsUsed: the run has had its revised plans.
+	RuleRevisionsUsed = "revisions_used"
+	// RuleNoPlanner: no planning model is available to revise the plan.
+	RuleNoPlanner = "no_planner"
+	// RuleRevise: the planner revises the plan, keeping the finished steps.
+	RuleRevise = "revise"
+)
+
+// FailureRule is one row of the failure rule table, for display.
+type FailureRule struct {
+	ID       string `json:"id"`
+	When     string `json:"when"`
+	Decision string `json:"decision"`
+}
+
+// FailureRules is the failure rule table in the order Route applies it.
+var FailureRules = []FailureRule{
+	{RuleDenied, "the user denied a failed step", "fail"},
+	{RuleUserPlan, "the plan came from the user (an explicit plan or a shell one-liner)", "fail"},
+	{RuleRevisionsUsed, "the run already had its revised plans (max_step_replans, 1 by default)", "fail"},
+	{RuleNoPlanner, "no planning model is available", "fail"},
+	{RuleRevise, "otherwise", "replan: the planner gets the failure and the finished steps and revises the plan"},
+}
+
+// afterFailure applies the failure rules.
+func afterFailure(s State, c Context) backend.Decision {
+	// Sorted, so a caller that gathers failures from a map still gets one
+	// decision.
+	failed := slices.Sorted(slices.Values(s.Failed))
+	what := fmt.Sprintf("%s %s failed", plural(len(failed), "Step"), quoteList(failed))
+	stop := func(rule, why string) backend.Decision {
+		return fail(FailPayload{Cause: CauseStepsFailed, Steps: failed, Rule: rule},
+			fmt.Sprintf("The run cannot go on because %s%s: %s.", strings.ToLower(what[:1]), what[1:], why))
+	}
+	var denied []string
+	for _, id := range failed {
+		if slices.Contains(s.Denied, id) {
+			denied = append(denied, id)
+		}
+	}
+	model, haveModel := PickModel(RolePlanner, c.AvailableModels, c.Settings)
+	switch {
+	case len(denied) > 0:
+		return stop(RuleDenied, fmt.Sprintf("you denied %s, so ducklm does not plan around it; fork the run before it with an edited plan to try another way",
+			quoteList(denied)))
+	case s.UserPlan:
+		return stop(RuleUserPlan, "the plan is yours, so ducklm does not rewrite it; fork the run before the step with an edited plan")
+	case s.StepReplans >= s.MaxStepReplans:
+		if s.StepReplans == 0 {
+			return stop(RuleRevisionsUsed, "the run allows no revised plans")
+		}
+		return stop(RuleRevisionsUsed, fmt.Sprintf("it failed after %d revised %s, the run's limit", s.StepReplans, plural(s.StepReplans, "plan")))
+	case !haveModel:
+		return stop(RuleNoPlanner, "no planning model is available to revise the plan")
+	}
+	var errs []string
+	for _, id := range failed {
+		if e := s.Errors[id]; e != "" {
+			errs = append(errs, fmt.Sprintf("step %q failed: %s", id, e))
+		} else {
+			errs = append(errs, fmt.Sprintf("step %q failed", id))
+		}
+	}
+	return decide(backend.DecisionReplan, ReplanPayload{Error: strings.Join(errs, "; "), Model: model, Failed: failed, Rule: RuleRevise},
+		fmt.Sprintf("%s, so %s revises the plan around %s, keeping the finished steps (revision %d of %d).",
+			what, model, pronoun(len(failed)), s.StepReplans+1, s.MaxStepReplans))
+}
+
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
