@@ -20,7 +20,7 @@ func (c *Controller) plan(ctx context.Context, st *RunState, dec backend.Decisio
 	if dec.Type == backend.DecisionReplan && len(p.Failed) > 0 {
 		// A revision round begins: the planner hears of the failure from
 		// the revision itself, not as a rejected answer.
-		if err := c.append(ctx, st, EvPlanRevising, Revision{Round: st.Revisions + 1, Failed: p.Failed,
+		if err := c.append(ctx, st, EvPlanRevising, Revision{Round: len(st.Revised) + 1, Failed: p.Failed,
 			Kept: st.finished(), Rule: p.Rule, Reason: dec.Reason}); err != nil {
 			return true
 		}

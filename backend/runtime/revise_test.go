@@ -83,7 +83,9 @@ func TestFailedStepIsRevisedOnceKeepingFinishedSteps(t *testing.T) {
 	require.Equal(t, []string{"step-2"}, rp.Failed)
 	require.Equal(t, `step "step-2" failed: exited with code 3`, rp.Error)
 	require.Equal(t, 1, count(events, runtime.EvPlanRevising))
-	require.Equal(t, 1, st.Revisions)
+	require.Len(t, st.Revised, 1)
+	require.Equal(t, []string{"step-1"}, st.Revised[0].Kept)
+	require.Equal(t, router.RuleRevise, st.Revised[0].Rule)
 	require.Nil(t, st.Revision, "the round closed with the accepted plan")
 
 	// The planner was told what finished and what failed, not that its answer was wrong.

@@ -63,7 +63,7 @@ type RunState struct {
 	PlanSource   string            `json:"planSource,omitempty"` // who made the accepted plan (planner.Source*)
 	Planning     []PlanningAttempt `json:"planning,omitempty"`   // every planning model answer, in order
 	Revision     *Revision         `json:"revision,omitempty"`   // the open revision round, until a plan is accepted
-	Revisions    int               `json:"revisions,omitempty"`  // revision rounds begun
+	Revised      []Revision        `json:"revised,omitempty"`    // every revision round begun, in order
 	Ticks        int64             `json:"ticks"`                // decisions applied: the run's world-local time
 	StepsRun     int               `json:"stepsRun"`
 	Response     string            `json:"response,omitempty"`
@@ -155,7 +155,7 @@ func (s *RunState) Apply(e backend.Event) {
 		var p Revision
 		if json.Unmarshal(e.Payload, &p) == nil {
 			s.Revision = &p
-			s.Revisions = p.Round
+			s.Revised = append(s.Revised, p)
 			s.RoundReplans = s.Replans
 			s.InvalidPlan = ""
 		}

@@ -112,6 +112,28 @@ export interface StepRecord {
   critique?: Critique;
   script?: CoderScript;
   error?: string;
+  denied?: boolean;
+}
+
+/** PlanningAttempt is one answer of a planning model (Go: runtime.PlanningAttempt). */
+export interface PlanningAttempt {
+  attempt: number;
+  revision?: number;
+  model: string;
+  options?: Record<string, unknown>;
+  answer: string;
+  normalised?: string[];
+  error?: string;
+  accepted?: boolean;
+}
+
+/** Revision is an open round of revising a plan after failed steps (Go: runtime.Revision). */
+export interface Revision {
+  round: number;
+  failed: string[];
+  kept: string[];
+  rule: string;
+  reason: string;
 }
 
 /** RunState is a task run's folded state (Go: runtime.RunState). */
@@ -126,6 +148,10 @@ export interface RunState {
   planAttempts: number;
   replans: number;
   invalidPlan?: string;
+  planSource?: string;
+  planning?: PlanningAttempt[];
+  revision?: Revision;
+  revised?: Revision[];
   ticks: number;
   stepsRun: number;
   response?: string;

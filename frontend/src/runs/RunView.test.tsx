@@ -139,6 +139,38 @@ describe('RunView', () => {
     expect(screen.getByTestId('planner-tokens').textContent).toBe('First I will list the folder.');
   });
 
+  it('shows each planning attempt with its options, answer, mending and error, and the revision', async () => {
+    const base = runDetail().state!;
+    const d = runDetail({
+      state: {
+        ...base,
+        status: 'completed',
+        planning: [
+          { attempt: 1, model: 'tiny', options: { temperature: 0 }, answer: '{"decision":"fail","confidence":4}', normalised: ['confidence 4 is outside 0–1: taken as 1'], error: 'step "s" uses tool "teleport", which is not available' },
+          { attempt: 2, model: 'tiny', options: { temperature: 0.3, seed: 1 }, answer: '{"decision":"plan"}', accepted: true },
+          { attempt: 3, revision: 1, model: 'tiny', options: { temperature: 0.6, seed: 2 }, answer: '{"plan":{}}', accepted: true },
+        ],
+        revised: [{ round: 1, failed: ['step-2'], kept: ['step-1'], rule: 'revise', reason: 'Step "step-2" failed, so tiny revises the plan around it, keeping the finished steps (revision 1 of 1).' }],
+      },
+      approvals: [],
+    });
+    const { api } = fakeApi({ RunDetail: () => d, RiskRules: () => [] });
+    render(<RunView api={api} runId={RUN} />);
+    const panel = await screen.findByTestId('planning');
+    expect(within(panel).getByText('3 attempts · 1 refused · 1 revision')).toBeTruthy();
+    const first = within(panel).getByTestId('attempt-1');
+    expect(within(first).getByText('temperature 0')).toBeTruthy();
+    expect(within(first).getByText('refused')).toBeTruthy();
+    expect(within(first).getByText('Mended: confidence 4 is outside 0–1: taken as 1')).toBeTruthy();
+    expect(within(first).getByText(/uses tool "teleport"/)).toBeTruthy();
+    expect(within(first).getByText('{"decision":"fail","confidence":4}')).toBeTruthy();
+    expect(within(within(panel).getByTestId('attempt-2')).getByText('temperature 0.3, seed 1')).toBeTruthy();
+    const rev = within(panel).getByTestId('revision-1');
+    expect(rev.textContent).toContain('Step "step-2" failed, so tiny revises the plan');
+    expect(rev.textContent).toContain('Kept as they ran: step-1.');
+    expect(within(panel).getByRole('listitem', { name: 'Revision 1' })).toBeTruthy();
+  });
+
   it('says why a run cannot be opened', async () => {
     const { api } = fakeApi({ RunDetail: () => Promise.reject(new Error('there is no run run_x')), RiskRules: () => [] });
     render(<RunView api={api} runId="run_x" />);

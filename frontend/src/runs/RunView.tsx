@@ -12,6 +12,7 @@ import { RunStatusBadge } from '../ui/StatusBadge';
 import { useLoad, useThrottled } from '../ui/useLoad';
 import { useRelativeNow } from '../ui/useNow';
 import { ApprovalCard } from './ApprovalCard';
+import { PlanningPanel } from './PlanningPanel';
 import { RunGraph } from './RunGraph';
 import { StepPanel } from './StepPanel';
 
@@ -147,6 +148,12 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
           ))}
         </section>
       )}
+
+      <PlanningPanel
+        attempts={state?.planning ?? []}
+        revised={state?.revised ?? []}
+        open={model.nodes.length === 0 || Boolean(state?.invalidPlan) || Boolean(state?.revision)}
+      />
 
       {thinking && (
         <section className="panel thinking">
