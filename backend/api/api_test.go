@@ -3,8 +3,11 @@ package api_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,4 +85,45 @@ func TestBadInputIsASentence(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, info.Reachable)
 	require.Contains(t, info.Error, "not reachable")
+}
+
+func TestSubmitRefusesBadWorkspacesAndInputsBeforeARunExists(t *testing.T) {
+	a, svc := setupSvc(t)
+	plan := `{"nodes":[{"id":"a","kind":"tool","tool":"file_read","args":{"path":"x"}}]}`
+	missing := filepath.Join(t.TempDir(), "new", "folder")
+	for _, c := range []struct {
+		in   api.TaskInput
+		want string
+	}{
+		{api.TaskInput{Task: "$ touch x", Workspace: "/etc"}, "the system's /etc folder"},
+		{api.TaskInput{Task: "$ touch x", Workspace: svc.Dir}, "ducklm's data directory"},
+		{api.TaskInput{Task: "$ touch x", Workspace: missing}, "the workspace folder " + missing + " does not exist"},
+		{api.TaskInput{Task: "$ touch x", TimeoutSeconds: -5}, "from 1 to 86400, not -5"},
+		{api.TaskInput{Task: "$ touch x", MaxSteps: -1}, "the step limit must be positive, not -1"},
+		{api.TaskInput{Plan: manyReads(60)}, "the plan has 60 steps, more than the run's limit of 50"},
+		{api.TaskInput{Plan: `{"nodes":[{"id":"a","kind":"tool","tool":"file_read","args":{"path":"x"},"depends_on":["a"]}]}`}, "a"},
+	} {
+		_, err := a.SubmitTask(c.in)
+		require.ErrorContains(t, err, c.want, "%+v", c.in)
+	}
+	runs, err := a.Runs()
+	require.NoError(t, err)
+	require.Empty(t, runs)
+	require.NoDirExists(t, missing)
+
+	run, err := a.SubmitTask(api.TaskInput{Plan: plan, Workspace: missing, CreateWorkspace: true})
+	require.NoError(t, err)
+	require.DirExists(t, missing)
+	d, err := a.RunDetail(run.ID)
+	require.NoError(t, err)
+	require.Equal(t, missing, d.State.Request.Workspace)
+}
+
+// manyReads is a valid plan of n independent file reads.
+func manyReads(n int) string {
+	nodes := make([]string, n)
+	for i := range nodes {
+		nodes[i] = fmt.Sprintf(`{"id":"r%d","kind":"tool","tool":"file_read","args":{"path":"x"}}`, i)
+	}
+	return `{"nodes":[` + strings.Join(nodes, ",") + `]}`
 }

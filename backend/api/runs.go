@@ -16,13 +16,17 @@ import (
 
 // TaskInput is the new-task form.
 type TaskInput struct {
-	Task           string            `json:"task"`
-	Plan           string            `json:"plan"` // an explicit plan as JSON text; "" to let the planner plan
-	ApprovalMode   string            `json:"approvalMode"`
-	Models         map[string]string `json:"models"`
-	Workspace      string            `json:"workspace"`
-	TimeoutSeconds int               `json:"timeoutSeconds"`
-	MaxSteps       int               `json:"maxSteps"`
+	Task         string            `json:"task"`
+	Plan         string            `json:"plan"` // an explicit plan as JSON text; "" to let the planner plan
+	ApprovalMode string            `json:"approvalMode"`
+	Models       map[string]string `json:"models"`
+	Workspace    string            `json:"workspace"`
+	// CreateWorkspace creates a workspace folder that does not exist. The
+	// window asks first: without it a missing folder is refused with "the
+	// workspace folder DIR does not exist" (bridge/errors.ts knows it).
+	CreateWorkspace bool `json:"createWorkspace,omitempty"`
+	TimeoutSeconds  int  `json:"timeoutSeconds"`
+	MaxSteps        int  `json:"maxSteps"`
 }
 
 // Runs lists task runs, those waiting for approval first.
@@ -57,7 +61,10 @@ func (a *API) SubmitTask(in TaskInput) (backend.WorldRun, error) {
 		}
 	}
 	req := runtime.TaskRequest{Task: strings.TrimSpace(in.Task), ApprovalMode: runtime.ApprovalMode(in.ApprovalMode),
-		Models: models, Workspace: in.Workspace, MaxSteps: in.MaxSteps}
+		Models: models, Workspace: in.Workspace, CreateWorkspace: in.CreateWorkspace, MaxSteps: in.MaxSteps}
+	if in.TimeoutSeconds < 0 || in.TimeoutSeconds > int(runtime.MaxStepTimeout/time.Second) {
+		return backend.WorldRun{}, a.fail("submit", backend.Errorf(backend.EINVALID, "the step timeout is a whole number of seconds from 1 to %d, not %d", int(runtime.MaxStepTimeout/time.Second), in.TimeoutSeconds))
+	}
 	req.Limits.Timeout = time.Duration(in.TimeoutSeconds) * time.Second
 	if strings.TrimSpace(in.Plan) != "" {
 		g, err := taskgraph.Parse([]byte(in.Plan), a.svc.Tools)

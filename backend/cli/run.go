@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,11 +13,12 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/runtime"
+	"ducklm/backend/taskgraph"
 )
 
 // taskCommands are the top-level commands over task runs.
 var taskCommands = []worldCommand{
-	{name: "run", args: `"TASK" [--plan FILE] [--approve ask|risky|auto] [--model ROLE=NAME]... [--workspace DIR] [--timeout D] [--max-steps N] [--detach] [--json]`,
+	{name: "run", args: `"TASK" [--plan FILE [--label TEXT]] [--approve ask|risky|auto] [--model ROLE=NAME]... [--workspace DIR [--create-workspace]] [--timeout D] [--max-steps N] [--detach] [--json]`,
 		summary: "run a task: plan it, ask approvals at the prompt, stream its events", write: true, run: runTask, top: true},
 	{name: "runs", args: "[--json]", summary: "list task runs, those waiting for approval first", run: runRuns, top: true},
 	{name: "resume", args: "RUN [--detach]", summary: "drive a paused or interrupted run again", write: true, run: runResume, top: true},
@@ -43,8 +45,10 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 func runTask(s *session, args []string) error {
 	fs := s.flags()
 	planFile := fs.String("plan", "", "")
+	label := fs.String("label", "", "")
 	approve := fs.String("approve", "risky", "")
 	workspace := fs.String("workspace", "", "")
+	createWorkspace := fs.Bool("create-workspace", false, "")
 	timeout := fs.Duration("timeout", 0, "")
 	maxSteps := fs.Int("max-steps", 0, "")
 	detach := fs.Bool("detach", false, "")
@@ -54,9 +58,18 @@ func runTask(s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	req := runtime.TaskRequest{Workspace: *workspace, MaxSteps: *maxSteps, Models: map[string]string{}}
+	req := runtime.TaskRequest{Workspace: *workspace, CreateWorkspace: *createWorkspace, MaxSteps: *maxSteps, Models: map[string]string{}}
 	if len(pos) == 1 {
 		req.Task = pos[0]
+	}
+	if *timeout < 0 {
+		return s.cmd.bad("--timeout must be positive, not %s", *timeout)
+	}
+	if *maxSteps < 0 {
+		return s.cmd.bad("--max-steps must be positive, not %d", *maxSteps)
+	}
+	if *createWorkspace && *workspace == "" {
+		return s.cmd.bad("--create-workspace needs --workspace DIR")
 	}
 	mode, ok := approveModes[*approve]
 	if !ok {
@@ -71,24 +84,39 @@ func runTask(s *session, args []string) error {
 		}
 		req.Models[role] = name
 	}
+	var plan []byte
 	if *planFile != "" {
-		data, err := os.ReadFile(*planFile)
-		if err != nil {
-			return backend.Errorf(backend.EINVALID, "cannot read the plan file %s", *planFile)
+		if strings.TrimSpace(req.Task) != "" {
+			return s.cmd.bad("run takes a task or --plan, not both: an explicit plan runs as it is (--label names it)")
 		}
-		var g backend.TaskGraph
-		if err := json.Unmarshal(data, &g); err != nil || len(g.Nodes) == 0 {
-			return backend.Errorf(backend.EINVALID, `%s is not a plan: expected {"nodes": [...]}`, *planFile)
+		req.Task = *label
+		if plan, err = readPlan(*planFile); err != nil {
+			return err
 		}
-		req.Plan = &g
 	}
-	if req.Task == "" && req.Plan == nil {
+	if req.Task == "" && plan == nil {
 		return s.cmd.bad("run needs a task or --plan")
+	}
+	if *label != "" && plan == nil {
+		return s.cmd.bad("--label names an explicit plan: it needs --plan FILE")
 	}
 	if err := s.open(); err != nil {
 		return err
 	}
+	if plan != nil {
+		// Validated against this installation's tools before the run
+		// exists: an invalid plan is refused, never replanned.
+		g, err := taskgraph.Parse(plan, s.svc.Tools)
+		if err != nil {
+			return backend.Wrap(err, backend.EINVALID, "%s is not a valid plan: %s", *planFile, backend.ErrorMessage(err))
+		}
+		tg := g.TaskGraph()
+		req.Plan = &tg
+	}
 	run, err := s.svc.Runtime.Submit(s.ctx, req)
+	if errors.Is(err, runtime.ErrWorkspaceMissing) {
+		return backend.Wrap(err, backend.EINVALID, "%s; create it, or add --create-workspace", backend.ErrorMessage(err))
+	}
 	if err != nil {
 		return err
 	}
@@ -98,6 +126,24 @@ func runTask(s *session, args []string) error {
 		return s.svc.Runtime.Wait(s.ctx, run.ID)
 	}
 	return s.follow(run.ID, 1, true)
+}
+
+// readPlan reads a plan file, refusing one past the size a plan may have
+// before reading it.
+func readPlan(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, backend.Errorf(backend.EINVALID, "cannot read the plan file %s", path)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, taskgraph.MaxPlanBytes+1))
+	if err != nil {
+		return nil, backend.Errorf(backend.EINVALID, "cannot read the plan file %s", path)
+	}
+	if len(data) > taskgraph.MaxPlanBytes {
+		return nil, backend.Errorf(backend.EINVALID, "the plan file %s is larger than the %d bytes a plan may have", path, taskgraph.MaxPlanBytes)
+	}
+	return data, nil
 }
 
 // follow streams a run's events from seq `from` until it ends or parks,

@@ -204,7 +204,7 @@ func TestRunBadInputIsOneSentenceAndExitTwo(t *testing.T) {
 		{[]string{"run", "$ echo x", "--approve", "maybe"}, `--approve is ask, risky or auto, not "maybe"`},
 		{[]string{"run", "$ echo x", "--model", "x"}, `--model takes ROLE=NAME (planner, coder, critic), not "x"`},
 		{[]string{"run", "--plan", filepath.Join(t.TempDir(), "missing.json")}, "cannot read the plan file"},
-		{[]string{"run", "--plan", notPlan}, `is not a plan: expected {"nodes": [...]}`},
+		{[]string{"run", "--plan", notPlan}, "is not a valid plan"},
 		{[]string{"run", "a", "b"}, "run takes at most 1 argument(s), but got 2"},
 		{[]string{"run", "x", "--frobnicate"}, "flag provided but not defined: -frobnicate"},
 		{[]string{"approve", unknownRequest}, "no run is waiting on approval request " + unknownRequest},

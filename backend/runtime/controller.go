@@ -59,6 +59,9 @@ type Deps struct {
 	Sandboxed func() bool
 	// WorkRoot holds the runs' default workspaces.
 	WorkRoot string
+	// DataDir is the data directory, which no workspace may be, hold or
+	// be inside ("": WorkRoot's parent).
+	DataDir string
 	// Tokens receives streamed model tokens (not stored).
 	Tokens func(runID, stepID, token string)
 	// Memories retrieves what the memory store knows about a query, as
@@ -108,9 +111,23 @@ func New(d Deps) *Controller {
 // Submit validates a task, records it as a new run of a new real-domain
 // world, and starts driving it. It returns the run.
 func (c *Controller) Submit(ctx context.Context, req TaskRequest) (backend.WorldRun, error) {
-	req, err := c.normalise(req)
+	req, err := c.check(req)
 	if err != nil {
 		return backend.WorldRun{}, err
+	}
+	req, err = c.normalise(req)
+	if err != nil {
+		return backend.WorldRun{}, err
+	}
+	if req.Workspace != "" {
+		abs, exists, err := checkWorkspace(req.Workspace, c.dataDir())
+		if err != nil {
+			return backend.WorldRun{}, err
+		}
+		if !exists && !req.CreateWorkspace {
+			return backend.WorldRun{}, backend.Wrap(ErrWorkspaceMissing, backend.EINVALID, "the workspace folder %s does not exist", abs)
+		}
+		req.Workspace = abs
 	}
 	data, _ := json.Marshal(req)
 	ref, err := c.d.Blobs.Put(ctx, data, "application/json")
@@ -214,7 +231,7 @@ func (c *Controller) normalise(req TaskRequest) (TaskRequest, error) {
 		req.Limits.Processes = def.Processes
 	}
 	if req.MaxSteps <= 0 {
-		req.MaxSteps = 50
+		req.MaxSteps = defaultMaxSteps
 	}
 	if req.MaxReplans <= 0 {
 		req.MaxReplans = 2

@@ -59,6 +59,9 @@ type TaskRequest struct {
 	MaxStepReplans int `json:"maxStepReplans,omitempty"`
 	MaxRetries     int `json:"maxRetries"`
 	Concurrency    int `json:"concurrency"`
+	// CreateWorkspace creates a Workspace that does not exist yet (without
+	// it, a missing workspace is refused: a typo must not become a folder).
+	CreateWorkspace bool `json:"-"`
 }
 
 // payloads of the events the fold reads.

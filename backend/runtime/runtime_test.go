@@ -274,12 +274,27 @@ func TestBadRequestsAreRefused(t *testing.T) {
 	require.Equal(t, backend.EINVALID, backend.ErrorCode(err))
 	_, err = f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "x", ApprovalMode: "yolo"})
 	require.Equal(t, backend.EINVALID, backend.ErrorCode(err))
-	// An explicit plan that does not validate fails with the validator's sentence.
-	run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "bad plan", Plan: plan(step("a", "teleport", `{}`), step("b", "noop", `{}`, "zzz"))})
+	// An explicit plan that does not validate is refused with the
+	// validator's sentence before a run exists: it is never replanned.
+	_, err = f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "bad plan", Plan: plan(step("a", "teleport", `{}`), step("b", "noop", `{}`, "zzz"))})
+	require.Equal(t, backend.EINVALID, backend.ErrorCode(err))
+	require.Contains(t, backend.ErrorMessage(err), "teleport")
+	require.Contains(t, backend.ErrorMessage(err), "zzz")
+	for _, bad := range []runtime.TaskRequest{
+		{Task: "x", Limits: backend.Limits{Timeout: -5 * time.Second}},
+		{Task: "x", MaxSteps: -1},
+		{Task: "x", Limits: backend.Limits{MemoryBytes: -1}},
+		{Task: "x", Workspace: "/etc"},
+		{Task: "x", Workspace: f.dir},
+		{Task: "x", Workspace: filepath.Join(f.dir, "workspaces")},
+		{Task: "x", Workspace: filepath.Join(t.TempDir(), "missing")},
+	} {
+		_, err := f.rt.Submit(f.ctx, bad)
+		require.Equal(t, backend.EINVALID, backend.ErrorCode(err), "%+v: %v", bad, err)
+	}
+	runs, err := f.rt.Runs(f.ctx)
 	require.NoError(t, err)
-	st := f.waitStatus(t, run.ID, backend.RunFailed)
-	require.Contains(t, st.StatusReason, "teleport")
-	require.Contains(t, st.StatusReason, "zzz")
+	require.Empty(t, runs, "no refused request created a run")
 }
 
 func (f *fixture) waitStep(t *testing.T, runID, stepID, state string) {

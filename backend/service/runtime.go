@@ -37,7 +37,7 @@ func newRuntime(dir string, db *sqlite.DB, ledger *sqlite.Ledger, blobs backend.
 		Critic: critic.WithFallback{Model: &critic.Model{Client: oc}},
 		Coder:  coder.Model{Client: oc},
 		Models: models, Sandboxed: func() bool { return sandboxed },
-		WorkRoot: filepath.Join(dir, "workspaces"),
+		WorkRoot: filepath.Join(dir, "workspaces"), DataDir: dir,
 		ScriptTool: func(language, source string) backend.Tool {
 			return tool.NewScript(language, source, mode)
 		},

@@ -58,7 +58,7 @@ func TestDesktopScreens(t *testing.T) {
 	]}`), 0o644))
 	// --detach prints the run's id and leaves it to the window, which
 	// drives it to its risky step and asks.
-	waiting := strings.TrimSpace(string(cli("run", "tidy the workspace", "--plan", plan, "--approve", "risky",
+	waiting := strings.TrimSpace(string(cli("run", "--label", "tidy the workspace", "--plan", plan, "--approve", "risky",
 		"--workspace", workspace, "--detach")))
 	require.True(t, strings.HasPrefix(waiting, "run_"), "ducklm run --detach printed %q", waiting)
 

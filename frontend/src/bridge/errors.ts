@@ -52,3 +52,14 @@ export async function call<T>(fn: () => Promise<T>): Promise<T> {
     throw toBridgeError(reason);
   }
 }
+
+/**
+ * missingWorkspace returns the folder a refused task named as its workspace
+ * when the backend refused it only because the folder does not exist (Go:
+ * runtime.ErrWorkspaceMissing, "the workspace folder DIR does not exist"),
+ * so the form can offer to create it; otherwise undefined.
+ */
+export function missingWorkspace(err: unknown): string | undefined {
+  const m = /^the workspace folder (.+) does not exist$/.exec(toBridgeError(err).message);
+  return m?.[1];
+}

@@ -9,7 +9,7 @@ import { httpAvailable, httpChannelFromLocation } from './http';
 import * as wails from './wails';
 import type { DucklmApi } from './types';
 
-export { BridgeError, UNREACHABLE, toBridgeError } from './errors';
+export { BridgeError, UNREACHABLE, missingWorkspace, toBridgeError } from './errors';
 export { copyText } from './clipboard';
 export { createApi } from './api';
 export type { Channel } from './channel';

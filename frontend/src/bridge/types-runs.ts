@@ -200,6 +200,8 @@ export interface TaskInput {
   approvalMode: ApprovalMode;
   models: Record<string, string>;
   workspace: string;
+  /** Create the workspace folder when it does not exist (asked first: otherwise refused). */
+  createWorkspace?: boolean;
   timeoutSeconds: number;
   maxSteps: number;
 }

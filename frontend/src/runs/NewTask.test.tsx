@@ -130,4 +130,40 @@ describe('NewTask', () => {
     expect((await screen.findByRole('alert')).textContent).toBe('The workspace /root is outside what ducklm may write; choose a folder in your home.');
     expect(start().disabled).toBe(false);
   });
+
+  it('asks before creating a workspace folder that does not exist, then starts with it', async () => {
+    const { api, channel } = setup({
+      SubmitTask: (input: { workspace: string; createWorkspace?: boolean }) => {
+        if (!input.createWorkspace) throw new Error(`the workspace folder ${input.workspace} does not exist`);
+        return worldRun({ id: 'run_new' });
+      },
+    });
+    render(<NewTask api={api} />);
+    fireEvent.change(screen.getByRole('textbox', { name: 'Task' }), { target: { value: 'Summarise hostnamectl' } });
+    fireEvent.change(screen.getByRole('textbox', { name: 'Workspace folder' }), { target: { value: '/home/ada/new-project' } });
+    fireEvent.click(start());
+
+    const ask = await screen.findByTestId('ask-create-workspace');
+    expect(ask.textContent).toContain('The workspace folder /home/ada/new-project does not exist. Create it and start the run?');
+    expect(window.location.hash).toBe('');
+    expect(channel.calls('SubmitTask')[0]?.[0]).not.toHaveProperty('createWorkspace');
+
+    fireEvent.click(screen.getByRole('button', { name: 'Create the folder and start' }));
+    await waitFor(() => expect(window.location.hash).toBe('#/runs/run_new'));
+    expect(channel.calls('SubmitTask')[1]?.[0]).toMatchObject({ workspace: '/home/ada/new-project', createWorkspace: true });
+  });
+
+  it('shows any other refusal as it is, without offering to create a folder', async () => {
+    const { api } = setup({
+      SubmitTask: () => {
+        throw new Error('the workspace cannot be /etc: it is the system\'s /etc folder or inside it; choose a folder of its own, such as one inside your home folder');
+      },
+    });
+    render(<NewTask api={api} />);
+    fireEvent.change(screen.getByRole('textbox', { name: 'Task' }), { target: { value: 'x' } });
+    fireEvent.change(screen.getByRole('textbox', { name: 'Workspace folder' }), { target: { value: '/etc' } });
+    fireEvent.click(start());
+    expect(await screen.findByText(/the workspace cannot be \/etc/)).toBeTruthy();
+    expect(screen.queryByTestId('ask-create-workspace')).toBeNull();
+  });
 });

@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
-import { type ApprovalMode, type DucklmApi, type PlanCheck, toBridgeError } from '../bridge';
+import { type ApprovalMode, type DucklmApi, type PlanCheck, missingWorkspace, toBridgeError } from '../bridge';
 import { EXAMPLE_PLAN, checkPlanSyntax } from '../lib/plan';
 import { href } from '../lib/route';
 import { CodeEditor } from '../ui/CodeEditor';
@@ -29,6 +29,8 @@ export function NewTask({ api }: { api: DucklmApi }) {
   const [timeout, setTimeoutSeconds] = useState('120');
   const [submitting, setSubmitting] = useState(false);
   const [submitError, setSubmitError] = useState<string>();
+  // The workspace folder the backend said does not exist: the form asks before creating it.
+  const [askCreate, setAskCreate] = useState<string>();
   const [folderError, setFolderError] = useState<string>();
   const [planState, setPlanState] = useState<PlanState>({ status: 'idle' });
 
@@ -84,9 +86,14 @@ export function NewTask({ api }: { api: DucklmApi }) {
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    start(false);
+  };
+
+  const start = (createWorkspace: boolean) => {
     if (!canSubmit) return;
     setSubmitting(true);
     setSubmitError(undefined);
+    setAskCreate(undefined);
     const chosen = Object.fromEntries(Object.entries(models).filter(([, m]) => m !== ''));
     api
       .submitTask({
@@ -95,6 +102,7 @@ export function NewTask({ api }: { api: DucklmApi }) {
         approvalMode: mode,
         models: chosen,
         workspace: workspace.trim(),
+        ...(createWorkspace ? { createWorkspace: true } : {}),
         timeoutSeconds: secs,
         maxSteps: steps,
       })
@@ -102,7 +110,9 @@ export function NewTask({ api }: { api: DucklmApi }) {
         (run) => navigate({ screen: 'run', runId: run.id }),
         (err: unknown) => {
           setSubmitting(false);
-          setSubmitError(toBridgeError(err).message);
+          const missing = missingWorkspace(err);
+          if (missing !== undefined && !createWorkspace) setAskCreate(missing);
+          else setSubmitError(toBridgeError(err).message);
         },
       );
   };
@@ -170,6 +180,21 @@ export function NewTask({ api }: { api: DucklmApi }) {
               {submitError}
             </p>
           )}
+          {askCreate !== undefined && (
+            <div className="inline-error" role="alert" data-testid="ask-create-workspace">
+              <p>
+                The workspace folder <code>{askCreate}</code> does not exist. Create it and start the run?
+              </p>
+              <div className="actions">
+                <button type="button" className="button primary" onClick={() => start(true)} disabled={!canSubmit}>
+                  Create the folder and start
+                </button>
+                <button type="button" className="button" onClick={() => setAskCreate(undefined)}>
+                  Not now
+                </button>
+              </div>
+            </div>
+          )}
           <div className="actions">
             <button type="submit" className="button primary" disabled={!canSubmit}>
               {submitting ? 'Starting…' : 'Start run'}
@@ -235,7 +260,10 @@ export function NewTask({ api }: { api: DucklmApi }) {
               <input
                 className="input mono"
                 value={workspace}
-                onChange={(e) => setWorkspace(e.target.value)}
+                onChange={(e) => {
+                  setWorkspace(e.target.value);
+                  setAskCreate(undefined);
+                }}
                 placeholder="a new folder in the data directory"
                 aria-label="Workspace folder"
               />
