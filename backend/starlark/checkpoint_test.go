@@ -145,14 +145,19 @@ func TestRestoreRejectsBadBytes(t *testing.T) {
 
 func TestRestoreNullState(t *testing.T) {
 	t.Parallel()
-	src := "def init(seed):\n    return None\ndef step(s, a, r):\n    return a\ndef observe(s, r):\n    return s\n"
+	// Worlds whose state was not an object were accepted before states had
+	// to be objects: their checkpoints still restore, and the next step
+	// must return an object.
+	src := "def init(seed):\n    return {}\ndef step(s, a, r):\n    return a\ndef observe(s, r):\n    return s\n"
 	w := newWorld(t, src, 1)
-	ck := checkpoint(t, w)
+	ck := []byte(strings.Replace(string(checkpoint(t, w)), `"state":{}`, `"state":null`, 1))
 	require.Contains(t, string(ck), `"state":null`)
 	w2 := compile(t, src, starlark.Limits{}).New()
 	require.NoError(t, w2.RestoreBytes(ck))
 	require.Equal(t, ck, checkpoint(t, w2))
-	require.Equal(t, `[1,{"a":2.0}]`, string(step(t, w2, `[1, {"a": 2.0}]`).State))
+	_, err := w2.Step(context.Background(), json.RawMessage(`[1, {"a": 2.0}]`))
+	requireCode(t, err, backend.EINVALID, "step returned a list as the state; a state is a dict")
+	require.Equal(t, `{"a":2.0}`, string(step(t, w2, `{"a": 2.0}`).State))
 }
 
 func TestReseedForksADifferentReproducibleStream(t *testing.T) {

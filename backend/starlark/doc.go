@@ -4,7 +4,7 @@
 // A world program defines three functions:
 //
 //	def init(seed):                 # or init(seed, rng)
-//	    return {...}                # the initial state
+//	    return {...}                # the initial state (a state is always a dict)
 //	def step(state, action, rng):
 //	    return new_state            # or (new_state, events) or (new_state, events, done)
 //	def observe(state, role):

@@ -89,7 +89,7 @@ func TestProgramSeesNoHost(t *testing.T) {
 	src := `
 counter = [0]
 def init(seed):
-    return 0
+    return {}
 def step(state, action, rng):
     counter.append(1)
     return state
@@ -101,8 +101,8 @@ def observe(state, role):
 	requireCode(t, err, backend.EINVALID, "world program line 6:", "frozen", "(in step)")
 
 	// print is harmless: it goes nowhere.
-	w = newWorld(t, "def init(seed):\n    print('hi')\n    return 1\n"+minimalProgram[len("\ndef init(seed):\n    return {\"seed\": seed}\n"):], 1)
-	require.Equal(t, `1`, string(w.State()))
+	w = newWorld(t, "def init(seed):\n    print('hi')\n    return {\"n\": 1}\n"+minimalProgram[len("\ndef init(seed):\n    return {\"seed\": seed}\n"):], 1)
+	require.Equal(t, `{"n":1}`, string(w.State()))
 }
 
 func TestCompileTopLevelLoopIsLimited(t *testing.T) {

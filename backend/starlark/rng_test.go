@@ -14,11 +14,11 @@ import (
 // rngProgram returns, as its state, draws made in init.
 func rngDraws(t *testing.T, body string, seed uint64) []any {
 	t.Helper()
-	src := "def init(seed, rng):\n" + body + "\ndef step(s, a, r):\n    return s\ndef observe(s, r):\n    return s\n"
+	src := "def draws(seed, rng):\n" + body + "\ndef init(seed, rng):\n    return {\"draws\": draws(seed, rng)}\ndef step(s, a, r):\n    return s\ndef observe(s, r):\n    return s\n"
 	w := newWorld(t, src, seed)
-	var out []any
+	var out struct{ Draws []any }
 	require.NoError(t, json.Unmarshal(w.State(), &out))
-	return out
+	return out.Draws
 }
 
 // TestRNGStreamIsPinned guards the seed derivation and every method's
@@ -30,13 +30,13 @@ func TestRNGStreamIsPinned(t *testing.T) {
 
 	w := newWorld(t, `
 def init(seed, rng):
-    return [rng.random(), rng.randint(1, 6), rng.choice("abc"), rng.shuffle([1, 2, 3, 4, 5, 6]), rng.normal(10, 2)]
+    return {"d": [rng.random(), rng.randint(1, 6), rng.choice("abc"), rng.shuffle([1, 2, 3, 4, 5, 6]), rng.normal(10, 2)]}
 def step(s, a, r):
     return s
 def observe(s, r):
     return s
 `, 0)
-	require.Equal(t, `[0.6935515115613659,6,"a",[4,1,2,3,5,6],9.557682889502907]`, string(w.State()))
+	require.Equal(t, `{"d":[0.6935515115613659,6,"a",[4,1,2,3,5,6],9.557682889502907]}`, string(w.State()))
 }
 
 func TestRNGMethods(t *testing.T) {

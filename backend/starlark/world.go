@@ -80,6 +80,9 @@ func (w *World) Initialize(ctx context.Context, seed uint64) (json.RawMessage, e
 	if err != nil {
 		return nil, err
 	}
+	if err := p.mustBeObject(state, "init", p.init); err != nil {
+		return nil, err
+	}
 	w.state, w.rng, w.seed, w.time, w.done, w.ready = state, pcg, seed, 0, false, true
 	return bytes.Clone(state), nil
 }
@@ -169,6 +172,9 @@ func (w *World) ReplaceState(state json.RawMessage) error {
 		}
 		return backend.Errorf(backend.EINVALID, "replacement state is not JSON: %s", cerr)
 	}
+	if b[0] != '{' {
+		return backend.Errorf(backend.EINVALID, "replacement state is %s; a state is a JSON object", jsonKind(b))
+	}
 	w.state = b
 	return nil
 }
@@ -242,6 +248,9 @@ func (p *Program) stepResult(v sl.Value) (backend.StepResult, error) {
 	if err != nil {
 		return out, err
 	}
+	if err := p.mustBeObject(state, "step", p.step); err != nil {
+		return out, err
+	}
 	out.State = state
 
 	var events []sl.Value
@@ -271,6 +280,34 @@ func (p *Program) stepResult(v sl.Value) (backend.StepResult, error) {
 		out.Emitted = append(out.Emitted, b)
 	}
 	return out, nil
+}
+
+// mustBeObject refuses a state that is not a JSON object: a bare number or
+// list cannot take a state patch, nor be told apart from a program's
+// mistake (returning the action, or a score, instead of the state).
+func (p *Program) mustBeObject(state []byte, what string, fn sl.Callable) error {
+	if len(state) > 0 && state[0] == '{' {
+		return nil
+	}
+	return backend.Errorf(backend.EINVALID, "%s: %s returned %s as the state; a state is a dict (a JSON object)",
+		p.where(defLine(fn)), what, jsonKind(state))
+}
+
+// jsonKind names the JSON value canonical bytes hold.
+func jsonKind(b []byte) string {
+	switch {
+	case len(b) == 0:
+		return "nothing"
+	case b[0] == '[':
+		return "a list"
+	case b[0] == '"':
+		return "a string"
+	case b[0] == 'n':
+		return "None"
+	case b[0] == 't' || b[0] == 'f':
+		return "a bool"
+	}
+	return "a number"
 }
 
 // encodeResult turns what a call returned into canonical JSON under the size

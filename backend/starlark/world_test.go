@@ -326,3 +326,27 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	require.Contains(t, err.Error(), "panic: boom")
 	require.Equal(t, "world program step hit an internal error in the interpreter", backend.ErrorMessage(err), "no stack for the user")
 }
+
+func TestAStateIsAnObject(t *testing.T) {
+	t.Parallel()
+	for src, want := range map[string]string{
+		"def init(seed):\n    return 7\ndef step(s, a, r):\n    return s\n":            "world program line 1: init returned a number as the state; a state is a dict (a JSON object)",
+		"def init(seed):\n    return [1]\ndef step(s, a, r):\n    return s\n":          "init returned a list as the state",
+		"def init(seed):\n    return {}\ndef step(s, a, r):\n    return 42\n":          "world program line 3: step returned a number as the state",
+		"def init(seed):\n    return {}\ndef step(s, a, r):\n    return (\"x\", [])\n": "step returned a string as the state",
+		"def init(seed):\n    return {}\ndef step(s, a, r):\n    return None\n":        "step returned None as the state",
+	} {
+		p := compile(t, src+"def observe(s, r):\n    return s\n", starlark.Limits{})
+		w := p.New()
+		_, err := w.Initialize(context.Background(), 1)
+		if err == nil {
+			before := w.State()
+			_, err = w.Step(context.Background(), nil)
+			require.Equal(t, before, w.State(), "a refused step changes nothing")
+			require.EqualValues(t, 0, w.Time())
+		}
+		requireCode(t, err, backend.EINVALID, want)
+	}
+	w := newWorld(t, counterProgram, 1)
+	require.ErrorContains(t, w.ReplaceState(json.RawMessage(`3`)), "replacement state is a number; a state is a JSON object")
+}
