@@ -22,19 +22,23 @@ const (
 	KindApproval   IDKind = "apr"
 	KindMemory     IDKind = "mem"
 	KindBundle     IDKind = "bnd"
+	// KindDeliberation names a run's deliberation stream: it shares the
+	// run id's body (dlb_X records the rounds of run_X).
+	KindDeliberation IDKind = "dlb"
 )
 
 var kindNames = map[IDKind]string{
-	KindWorld:      "world",
-	KindRun:        "run",
-	KindCheckpoint: "checkpoint",
-	KindEvent:      "event",
-	KindFork:       "fork",
-	KindTask:       "task",
-	KindStep:       "step",
-	KindApproval:   "approval request",
-	KindMemory:     "memory",
-	KindBundle:     "bundle",
+	KindWorld:        "world",
+	KindRun:          "run",
+	KindCheckpoint:   "checkpoint",
+	KindEvent:        "event",
+	KindFork:         "fork",
+	KindTask:         "task",
+	KindStep:         "step",
+	KindApproval:     "approval request",
+	KindMemory:       "memory",
+	KindBundle:       "bundle",
+	KindDeliberation: "deliberation stream",
 }
 
 // String returns the human name of the kind ("world", "run", ...).

@@ -182,13 +182,19 @@ func parseDelta(kind backend.DivergenceType, raw json.RawMessage, domain backend
 		}
 		d.Patch = raw
 	case backend.DivergeActionOverride:
+		// An optional seed restarts the child's RNG before the actions: a
+		// deliberation's branches share seeds (common random numbers).
 		var v struct {
 			Actions []json.RawMessage `json:"actions"`
+			Seed    *int64            `json:"seed"`
 		}
 		if !isObject || json.Unmarshal(raw, &v) != nil || len(v.Actions) == 0 {
-			return d, backend.Errorf(backend.EINVALID, `an action_override delta is {"actions": [...]} with at least one action`)
+			return d, backend.Errorf(backend.EINVALID, `an action_override delta is {"actions": [...]} with at least one action (and optionally "seed": N)`)
 		}
-		d.Actions = v.Actions
+		if v.Seed != nil && *v.Seed < 0 {
+			return d, backend.Errorf(backend.EINVALID, "a seed is a whole number from 0 to 2^63-1, not %d", *v.Seed)
+		}
+		d.Actions, d.Seed = v.Actions, v.Seed
 	case backend.DivergeProgramChange:
 		var v struct {
 			Program *string `json:"program"`

@@ -65,6 +65,14 @@ func (s *Service) advance(ctx context.Context, inst *instance, action json.RawMe
 		s.fail(ctx, inst, err)
 		return StepOutcome{}, nil, err
 	}
+	events := s.stepEvents(inst, action, res)
+	return StepOutcome{Run: inst.run, State: res.State, Emitted: res.Emitted, Done: res.Done}, events, nil
+}
+
+// stepEvents records a step the world in memory has taken: the step, what
+// the program emitted, and the completion when it made the world done (which
+// also marks inst's run completed).
+func (s *Service) stepEvents(inst *instance, action json.RawMessage, res backend.StepResult) []backend.Event {
 	compact, _ := json.Marshal(json.RawMessage(action))
 	stepEvent := s.event(inst, EventStep, stepPayload{
 		Action: compact, StateDigest: digest(res.State), Emitted: len(res.Emitted), Done: res.Done,
@@ -81,7 +89,7 @@ func (s *Service) advance(ctx context.Context, inst *instance, action json.RawMe
 		inst.run.Status = backend.RunCompleted
 		events = append(events, s.event(inst, EventCompleted, map[string]any{"stateDigest": digest(res.State)}))
 	}
-	return StepOutcome{Run: inst.run, State: res.State, Emitted: res.Emitted, Done: res.Done}, events, nil
+	return events
 }
 
 // fail records a run's failure. The in-memory world is unchanged (a failed
