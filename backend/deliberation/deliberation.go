@@ -223,7 +223,9 @@ func Stream(runID string) string {
 	return "dlb_" + strings.TrimPrefix(runID, string(backend.KindRun)+"_")
 }
 
-func (o *Options) normalize() error {
+// Normalize fills in the defaults and checks every option but the ids, so
+// a caller can refuse bad input before it opens anything.
+func (o *Options) Normalize() error {
 	if o.Strategy == "" {
 		o.Strategy = Beam
 	}

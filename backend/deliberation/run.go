@@ -23,7 +23,7 @@ var runLocks sync.Map
 // at once: the branches recorded stay, the round has no record.
 func (s *Service) Deliberate(ctx context.Context, opt Options) (Result, error) {
 	var res Result
-	if err := opt.normalize(); err != nil {
+	if err := opt.Normalize(); err != nil {
 		return res, err
 	}
 	if err := backend.CheckID(opt.RunID, backend.KindRun); err != nil {

@@ -17,6 +17,7 @@ import (
 	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
 	"ducklm/backend/tool"
+	"ducklm/backend/deliberation"
 	"ducklm/backend/world"
 )
 
@@ -28,6 +29,8 @@ type Service struct {
 	Bus    *bus.Bus
 	Blobs  *blob.Store
 	Worlds *world.Service
+	// Deliberation searches forks of simulated worlds before acting.
+	Deliberation *deliberation.Service
 	// Runtime drives task runs; StartRuntime resumes them.
 	Runtime *runtime.Controller
 	Tools   *tool.Registry
@@ -98,7 +101,7 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 		}
 		return json.Marshal(st)
 	})
-	return &Service{Dir: dir, DB: db, Ledger: ledger, Bus: b, Blobs: blobs, Worlds: worlds,
+	return &Service{Dir: dir, DB: db, Ledger: ledger, Bus: b, Blobs: blobs, Worlds: worlds, Deliberation: deliberation.New(worlds, ledger),
 		Runtime: rt, Tools: tools, Ollama: oc, Sandboxed: sandboxed, Tokens: tokens, Progress: &ProgressHub{}, models: models, memory: mem,
 		fallbackHost: fallback, wake: make(chan struct{}, 1)}, nil
 }

@@ -1,0 +1,65 @@
+package cli_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"ducklm/backend/cli"
+	"ducklm/backend/deliberation"
+)
+
+func TestWorldDeliberate(t *testing.T) {
+	home(t)
+	_, run := grid(t, "5")
+	r := ok(t, "world", "deliberate", run, "--strategy", "beam", "--width", "2", "--depth", "3", "--budget", "30")
+	require.Contains(t, r.stdout, "round 1 at time 0: beam width 2, depth 3, 1 seed(s);")
+	require.Contains(t, r.stdout, `  1. "E"`)
+	require.Contains(t, r.stdout, `  2. "S"`)
+	require.Contains(t, r.stdout, "chosen: ")
+	require.Contains(t, r.stdout, "time 0, running", "without --apply the run does not move")
+
+	r = ok(t, "world", "deliberate", run, "--strategy", "mcts", "--depth", "4", "--budget", "20", "--seeds", "2", "--rounds", "2", "--apply", "--json")
+	var res deliberation.Result
+	r.decode(t, &res)
+	require.Len(t, res.Rounds, 2)
+	require.EqualValues(t, 2, res.Rounds[0].DeliberationIndex)
+	require.EqualValues(t, 3, res.Rounds[1].DeliberationIndex)
+	require.EqualValues(t, 2, res.Run.WorldLocalTime)
+	require.Len(t, res.Rounds[1].Seeds, 2)
+	require.LessOrEqual(t, res.Rounds[1].Budget.Used, 20)
+
+	// The branches are worlds like any other: verify replays one.
+	b := res.Rounds[1].Candidates[0].Branches[0]
+	show := ok(t, "world", "show", b)
+	require.Contains(t, show.stdout, "deliberation index: 3")
+	runID := show.field(t, "run")
+	require.Contains(t, ok(t, "world", "verify", runID).stdout, "verified: ")
+}
+
+func TestWorldDeliberateBadInput(t *testing.T) {
+	home(t)
+	_, run := grid(t, "5")
+	for _, c := range []struct {
+		args []string
+		frag string
+	}{
+		{[]string{run, "--strategy", "greedy"}, `unknown strategy "greedy"`},
+		{[]string{run, "--rounds", "2"}, "need --apply"},
+		{[]string{run, "--until-done"}, "need --apply"},
+		{[]string{run, "--rounds", "2", "--until-done", "--apply"}, "not both"},
+		{[]string{run, "--depth", "0"}, "--depth must be a positive number"},
+		{[]string{run, "--seeds", "100"}, "from 1 to 64"},
+		{[]string{run, "--budget", "1"}, "needs at least 2"},
+		{[]string{run, "--checkpoint", "ckp_x"}, "checkpoint"},
+		{[]string{"wld_0190a1b2c3d4e5f60718293a4b5c6d7e"}, "run"},
+		{[]string{}, "needs RUN"},
+		{[]string{run, "--width", "x"}, "invalid value"},
+	} {
+		r := ducklm(t, append([]string{"world", "deliberate"}, c.args...)...)
+		require.Equal(t, cli.ExitUsage, r.code, "%v: %s", c.args, r.stderr)
+		require.Contains(t, r.stderr, c.frag, "%v", c.args)
+		require.Empty(t, strings.TrimSpace(r.stdout))
+	}
+}
