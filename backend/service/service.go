@@ -11,13 +11,13 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/blob"
 	"ducklm/backend/bus"
+	"ducklm/backend/deliberation"
 	"ducklm/backend/ollama"
 	"ducklm/backend/runtime"
 	"ducklm/backend/settings"
 	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
 	"ducklm/backend/tool"
-	"ducklm/backend/deliberation"
 	"ducklm/backend/world"
 )
 
