@@ -31,7 +31,7 @@ var assets fs.FS
 func SetAssets(fsys fs.FS) { assets = fsys }
 
 func init() {
-	register("serve", "serve the user interface to a browser on this machine", "serve [--addr 127.0.0.1:0] [--open]", runServe)
+	register("serve", "serve the user interface to a browser on this machine", "serve [--addr 127.0.0.1:0] [--open] [--expose-to-network]", runServe)
 }
 
 // shutdownGrace bounds how long calls in flight may finish at shutdown.
@@ -41,9 +41,11 @@ func runServe(env Env, args []string) error {
 	flags := newFlags("serve")
 	addr := flags.String("addr", "127.0.0.1:0", "address to listen on")
 	open := flags.Bool("open", false, "open the page in the default browser")
+	expose := flags.Bool("expose-to-network", false, "listen beyond this machine")
 	if hasHelpFlag(args) {
-		fmt.Fprintln(env.Stdout, "usage: ducklm serve [--addr 127.0.0.1:0] [--open]")
+		fmt.Fprintln(env.Stdout, "usage: ducklm serve [--addr 127.0.0.1:0] [--open] [--expose-to-network]")
 		fmt.Fprintln(env.Stdout, "    serve the user interface to a browser on this machine; the printed address holds the page's token")
+		fmt.Fprintln(env.Stdout, "    --expose-to-network lets --addr be an address other machines reach: anyone who learns the token can run commands here")
 		return nil
 	}
 	if err := parseFlags(flags, args); err != nil {
@@ -55,6 +57,11 @@ func runServe(env Env, args []string) error {
 	host, _, err := net.SplitHostPort(*addr)
 	if err != nil {
 		return usageError("usage: --addr is HOST:PORT (e.g. 127.0.0.1:8080, or 127.0.0.1:0 for any free port), not %q", *addr)
+	}
+	loopback := isLoopback(host)
+	if !loopback && !*expose {
+		return usageError("ducklm serve listens only on this machine: %s would let every machine that reaches this one try to run commands here; "+
+			"use 127.0.0.1:PORT, or add --expose-to-network to take that risk", *addr)
 	}
 	if assets == nil {
 		return backend.Errorf(backend.EUNAVAILABLE, "this ducklm was built without its user interface; run make build")
@@ -98,9 +105,8 @@ func runServe(env Env, args []string) error {
 	}
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
-	loopback := isLoopback(host)
 	if !loopback {
-		fmt.Fprintf(env.Stderr, "warning: ducklm serve listens on %s, beyond this machine; anyone who learns the printed token can run commands here\n", ln.Addr())
+		fmt.Fprintf(env.Stderr, "warning: ducklm serve listens on %s, beyond this machine (--expose-to-network); anyone who learns the printed token can run commands here\n", ln.Addr())
 	}
 	token, err := httpapi.NewToken()
 	if err != nil {
@@ -109,14 +115,7 @@ func runServe(env Env, args []string) error {
 	facade := api.New(svc, nil, log)
 	// Calls start runs that outlive the request: they get the server's context.
 	api.Configure(facade, func() context.Context { return runCtx }, nil)
-	opts := httpapi.Options{API: facade, Service: svc, Assets: assets, Token: token, Log: log}
-	if loopback {
-		p := strconv.Itoa(port)
-		opts.Hosts = []string{net.JoinHostPort("127.0.0.1", p), net.JoinHostPort("localhost", p), net.JoinHostPort("::1", p)}
-		if host != "" && host != "localhost" {
-			opts.Hosts = append(opts.Hosts, net.JoinHostPort(host, p))
-		}
-	}
+	opts := httpapi.Options{API: facade, Service: svc, Assets: assets, Token: token, Log: log, Hosts: allowedHosts(host, port)}
 	handler, err := httpapi.New(opts)
 	if err != nil {
 		return backend.Wrap(err, backend.EINTERNAL, "cannot start the server")
@@ -159,6 +158,36 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// allowedHosts are the Host header values the server answers: this
+// machine's loopback names, the host listened on, and when that is every
+// address, this machine's name and its addresses. Anything else is a page
+// that reached the server through another name (DNS rebinding).
+func allowedHosts(host string, port int) []string {
+	p := strconv.Itoa(port)
+	names := []string{"127.0.0.1", "localhost", "::1"}
+	ip := net.ParseIP(host)
+	switch {
+	case host == "" || (ip != nil && ip.IsUnspecified()):
+		if name, err := os.Hostname(); err == nil && name != "" {
+			names = append(names, name)
+		}
+		if addrs, err := net.InterfaceAddrs(); err == nil {
+			for _, a := range addrs {
+				if n, ok := a.(*net.IPNet); ok {
+					names = append(names, n.IP.String())
+				}
+			}
+		}
+	case host != "localhost":
+		names = append(names, host)
+	}
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		out = append(out, net.JoinHostPort(n, p))
+	}
+	return out
 }
 
 // pageURL is the address a browser opens: the host listened on, or

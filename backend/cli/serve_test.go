@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -197,4 +198,49 @@ func TestServeRefusesBadArguments(t *testing.T) {
 	r = ducklm(t, "serve", "--help")
 	require.Equal(t, cli.ExitOK, r.code)
 	require.Contains(t, r.stdout, "usage: ducklm serve")
+}
+
+func TestServeRefusesAddressesBeyondThisMachineUnlessTold(t *testing.T) {
+	dir := home(t)
+	assetsWithIndex(t)
+	for _, addr := range []string{"0.0.0.0:0", "[::]:0", ":0"} {
+		r := ducklm(t, "serve", "--addr", addr)
+		require.Equal(t, cli.ExitUsage, r.code, "--addr %s: %s", addr, r.stderr)
+		require.Contains(t, r.stderr, "ducklm serve listens only on this machine: "+addr+" would let every machine", addr)
+		require.Contains(t, r.stderr, "--expose-to-network")
+		require.Empty(t, r.stdout)
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries, "a refused address opens nothing")
+
+	// Told, it listens everywhere, and still answers only the names of
+	// this machine: the Host allow-list stays on.
+	s := serve(t, "--addr", "0.0.0.0:0", "--expose-to-network")
+	require.Contains(t, s.stderr.String(), "beyond this machine (--expose-to-network)")
+	get := func(host string) int {
+		req, err := http.NewRequest(http.MethodGet, s.url, nil)
+		require.NoError(t, err)
+		if host != "" {
+			req.Host = host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	require.Equal(t, http.StatusOK, get(""))
+	require.Equal(t, http.StatusMisdirectedRequest, get("attacker.example"))
+	require.Equal(t, cli.ExitOK, s.wait(t, 15*time.Second), s.stderr.String())
+}
+
+func TestServeTakesTheTokenInTheQueryOnlyForTheEventStream(t *testing.T) {
+	home(t)
+	assetsWithIndex(t)
+	s := serve(t)
+	resp, err := http.Post(s.url+"api/call/Overview?token="+s.token, "application/json", strings.NewReader("[]"))
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "a call's token belongs in its header")
+	require.Equal(t, cli.ExitOK, s.wait(t, 15*time.Second), s.stderr.String())
 }

@@ -51,13 +51,16 @@ func setup(t *testing.T, ollama string) *bundle {
 	ducklmapi.Configure(a, func() context.Context { return ctx }, nil)
 	token, err := httpapi.NewToken()
 	require.NoError(t, err)
+	srv := httptest.NewUnstartedServer(nil)
 	h, err := httpapi.New(httpapi.Options{API: a, Service: svc, Token: token, Log: log, Heartbeat: 200 * time.Millisecond,
+		Hosts: []string{srv.Listener.Addr().String()},
 		Assets: fstest.MapFS{
 			"index.html":    {Data: []byte(indexHTML)},
 			"assets/app.js": {Data: []byte("console.log('ducklm')")},
 		}})
 	require.NoError(t, err)
-	srv := httptest.NewServer(h)
+	srv.Config.Handler = h
+	srv.Start()
 	t.Cleanup(func() {
 		h.Close() // ends event streams, which httptest.Server.Close waits for
 		srv.Close()
@@ -134,16 +137,38 @@ func TestTokenIsRequiredOnTheAPI(t *testing.T) {
 	status, _ = b.post("Overview", "[]", map[string]string{httpapi.TokenHeader: b.token})
 	require.Equal(t, http.StatusOK, status)
 
-	// An EventSource cannot set headers: the query parameter works too.
+	// A call carries the token in its header, never in the URL (which
+	// logs, histories and links keep).
 	resp, err := b.srv.Client().Post(b.srv.URL+"/api/call/Overview?token="+b.token, "application/json", strings.NewReader("[]"))
 	require.NoError(t, err)
 	resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 
 	resp, err = b.srv.Client().Get(b.srv.URL + "/api/events")
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+
+	// An EventSource cannot set headers: the event stream takes the query.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.srv.URL+"/api/events?token="+b.token, nil)
+	require.NoError(t, err)
+	resp, err = b.srv.Client().Do(req)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	cancel()
+	resp.Body.Close()
+}
+
+func TestServerRefusesToStartWithoutAHostAllowList(t *testing.T) {
+	t.Parallel()
+	svc, err := service.OpenWith(context.Background(), t.TempDir(), service.Options{OllamaHost: "127.0.0.1:1"})
+	require.NoError(t, err)
+	defer svc.Close()
+	_, err = httpapi.New(httpapi.Options{API: ducklmapi.New(svc, nil, slog.New(slog.NewTextHandler(io.Discard, nil))),
+		Service: svc, Token: "0123456789abcdef0123456789abcdef"})
+	require.ErrorContains(t, err, "Hosts")
 }
 
 func TestStaticAssetsNeedNoTokenAndCarrySecurityHeaders(t *testing.T) {
@@ -234,7 +259,10 @@ func TestBadCallsAreAnsweredWithASentence(t *testing.T) {
 		b.failure(http.StatusBadRequest, "Overview", `{"a":1}`))
 	require.Contains(t, b.failure(http.StatusBadRequest, "Overview", `[] []`), "JSON array")
 
-	resp, err := b.srv.Client().Get(b.srv.URL + "/api/call/Overview?token=" + b.token)
+	req, err := http.NewRequest(http.MethodGet, b.srv.URL+"/api/call/Overview", nil)
+	require.NoError(t, err)
+	req.Header.Set(httpapi.TokenHeader, b.token)
+	resp, err := b.srv.Client().Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
@@ -494,9 +522,12 @@ func TestServerCloseEndsEventStreams(t *testing.T) {
 	require.NoError(t, err)
 	defer svc.Close()
 	token, _ := httpapi.NewToken()
-	h, err := httpapi.New(httpapi.Options{API: ducklmapi.New(svc, nil, slog.New(slog.NewTextHandler(io.Discard, nil))), Service: svc, Token: token})
+	srv := httptest.NewUnstartedServer(nil)
+	h, err := httpapi.New(httpapi.Options{API: ducklmapi.New(svc, nil, slog.New(slog.NewTextHandler(io.Discard, nil))), Service: svc, Token: token,
+		Hosts: []string{srv.Listener.Addr().String()}})
 	require.NoError(t, err)
-	srv := httptest.NewServer(h)
+	srv.Config.Handler = h
+	srv.Start()
 	defer srv.Close()
 	resp, err := srv.Client().Get(srv.URL + "/api/events?token=" + token)
 	require.NoError(t, err)
@@ -532,7 +563,10 @@ func TestEventsStreamOutlivesTheServerReadTimeout(t *testing.T) {
 		slow.CloseClientConnections()
 		slow.Close()
 	})
-	resp, err := slow.Client().Get(slow.URL + "/api/events?token=" + b.token)
+	req, err := http.NewRequest(http.MethodGet, slow.URL+"/api/events?token="+b.token, nil)
+	require.NoError(t, err)
+	req.Host = b.srv.Listener.Addr().String() // the one host the handler answers for
+	resp, err := slow.Client().Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	s := stream(t, resp.Body)

@@ -47,11 +47,12 @@ type Options struct {
 	// Assets holds the built frontend (index.html at its root); nil serves
 	// only the API.
 	Assets fs.FS
-	// Token must be presented on every /api request (NewToken makes one).
+	// Token must be presented on every /api request (NewToken makes one),
+	// in the TokenHeader; only the event stream may take it in the query.
 	Token string
-	// Hosts, when set, are the only Host header values answered (e.g.
-	// "127.0.0.1:8080", "localhost:8080"): a page that reaches a loopback
-	// server through DNS rebinding names its own host and is refused.
+	// Hosts are the only Host header values answered (e.g.
+	// "127.0.0.1:8080", "localhost:8080"): a page that reaches the server
+	// through DNS rebinding names its own host and is refused. Required.
 	Hosts []string
 	Log   *slog.Logger
 	// Heartbeat is how often a quiet event stream sends a comment (15 s
@@ -90,6 +91,10 @@ func New(opts Options) (*Server, error) {
 	if opts.API == nil || opts.Service == nil {
 		return nil, errors.New("httpapi: an API and its service are required")
 	}
+	if len(opts.Hosts) == 0 {
+		// Without it a page on any DNS name that resolves here could call us.
+		return nil, errors.New("httpapi: Hosts must list the host names the server answers for")
+	}
 	if len(opts.Token) < 16 {
 		return nil, errors.New("httpapi: the token must be at least 16 characters")
 	}
@@ -102,11 +107,9 @@ func New(opts Options) (*Server, error) {
 	if s.heartbeat <= 0 {
 		s.heartbeat = defaultHeartbeat
 	}
-	if len(opts.Hosts) > 0 {
-		s.hosts = map[string]bool{}
-		for _, h := range opts.Hosts {
-			s.hosts[strings.ToLower(h)] = true
-		}
+	s.hosts = map[string]bool{}
+	for _, h := range opts.Hosts {
+		s.hosts[strings.ToLower(h)] = true
 	}
 	if opts.Assets != nil {
 		s.static = http.FileServerFS(opts.Assets)
@@ -129,7 +132,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	h.Set("Cross-Origin-Resource-Policy", "same-origin")
 
-	if s.hosts != nil && !s.hosts[strings.ToLower(r.Host)] {
+	if !s.hosts[strings.ToLower(r.Host)] {
 		writeError(w, http.StatusMisdirectedRequest, "ducklm serve does not answer for the host "+quote(r.Host)+"; open the address it printed")
 		return
 	}
@@ -140,7 +143,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
 	if p == "/api" || strings.HasPrefix(p, "/api/") {
 		h.Set("Cache-Control", "no-store")
-		if !s.authorized(r) {
+		if !s.authorized(r, p == "/api/events") {
 			writeError(w, http.StatusUnauthorized, "this request has no valid token; open the address `ducklm serve` printed, with its token")
 			return
 		}
@@ -158,9 +161,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // authorized reports whether r carries the token, compared in constant time.
-func (s *Server) authorized(r *http.Request) bool {
+// The token belongs in the header; the query string may carry it only where
+// a browser cannot send a header (the event stream's EventSource): a token in
+// a URL ends up in logs and histories, and a call must not be a link.
+func (s *Server) authorized(r *http.Request, queryOK bool) bool {
 	t := r.Header.Get(TokenHeader)
-	if t == "" {
+	if t == "" && queryOK {
 		t = r.URL.Query().Get("token")
 	}
 	return t != "" && subtle.ConstantTimeCompare([]byte(t), s.token) == 1
