@@ -88,6 +88,10 @@ type Controller struct {
 	// to: a run whose stream has not moved is not loaded again.
 	summaryMu sync.Mutex
 	summaries map[string]cachedSummary
+
+	// memos keeps each run's head and base (checkpoint.go).
+	memoMu sync.Mutex
+	memos  map[string]*runMemo
 }
 
 // driver is the goroutine that moves one run forward.
@@ -105,7 +109,8 @@ func New(d Deps) *Controller {
 	if d.Sandboxed == nil {
 		d.Sandboxed = func() bool { return false }
 	}
-	return &Controller{d: d, now: time.Now, drivers: map[string]*driver{}, summaries: map[string]cachedSummary{}}
+	return &Controller{d: d, now: time.Now, drivers: map[string]*driver{}, summaries: map[string]cachedSummary{},
+		memos: map[string]*runMemo{}}
 }
 
 // Submit validates a task, records it as a new run of a new real-domain
@@ -275,8 +280,10 @@ func (c *Controller) Load(ctx context.Context, runID string) (*RunState, backend
 		return nil, run, backend.Errorf(backend.EINVALID, "run %s is a simulated world run, not a task run", runID)
 	}
 	st := NewRunState(run.ID, run.WorldID)
+	var cp backend.Checkpoint
+	baseSeq := int64(-1)
 	if run.LatestCheckpointID != "" {
-		cp, err := c.d.Store.GetCheckpoint(ctx, run.LatestCheckpointID)
+		cp, err = c.d.Store.GetCheckpoint(ctx, run.LatestCheckpointID)
 		if err != nil {
 			return nil, run, err
 		}
@@ -293,11 +300,16 @@ func (c *Controller) Load(ctx context.Context, runID string) (*RunState, backend
 		st.RunID, st.WorldID = run.ID, run.WorldID // a fork's start checkpoint carries the parent's ids
 		if cp.RunID != run.ID {
 			st.Seq = 0
+		} else {
+			// The checkpoint's blob is a base: the state at st.Seq, which
+			// the events after it bring to the checkpoint and on.
+			baseSeq = st.Seq
 		}
 	}
 	if err := c.catchUp(ctx, st); err != nil {
 		return nil, run, err
 	}
+	c.noteLoaded(st, cp, baseSeq)
 	return st, run, nil
 }
 
@@ -343,8 +355,17 @@ func (c *Controller) appendWith(ctx context.Context, st *RunState, cp *backend.C
 func (c *Controller) appendAt(ctx context.Context, st *RunState, expect int64, cp *backend.Checkpoint, events ...backend.Event) error {
 	// The row needs the status, error and clock the events lead to, which
 	// depend on nothing else in the state: a fold of a light copy gives them
-	// without copying every step.
-	next := st.light()
+	// without copying every step. The run's memo holds that light fold at
+	// the run's head when this process wrote or read it last, which st (a
+	// worker's view) may trail; appends of a run take turns on its memo.
+	m := c.memo(st.RunID)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	prev := st.light()
+	if m.head != nil && m.head.Seq >= prev.Seq {
+		prev = m.head.light()
+	}
+	next := prev.light()
 	run := backend.WorldRun{ID: st.RunID, UpdatedAt: c.now().UTC()}
 	for _, e := range events {
 		next.Apply(e)
@@ -352,14 +373,23 @@ func (c *Controller) appendAt(ctx context.Context, st *RunState, expect int64, c
 			run.Status, run.Error = next.Status, next.Error
 		}
 	}
-	if next.Ticks > st.Ticks {
+	if next.Ticks > prev.Ticks {
 		run.WorldLocalTime = next.Ticks
 	}
 	if cp != nil {
 		run.LatestCheckpointID = cp.ID
+		cp.WorldLocalTime = next.Ticks
 	}
 	// A cancelled caller still records what happened (a step that ran, a
 	// cancellation): losing the fact would be worse than finishing the write.
-	_, err := c.d.Store.SaveRun(context.WithoutCancel(ctx), run, expect, events, cp)
+	stored, err := c.d.Store.SaveRun(context.WithoutCancel(ctx), run, expect, events, cp)
+	if err == nil && len(stored) > 0 {
+		if stored[0].Seq == prev.Seq+1 {
+			next.Seq = stored[len(stored)-1].Seq
+			m.head = next
+		} else {
+			m.head = nil // another writer moved the run: the next load knows
+		}
+	}
 	return err
 }

@@ -130,6 +130,13 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) {
 				graph = g
 			}
 		}
+		if st.Graph != nil {
+			// Steps' checkpoints name the run's base: write one when there
+			// is none or the events since it outweigh it.
+			if _, err := c.ensureBase(ctx, st); err != nil {
+				c.d.Log("checkpoint base", "run", runID, "err", err)
+			}
+		}
 		rs := routerState(st, graph, steps.running(), c.d.Sandboxed())
 		rc := c.routerContext(ctx, st)
 		dec := router.Route(rs, rc)

@@ -52,13 +52,9 @@ func (c *Controller) Fork(ctx context.Context, req ForkRequest) (backend.Fork, b
 	if parent.Backend != BackendTask {
 		return zf, zs, zr, backend.Errorf(backend.EINVALID, "checkpoint %s belongs to a simulated world; fork it as a world", cp.ID)
 	}
-	data, err := c.d.Blobs.Get(ctx, cp.Blob)
+	base, err := c.stateAt(ctx, cp)
 	if err != nil {
 		return zf, zs, zr, err
-	}
-	base := NewRunState("", "")
-	if err := json.Unmarshal(data, base); err != nil {
-		return zf, zs, zr, backend.Errorf(backend.ECORRUPT, "checkpoint %s is unreadable", cp.ID)
 	}
 	delta := req.Delta
 	if len(delta) == 0 {

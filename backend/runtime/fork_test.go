@@ -31,10 +31,8 @@ func TestForkTaskRunWithEditedPlan(t *testing.T) {
 	require.NoError(t, err)
 	var after *backend.Checkpoint
 	for i := range cps {
-		data, err := f.blobs.Get(f.ctx, cps[i].Blob)
+		s, err := f.rt.StateAt(f.ctx, cps[i].ID)
 		require.NoError(t, err)
-		var s runtime.RunState
-		require.NoError(t, json.Unmarshal(data, &s))
 		if s.Steps["a"] != nil && s.Steps["a"].State == runtime.StepDone && s.Steps["b"].State != runtime.StepDone {
 			after = &cps[i]
 			break

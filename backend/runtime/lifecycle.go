@@ -11,69 +11,6 @@ import (
 	"ducklm/backend/taskgraph"
 )
 
-// checkpoint stores the run's state exactly (canonical JSON of the fold) in
-// the blob store with a record, after a critical transition. A run with a
-// checkpoint resumes from it; a fork starts from one. st must be caught up:
-// the record is appended right after st's last event, or not at all.
-func (c *Controller) checkpoint(ctx context.Context, st *RunState) {
-	cp, e, err := c.snapshot(ctx, st)
-	if err == nil {
-		err = c.appendAt(ctx, st, st.Seq, &cp, e)
-	}
-	if err != nil {
-		c.d.Log("checkpoint", "run", st.RunID, "err", err)
-	}
-}
-
-// snapshot stores st's bytes and returns the checkpoint record and its
-// event. The snapshot covers the events up to st.Seq; the record's ledger
-// seq is that of its own event, so the event must be appended at st.Seq+1
-// (appendAt with expect st.Seq) for the checkpoint to be exact.
-func (c *Controller) snapshot(ctx context.Context, st *RunState) (backend.Checkpoint, backend.Event, error) {
-	data, err := json.Marshal(st)
-	if err != nil {
-		return backend.Checkpoint{}, backend.Event{}, backend.Wrap(err, backend.EINTERNAL, "cannot encode the state of run %s", st.RunID)
-	}
-	ref, err := c.d.Blobs.Put(context.WithoutCancel(ctx), data, "application/json")
-	if err != nil {
-		return backend.Checkpoint{}, backend.Event{}, err
-	}
-	cp := backend.Checkpoint{ID: backend.NewID(backend.KindCheckpoint), WorldID: st.WorldID, RunID: st.RunID,
-		WorldLocalTime: st.Ticks, Blob: ref, CreatedAt: c.now().UTC()}
-	e := event(EvCheckpoint, map[string]any{"checkpointId": cp.ID, "digest": ref.Digest, "size": ref.Size, "seq": st.Seq}, st.Ticks)
-	return cp, e, nil
-}
-
-// appendCheckpointed appends events and a checkpoint of the state they lead
-// to in one transaction: one durable commit where there would be two. The
-// snapshot is folded from the run's head, so the append expects that head;
-// when another writer of the run (the driver, a parallel step) moved it
-// first, it folds again, and after a few conflicts appends the events alone
-// as appendWith(st) would (the run's next checkpoint covers them).
-func (c *Controller) appendCheckpointed(ctx context.Context, st *RunState, events ...backend.Event) error {
-	ctx = context.WithoutCancel(ctx) // what happened is recorded even when the run is being cancelled
-	for try := 0; try < 3; try++ {
-		fresh, _, err := c.Load(ctx, st.RunID)
-		if err != nil {
-			break
-		}
-		head := fresh.light()
-		for i, e := range events {
-			e.Seq = head.Seq + int64(i) + 1
-			fresh.Apply(e)
-		}
-		cp, ce, err := c.snapshot(ctx, fresh)
-		if err != nil {
-			break
-		}
-		all := append(append(make([]backend.Event, 0, len(events)+1), events...), ce)
-		if err = c.appendAt(ctx, head, head.Seq, &cp, all...); backend.ErrorCode(err) != backend.ECONFLICT {
-			return err
-		}
-	}
-	return c.appendWith(ctx, st, nil, events...)
-}
-
 // Cancel stops a run: its running steps are killed (their whole process
 // groups), and the run ends as terminated.
 func (c *Controller) Cancel(ctx context.Context, runID string, reason string) error {

@@ -76,15 +76,19 @@ func NewRunState(runID, worldID string) *RunState {
 	return &RunState{RunID: runID, WorldID: worldID, Status: backend.RunPending, Steps: map[string]*StepRecord{}}
 }
 
-// Clone returns a deep copy (through JSON: the state is data).
+// Clone returns a deep copy. It copies the run-level fields and every step
+// record, but not what the records point to: Apply never changes a value it
+// has stored (a request, a graph, a node, a result, a critique, a script, an
+// approval); it replaces it. A new field that Apply changes in place must be
+// copied here.
 func (s *RunState) Clone() *RunState {
-	data, _ := json.Marshal(s)
-	out := &RunState{}
-	_ = json.Unmarshal(data, out)
-	if out.Steps == nil {
-		out.Steps = map[string]*StepRecord{}
+	out := *s
+	out.Steps = make(map[string]*StepRecord, len(s.Steps))
+	for id, rec := range s.Steps {
+		r := *rec
+		out.Steps[id] = &r
 	}
-	return out
+	return &out
 }
 
 // light returns a copy of the run-level fields only (no request, graph or
@@ -92,6 +96,19 @@ func (s *RunState) Clone() *RunState {
 func (s *RunState) light() *RunState {
 	return &RunState{RunID: s.RunID, WorldID: s.WorldID, Status: s.Status, StatusReason: s.StatusReason,
 		Ticks: s.Ticks, Error: s.Error, Seq: s.Seq, Steps: map[string]*StepRecord{}}
+}
+
+// view returns what a step worker reads of the run: the run-level fields,
+// the request and a copy of one step's record. It costs the same however
+// many steps the plan has.
+func (s *RunState) view(stepID string) *RunState {
+	v := s.light()
+	v.Request = s.Request
+	if rec := s.Steps[stepID]; rec != nil {
+		r := *rec
+		v.Steps[stepID] = &r
+	}
+	return v
 }
 
 // Order returns the step ids in plan order.

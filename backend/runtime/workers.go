@@ -53,7 +53,7 @@ func (w *workers) start(ctx context.Context, st *RunState, stepID string, dec ba
 	w.active[stepID] = true
 	w.mu.Unlock()
 
-	snap := st.Clone()
+	snap := st.view(stepID)
 	if rec.Node.Kind == backend.KindCoderStep && rec.Script == nil {
 		if err := w.c.appendWith(ctx, snap, nil, dec); err != nil {
 			w.done(stepID)

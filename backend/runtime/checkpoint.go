@@ -1,0 +1,176 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"ducklm/backend"
+)
+
+// A task run's checkpoint is exact without holding the whole state: its
+// record names a base, a blob with the whole run state folded to some seq B
+// of the same run, and the checkpoint's own ledger seq L >= B. The state at
+// the checkpoint is the base folded with the run's events B+1..L, which the
+// ledger keeps forever. The driver writes a new base when the events since
+// the last one outweigh it (rebaseAfter), so a step's checkpoint costs a row
+// and an event in the step's own commit, and the bytes of bases stay
+// proportional to the run's events. A checkpoint written before bases
+// (docs/checkpoints.md) is the same thing with B = L-1: one reader serves
+// both. Every reader of a checkpoint goes through stateAt or Load.
+
+// base is a stored whole state of a run, folded to seq.
+type base struct {
+	ref backend.BlobRef
+	seq int64
+}
+
+// runMemo is what the controller keeps of a run between its events.
+type runMemo struct {
+	// mu is held across every append of the run, so head stays exact.
+	mu sync.Mutex
+	// head is the light fold (status, error, clock) after the run's last
+	// event as this process knows it; nil until known.
+	head *RunState
+	// base is the run's newest base; nil until one is written or read.
+	base *base
+}
+
+func (c *Controller) memo(runID string) *runMemo {
+	c.memoMu.Lock()
+	defer c.memoMu.Unlock()
+	m := c.memos[runID]
+	if m == nil {
+		m = &runMemo{}
+		c.memos[runID] = m
+	}
+	return m
+}
+
+// noteLoaded records what a fold from the ledger learnt: the head, and the
+// base it started from (baseSeq < 0: none of this run).
+func (c *Controller) noteLoaded(st *RunState, cp backend.Checkpoint, baseSeq int64) {
+	m := c.memo(st.RunID)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.head == nil || m.head.Seq < st.Seq {
+		m.head = st.light()
+	}
+	if baseSeq >= 0 && (m.base == nil || m.base.seq < baseSeq) {
+		m.base = &base{ref: cp.Blob, seq: baseSeq}
+	}
+}
+
+// rebaseAfter is how many events after its base a run writes a new one:
+// about as many as the state has steps times the events of a step, so a
+// base's bytes are spread over the events that follow it, and a load folds
+// at most that many events after reading the base.
+func rebaseAfter(st *RunState) int64 {
+	return max(256, 4*int64(len(st.Steps)))
+}
+
+// ensureBase returns the run's base, first writing st (caught up, so exact
+// at st.Seq) as a new one when there is none or it is too far behind.
+func (c *Controller) ensureBase(ctx context.Context, st *RunState) (*base, error) {
+	m := c.memo(st.RunID)
+	m.mu.Lock()
+	b := m.base
+	m.mu.Unlock()
+	if b != nil && b.seq <= st.Seq && st.Seq-b.seq < rebaseAfter(st) {
+		return b, nil
+	}
+	data, err := json.Marshal(st)
+	if err != nil {
+		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot encode the state of run %s", st.RunID)
+	}
+	// The blob is durable before any checkpoint row names it.
+	ref, err := c.d.Blobs.Put(context.WithoutCancel(ctx), data, "application/json")
+	if err != nil {
+		return nil, err
+	}
+	nb := &base{ref: ref, seq: st.Seq}
+	m.mu.Lock()
+	if m.base == nil || m.base.seq < nb.seq {
+		m.base = nb
+	}
+	m.mu.Unlock()
+	return nb, nil
+}
+
+// checkpointOf returns a checkpoint record on base b and its event.
+func (c *Controller) checkpointOf(st *RunState, b *base) (backend.Checkpoint, backend.Event) {
+	cp := backend.Checkpoint{ID: backend.NewID(backend.KindCheckpoint), WorldID: st.WorldID, RunID: st.RunID,
+		WorldLocalTime: st.Ticks, Blob: b.ref, CreatedAt: c.now().UTC()}
+	// seq is what the blob covers, as it always was; the checkpoint covers
+	// up to its own event.
+	e := event(EvCheckpoint, map[string]any{"checkpointId": cp.ID, "digest": b.ref.Digest, "size": b.ref.Size, "seq": b.seq}, st.Ticks)
+	return cp, e
+}
+
+// checkpoint records a checkpoint after a critical transition (a plan
+// accepted, the run's end). st must be caught up.
+func (c *Controller) checkpoint(ctx context.Context, st *RunState) {
+	b, err := c.ensureBase(ctx, st)
+	if err == nil {
+		cp, e := c.checkpointOf(st, b)
+		err = c.appendWith(ctx, st, &cp, e)
+	}
+	if err != nil {
+		c.d.Log("checkpoint", "run", st.RunID, "err", err)
+	}
+}
+
+// appendCheckpointed appends events and a checkpoint after them in one
+// transaction: one durable commit where there would be two. The checkpoint
+// is exact whatever else the run's other writers appended meanwhile (its
+// base is older than all of it). Without a base yet, the events go alone;
+// the run's next checkpoint covers them.
+func (c *Controller) appendCheckpointed(ctx context.Context, st *RunState, events ...backend.Event) error {
+	ctx = context.WithoutCancel(ctx) // what happened is recorded even when the run is being cancelled
+	m := c.memo(st.RunID)
+	m.mu.Lock()
+	b := m.base
+	m.mu.Unlock()
+	if b == nil {
+		return c.appendWith(ctx, st, nil, events...)
+	}
+	cp, ce := c.checkpointOf(st, b)
+	all := append(append(make([]backend.Event, 0, len(events)+1), events...), ce)
+	return c.appendWith(ctx, st, &cp, all...)
+}
+
+// stateAt returns the exact state of a task run at checkpoint cp: its base
+// folded with the run's events up to the checkpoint.
+func (c *Controller) stateAt(ctx context.Context, cp backend.Checkpoint) (*RunState, error) {
+	data, err := c.d.Blobs.Get(ctx, cp.Blob)
+	if err != nil {
+		return nil, err
+	}
+	st := NewRunState("", "")
+	if err := json.Unmarshal(data, st); err != nil {
+		return nil, backend.Errorf(backend.ECORRUPT, "checkpoint %s is unreadable", cp.ID)
+	}
+	if st.Steps == nil {
+		st.Steps = map[string]*StepRecord{}
+	}
+	if st.Seq < cp.LedgerSeq {
+		events, err := c.d.Events.Query(ctx, backend.EventQuery{Stream: cp.RunID, FromSeq: st.Seq + 1, ToSeq: cp.LedgerSeq})
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range events {
+			st.Apply(e)
+		}
+	}
+	return st, nil
+}
+
+// StateAt returns the exact state of a task run at one of its checkpoints:
+// what a fork from it starts from.
+func (c *Controller) StateAt(ctx context.Context, checkpointID string) (*RunState, error) {
+	cp, err := c.d.Store.GetCheckpoint(ctx, checkpointID)
+	if err != nil {
+		return nil, err
+	}
+	return c.stateAt(ctx, cp)
+}

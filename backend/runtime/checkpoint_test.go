@@ -1,0 +1,45 @@
+package runtime_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"ducklm/backend"
+	"ducklm/backend/runtime"
+)
+
+// A step's checkpoint is a row and an event in the step's own commit that
+// names the run's base: a long run stores a few whole states, not one per
+// step, and every checkpoint is still exact, with concurrent steps too.
+func TestCheckpointsShareTheirBase(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	for _, concurrency := range []int{1, 3} {
+		var nodes []backend.TaskNode
+		for i := 0; i < 40; i++ {
+			var deps []string
+			if concurrency == 1 && i > 0 {
+				deps = []string{fmt.Sprintf("s%d", i-1)}
+			}
+			nodes = append(nodes, step(fmt.Sprintf("s%d", i), "noop", `{}`, deps...))
+		}
+		run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "forty", Plan: plan(nodes...), ApprovalMode: runtime.AutoSandboxed,
+			Concurrency: concurrency, MaxSteps: 40})
+		require.NoError(t, err)
+		f.approveAll(t, run.ID) // only asked where bubblewrap is missing
+		st := f.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed)
+		require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
+
+		cps, err := f.store.ListCheckpoints(f.ctx, run.ID)
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, len(cps), 41, "a checkpoint after the plan and after every step")
+		bases := map[string]bool{}
+		for _, cp := range cps {
+			bases[cp.Blob.Digest] = true
+		}
+		require.LessOrEqual(t, len(bases), 3, "%d checkpoints share a few bases", len(cps))
+		f.requireExactCheckpoints(t, run.ID)
+	}
+}
