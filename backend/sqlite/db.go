@@ -34,6 +34,9 @@ type DB struct {
 	// writeMu serialises writers of this process: SQLite has one writer at a
 	// time, and waiting on a Go mutex is cheaper and fairer than busy retries.
 	writeMu sync.Mutex
+
+	// stmts caches prepared statements by query text (stmt.go).
+	stmts sync.Map
 }
 
 // DSN returns the connection string ducklm uses for path: WAL, fsync on every
@@ -94,7 +97,13 @@ func Open(ctx context.Context, path string) (*DB, error) {
 }
 
 // Close closes the database.
-func (db *DB) Close() error { return db.SQL.Close() }
+func (db *DB) Close() error {
+	db.stmts.Range(func(_, s any) bool {
+		s.(*sql.Stmt).Close()
+		return true
+	})
+	return db.SQL.Close()
+}
 
 // checkReadable refuses a file that is not a database at all with a
 // sentence instead of a driver error. It reads the schema only: a full

@@ -23,6 +23,7 @@ import (
 // other content is an ECONFLICT that rolls the whole import back.
 type ImportTx struct {
 	ctx     context.Context
+	db      *DB
 	tx      *sql.Tx
 	g       *gorm.DB
 	now     time.Time
@@ -53,7 +54,7 @@ func (l *Ledger) Import(ctx context.Context, fn func(tx *ImportTx) error) error 
 	if _, err := tx.ExecContext(ctx, "PRAGMA defer_foreign_keys = ON"); err != nil {
 		return backend.Wrap(err, backend.EINTERNAL, "cannot start the import transaction")
 	}
-	it := &ImportTx{ctx: ctx, tx: tx, g: l.db.onTx(tx).WithContext(ctx), now: l.now(), lastPos: -1,
+	it := &ImportTx{ctx: ctx, db: l.db, tx: tx, g: l.db.onTx(tx).WithContext(ctx), now: l.now(), lastPos: -1,
 		streams: map[string]*importStream{}, tails: map[string]backend.Event{}}
 	if err := fn(it); err != nil {
 		return err
@@ -237,7 +238,7 @@ func (t *ImportTx) AppendEvents(stream string, reality backend.Reality, events [
 	}
 	for start := 0; start < len(fresh); start += insertChunk {
 		chunk := fresh[start:min(start+insertChunk, len(fresh))]
-		if err := insertEvents(t.ctx, t.tx, chunk); err != nil {
+		if err := insertEvents(t.ctx, t.db, t.tx, chunk); err != nil {
 			if isUniqueViolation(err, "events.id") {
 				return 0, t.takenID(chunk)
 			}

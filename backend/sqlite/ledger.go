@@ -138,11 +138,11 @@ func (l *Ledger) tryAppend(ctx context.Context, stream string, reality backend.R
 
 	var head int64
 	var streamReality string
-	err = tx.QueryRowContext(ctx, "SELECT head_seq, reality FROM streams WHERE id = ?", stream).Scan(&head, &streamReality)
+	err = l.db.txQueryRow(ctx, tx, "SELECT head_seq, reality FROM streams WHERE id = ?", stream).Scan(&head, &streamReality)
 	now := l.now()
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		if _, err := tx.ExecContext(ctx, "INSERT INTO streams (id, reality, head_seq, created_at) VALUES (?, ?, 0, ?)",
+		if _, err := l.db.txExec(ctx, tx, "INSERT INTO streams (id, reality, head_seq, created_at) VALUES (?, ?, 0, ?)",
 			stream, string(reality), now.UnixMicro()); err != nil {
 			return nil, backend.Wrap(err, backend.EINTERNAL, "cannot create stream %s", stream)
 		}
@@ -158,7 +158,7 @@ func (l *Ledger) tryAppend(ctx context.Context, stream string, reality backend.R
 	}
 
 	var lastPos int64
-	if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(pos), 0) FROM events").Scan(&lastPos); err != nil {
+	if err := l.db.txQueryRow(ctx, tx, "SELECT coalesce(max(pos), 0) FROM events").Scan(&lastPos); err != nil {
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot read the ledger position")
 	}
 	recorded := now.UTC().Truncate(time.Microsecond)
@@ -171,14 +171,14 @@ func (l *Ledger) tryAppend(ctx context.Context, stream string, reality backend.R
 	}
 	for start := 0; start < len(out); start += insertChunk {
 		end := min(start+insertChunk, len(out))
-		if err := insertEvents(ctx, tx, out[start:end]); err != nil {
+		if err := insertEvents(ctx, l.db, tx, out[start:end]); err != nil {
 			if isUniqueViolation(err, "events.id") {
 				return nil, errRetrySlow
 			}
 			return nil, backend.Wrap(err, backend.EINTERNAL, "cannot append to stream %s", stream)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, "UPDATE streams SET head_seq = ? WHERE id = ?", head+int64(len(out)), stream); err != nil {
+	if _, err := l.db.txExec(ctx, tx, "UPDATE streams SET head_seq = ? WHERE id = ?", head+int64(len(out)), stream); err != nil {
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot advance stream %s", stream)
 	}
 	if then != nil {
@@ -195,7 +195,7 @@ func (l *Ledger) tryAppend(ctx context.Context, stream string, reality backend.R
 // insertSQL caches the multi-row INSERT text per row count.
 var insertSQL sync.Map
 
-func insertEvents(ctx context.Context, tx *sql.Tx, events []backend.Event) error {
+func insertEvents(ctx context.Context, db *DB, tx *sql.Tx, events []backend.Event) error {
 	n := len(events)
 	q, ok := insertSQL.Load(n)
 	if !ok {
@@ -214,7 +214,7 @@ func insertEvents(ctx context.Context, tx *sql.Tx, events []backend.Event) error
 		args = append(args, e.Pos, e.ID, e.Stream, e.Seq, e.Type, e.SchemaVersion, string(e.Payload), string(e.Reality),
 			e.CausationID, e.CorrelationID, e.RecordedAt.UnixMicro(), e.ParentTime, e.DeliberationIndex, e.WorldLocalTime)
 	}
-	_, err := tx.ExecContext(ctx, q.(string), args...)
+	_, err := db.txExec(ctx, tx, q.(string), args...)
 	return err
 }
 

@@ -220,7 +220,7 @@ func (w *Worlds) SaveRun(ctx context.Context, r backend.WorldRun, expect int64, 
 			// The checkpoint covers the run's stream up to the last event of
 			// this append (its own "world.checkpoint" event).
 			cp.LedgerSeq = stored[len(stored)-1].Seq
-			if err := gtx.WithContext(ctx).Create(ptr(checkpointRow(*cp))).Error; err != nil {
+			if err := w.insertCheckpoint(ctx, gtx, *cp); err != nil {
 				return dbErr(err, "store checkpoint "+cp.ID)
 			}
 		}
@@ -234,26 +234,38 @@ func (w *Worlds) SaveRun(ctx context.Context, r backend.WorldRun, expect int64, 
 
 func (w *Worlds) updateRun(ctx context.Context, gtx *gorm.DB, r backend.WorldRun) error {
 	// Zero fields keep what is stored, so concurrent writers of one run
-	// (the loop and its step workers) only write what they changed.
-	fields := map[string]any{"updated_at": micros(r.UpdatedAt)}
-	if r.Status != "" {
-		fields["status"] = string(r.Status)
-		fields["error"] = r.Error
+	// (the loop and its step workers) only write what they changed. The
+	// statement is one prepared text whatever is written: a flag per field.
+	tx, ok := sqlTx(gtx)
+	if !ok {
+		return backend.Errorf(backend.EINTERNAL, "run %s was updated outside a transaction", r.ID)
 	}
-	if r.WorldLocalTime > 0 {
-		fields["world_local_time"] = r.WorldLocalTime
+	res, err := w.db.txExec(ctx, tx, `UPDATE world_runs SET updated_at = ?,
+		status = CASE WHEN ? THEN ? ELSE status END, error = CASE WHEN ? THEN ? ELSE error END,
+		world_local_time = CASE WHEN ? THEN ? ELSE world_local_time END,
+		latest_checkpoint_id = CASE WHEN ? THEN ? ELSE latest_checkpoint_id END
+		WHERE id = ?`,
+		micros(r.UpdatedAt), r.Status != "", string(r.Status), r.Status != "", r.Error,
+		r.WorldLocalTime > 0, r.WorldLocalTime, r.LatestCheckpointID != "", r.LatestCheckpointID, r.ID)
+	if err != nil {
+		return dbErr(err, "update run "+r.ID)
 	}
-	if r.LatestCheckpointID != "" {
-		fields["latest_checkpoint_id"] = r.LatestCheckpointID
-	}
-	res := gtx.WithContext(ctx).Model(&WorldRunRow{}).Where("id = ?", r.ID).Updates(fields)
-	if res.Error != nil {
-		return dbErr(res.Error, "update run "+r.ID)
-	}
-	if res.RowsAffected != 1 {
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
 		return backend.Errorf(backend.ENOTFOUND, "there is no run %s", r.ID)
 	}
 	return nil
+}
+
+// insertCheckpoint stores a checkpoint record in an append's transaction.
+func (w *Worlds) insertCheckpoint(ctx context.Context, gtx *gorm.DB, cp backend.Checkpoint) error {
+	tx, ok := sqlTx(gtx)
+	if !ok {
+		return gtx.WithContext(ctx).Create(ptr(checkpointRow(cp))).Error
+	}
+	row := checkpointRow(cp)
+	_, err := w.db.txExec(ctx, tx, `INSERT INTO checkpoints (id, world_id, run_id, world_local_time, ledger_seq, digest, size, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, row.ID, row.WorldID, row.RunID, row.WorldLocalTime, row.LedgerSeq, row.Digest, row.Size, row.CreatedAt)
+	return err
 }
 
 // GetCheckpoint returns a checkpoint record by id.
