@@ -391,13 +391,16 @@ func runWorldRun(s *session, args []string) error {
 	if err := s.open(); err != nil {
 		return err
 	}
-	taken := 0
+	// Progress reports saved steps only: a step printed here is durable.
+	taken, shown := 0, 0
 	tick := max(1, *steps/10)
 	res, err := s.svc.Worlds.RunSteps(s.ctx, id, world.RunOptions{
-		Steps: *steps, Action: a, CheckpointEvery: *every,
+		// Saving at least every tick makes every progress line a durable step.
+		Steps: *steps, Action: a, CheckpointEvery: *every, SaveEvery: min(tick, world.DefaultSaveEvery),
 		Progress: func(done, total int) {
 			taken = done
-			if done%tick == 0 || done == total {
+			if done/tick > shown/tick || done == total {
+				shown = done
 				fmt.Fprintf(s.env.Stderr, "step %d/%d\n", done, total)
 			}
 		},
@@ -405,7 +408,7 @@ func runWorldRun(s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	if res.Done && taken%tick != 0 && taken != *steps {
+	if res.Done && taken != shown {
 		fmt.Fprintf(s.env.Stderr, "step %d/%d (done)\n", taken, *steps)
 	}
 	return s.out(runOut{StepOutcome: res, Steps: taken}, func(w io.Writer) {

@@ -107,17 +107,29 @@ type RunOptions struct {
 	Action          json.RawMessage // the same action every step; null lets the program choose
 	CheckpointEvery int             // 0 = only at the end
 	// SaveEvery saves the steps' events together every this many steps (one
-	// transaction each) instead of after every step; 0 or 1 saves each step.
-	// Checkpoints, the end and a failure always save what is pending first.
+	// transaction each); 0 is DefaultSaveEvery, 1 saves each step alone.
+	// Checkpoints, the end, a failure and a cancel always save what is
+	// pending, in the same transaction as the checkpoint.
 	SaveEvery int
-	Progress  func(done, total int)
+	// Progress is told how many steps are saved (durable) so far, after
+	// each save: a step is acknowledged once it is reported here or
+	// RunSteps returns, never before.
+	Progress func(saved, total int)
 }
+
+// DefaultSaveEvery is how many steps RunSteps saves in one transaction when
+// the caller does not say: a durable commit costs about as much as 100
+// steps of a small world.
+const DefaultSaveEvery = 100
 
 // RunSteps applies up to opts.Steps steps, stopping early when the world is
 // done, and checkpoints every CheckpointEvery steps and at the end.
 func (s *Service) RunSteps(ctx context.Context, runID string, opts RunOptions) (StepOutcome, error) {
 	if opts.Steps <= 0 {
 		return StepOutcome{}, backend.Errorf(backend.EINVALID, "the number of steps must be positive, not %d", opts.Steps)
+	}
+	if opts.SaveEvery <= 0 {
+		opts.SaveEvery = DefaultSaveEvery
 	}
 	defer s.lockRun(runID)()
 	inst, err := s.open(ctx, runID)
@@ -126,13 +138,44 @@ func (s *Service) RunSteps(ctx context.Context, runID string, opts RunOptions) (
 	}
 	var out StepOutcome
 	var pending []backend.Event
-	flush := func(ctx context.Context) error {
-		if len(pending) == 0 {
-			return nil
+	saved := 0
+	// flush saves the pending steps' events, with a checkpoint of the state
+	// after them when cp is set: one commit either way.
+	flush := func(ctx context.Context, done int, cp bool) error {
+		if cp {
+			if len(pending) == 0 && inst.run.LatestCheckpointID != "" {
+				// Nothing moved since the last save: the run may have it.
+				if _, err := s.checkpoint(ctx, inst); err != nil {
+					return err
+				}
+			} else {
+				c, e, err := s.snapshot(ctx, inst)
+				if err != nil {
+					return err
+				}
+				prev := inst.run.LatestCheckpointID
+				inst.run.LatestCheckpointID = c.ID
+				err = s.save(ctx, inst, append(pending, e), &c)
+				pending = nil // the saved events may still be read by those they were published to
+				if err != nil {
+					inst.run.LatestCheckpointID = prev
+					return err
+				}
+			}
+		} else if len(pending) > 0 {
+			err := s.save(ctx, inst, pending, nil)
+			pending = nil
+			if err != nil {
+				return err
+			}
 		}
-		err := s.save(ctx, inst, pending, nil)
-		pending = nil // the saved events may still be read by those they were published to
-		return err
+		if done > saved {
+			saved = done
+			if opts.Progress != nil {
+				opts.Progress(saved, opts.Steps)
+			}
+		}
+		return nil
 	}
 	for i := 1; i <= opts.Steps; i++ {
 		var events []backend.Event
@@ -140,7 +183,7 @@ func (s *Service) RunSteps(ctx context.Context, runID string, opts RunOptions) (
 			if ctx.Err() != nil {
 				// Steps applied before the cancel are kept; the world in
 				// memory is then exactly what is recorded.
-				if ferr := flush(context.WithoutCancel(ctx)); ferr != nil {
+				if ferr := flush(context.WithoutCancel(ctx), i-1, false); ferr != nil {
 					return out, ferr
 				}
 			}
@@ -149,21 +192,12 @@ func (s *Service) RunSteps(ctx context.Context, runID string, opts RunOptions) (
 		pending = append(pending, events...)
 		last := i == opts.Steps || out.Done
 		cp := last || (opts.CheckpointEvery > 0 && i%opts.CheckpointEvery == 0)
-		if cp || opts.SaveEvery <= 1 || i%opts.SaveEvery == 0 {
-			if err := flush(ctx); err != nil {
+		if cp || i%opts.SaveEvery == 0 {
+			if err := flush(ctx, i, cp); err != nil {
 				return out, err
 			}
 		}
 		out.Run = inst.run
-		if opts.Progress != nil {
-			opts.Progress(i, opts.Steps)
-		}
-		if cp {
-			if _, err := s.checkpoint(ctx, inst); err != nil {
-				return out, err
-			}
-			out.Run = inst.run
-		}
 		if out.Done {
 			break
 		}
