@@ -27,6 +27,7 @@ type TaskInput struct {
 	CreateWorkspace bool `json:"createWorkspace,omitempty"`
 	TimeoutSeconds  int  `json:"timeoutSeconds"`
 	MaxSteps        int  `json:"maxSteps"`
+	MaxPlanSteps    int  `json:"maxPlanSteps,omitempty"` // 0: taskgraph.MaxNodes
 }
 
 // Runs lists task runs, those waiting for approval first.
@@ -61,13 +62,13 @@ func (a *API) SubmitTask(in TaskInput) (backend.WorldRun, error) {
 		}
 	}
 	req := runtime.TaskRequest{Task: strings.TrimSpace(in.Task), ApprovalMode: runtime.ApprovalMode(in.ApprovalMode),
-		Models: models, Workspace: in.Workspace, CreateWorkspace: in.CreateWorkspace, MaxSteps: in.MaxSteps}
+		Models: models, Workspace: in.Workspace, CreateWorkspace: in.CreateWorkspace, MaxSteps: in.MaxSteps, MaxPlanSteps: in.MaxPlanSteps}
 	if in.TimeoutSeconds < 0 || in.TimeoutSeconds > int(runtime.MaxStepTimeout/time.Second) {
 		return backend.WorldRun{}, a.fail("submit", backend.Errorf(backend.EINVALID, "the step timeout is a whole number of seconds from 1 to %d, not %d", int(runtime.MaxStepTimeout/time.Second), in.TimeoutSeconds))
 	}
 	req.Limits.Timeout = time.Duration(in.TimeoutSeconds) * time.Second
 	if strings.TrimSpace(in.Plan) != "" {
-		g, err := taskgraph.Parse([]byte(in.Plan), a.svc.Tools)
+		g, err := taskgraph.ParseMax([]byte(in.Plan), a.svc.Tools, in.MaxPlanSteps)
 		if err != nil {
 			return backend.WorldRun{}, a.fail("submit", err)
 		}

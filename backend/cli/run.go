@@ -18,7 +18,7 @@ import (
 
 // taskCommands are the top-level commands over task runs.
 var taskCommands = []worldCommand{
-	{name: "run", args: `"TASK" [--plan FILE [--label TEXT]] [--approve ask|risky|auto] [--model ROLE=NAME]... [--workspace DIR [--create-workspace]] [--timeout D] [--max-steps N] [--detach] [--json]`,
+	{name: "run", args: `"TASK" [--plan FILE [--label TEXT]] [--approve ask|risky|auto] [--model ROLE=NAME]... [--workspace DIR [--create-workspace]] [--timeout D] [--max-steps N] [--max-plan-steps N] [--detach] [--json]`,
 		summary: "run a task: plan it, ask approvals at the prompt, stream its events", write: true, run: runTask, top: true},
 	{name: "runs", args: "[--json]", summary: "list task runs, those waiting for approval first", run: runRuns, top: true},
 	{name: "resume", args: "RUN [--detach]", summary: "drive a paused or interrupted run again", write: true, run: runResume, top: true},
@@ -51,6 +51,7 @@ func runTask(s *session, args []string) error {
 	createWorkspace := fs.Bool("create-workspace", false, "")
 	timeout := fs.Duration("timeout", 0, "")
 	maxSteps := fs.Int("max-steps", 0, "")
+	maxPlanSteps := fs.Int("max-plan-steps", 0, "")
 	detach := fs.Bool("detach", false, "")
 	var models multiFlag
 	fs.Var(&models, "model", "")
@@ -58,7 +59,10 @@ func runTask(s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	req := runtime.TaskRequest{Workspace: *workspace, CreateWorkspace: *createWorkspace, MaxSteps: *maxSteps, Models: map[string]string{}}
+	if *maxPlanSteps < 0 {
+		return s.cmd.bad("--max-plan-steps must be a positive number of steps, not %d", *maxPlanSteps)
+	}
+	req := runtime.TaskRequest{Workspace: *workspace, CreateWorkspace: *createWorkspace, MaxSteps: *maxSteps, MaxPlanSteps: *maxPlanSteps, Models: map[string]string{}}
 	if len(pos) == 1 {
 		req.Task = pos[0]
 	}
@@ -106,7 +110,7 @@ func runTask(s *session, args []string) error {
 	if plan != nil {
 		// Validated against this installation's tools before the run
 		// exists: an invalid plan is refused, never replanned.
-		g, err := taskgraph.Parse(plan, s.svc.Tools)
+		g, err := taskgraph.ParseMax(plan, s.svc.Tools, *maxPlanSteps)
 		if err != nil {
 			return backend.Wrap(err, backend.EINVALID, "%s is not a valid plan: %s", *planFile, backend.ErrorMessage(err))
 		}

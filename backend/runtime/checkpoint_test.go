@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -18,15 +19,15 @@ func TestCheckpointsShareTheirBase(t *testing.T) {
 	f := setup(t)
 	for _, concurrency := range []int{1, 3} {
 		var nodes []backend.TaskNode
-		for i := 0; i < 40; i++ {
+		for i := 0; i < 20; i++ {
 			var deps []string
 			if concurrency == 1 && i > 0 {
 				deps = []string{fmt.Sprintf("s%d", i-1)}
 			}
 			nodes = append(nodes, step(fmt.Sprintf("s%d", i), "noop", `{}`, deps...))
 		}
-		run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "forty", Plan: plan(nodes...), ApprovalMode: runtime.AutoSandboxed,
-			Concurrency: concurrency, MaxSteps: 40})
+		run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "twenty", Plan: plan(nodes...), ApprovalMode: runtime.AutoSandboxed,
+			Concurrency: concurrency, MaxSteps: 20})
 		require.NoError(t, err)
 		f.approveAll(t, run.ID) // only asked where bubblewrap is missing
 		st := f.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed)
@@ -34,7 +35,7 @@ func TestCheckpointsShareTheirBase(t *testing.T) {
 
 		cps, err := f.store.ListCheckpoints(f.ctx, run.ID)
 		require.NoError(t, err)
-		require.GreaterOrEqual(t, len(cps), 41, "a checkpoint after the plan and after every step")
+		require.GreaterOrEqual(t, len(cps), 21, "a checkpoint after the plan and after every step")
 		bases := map[string]bool{}
 		for _, cp := range cps {
 			bases[cp.Blob.Digest] = true
@@ -42,4 +43,28 @@ func TestCheckpointsShareTheirBase(t *testing.T) {
 		require.LessOrEqual(t, len(bases), 3, "%d checkpoints share a few bases", len(cps))
 		f.requireExactCheckpoints(t, run.ID)
 	}
+}
+
+// The plan cap is a run's setting: 201 steps are refused by default and
+// accepted by a run that allows them.
+func TestPlanCapIsARunSetting(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	var nodes []backend.TaskNode
+	for i := 0; i < 201; i++ {
+		nodes = append(nodes, step(fmt.Sprintf("s%d", i), "gate", `{}`))
+	}
+	run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "too long", Plan: plan(nodes...)})
+	require.NoError(t, err)
+	st := f.waitStatus(t, run.ID, backend.RunFailed, backend.RunCompleted)
+	require.Equal(t, backend.RunFailed, st.Status)
+	require.Contains(t, st.InvalidPlan, "the plan has 201 steps, more than the 200 allowed")
+
+	run, err = f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "allowed", Plan: plan(nodes...), MaxPlanSteps: 500})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return count(f.events(t, run.ID), runtime.EvPlanAccepted) == 1 }, 30*time.Second, 10*time.Millisecond)
+	require.NoError(t, f.rt.Cancel(f.ctx, run.ID, ""))
+	st, _, err = f.rt.Load(f.ctx, run.ID)
+	require.NoError(t, err)
+	require.Len(t, st.Order(), 201)
 }

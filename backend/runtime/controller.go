@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"ducklm/backend"
+	"ducklm/backend/taskgraph"
 )
 
 // RunStore is what the loop needs of the world registry.
@@ -237,6 +238,9 @@ func (c *Controller) normalise(req TaskRequest) (TaskRequest, error) {
 	}
 	if req.MaxSteps <= 0 {
 		req.MaxSteps = defaultMaxSteps
+	}
+	if req.MaxPlanSteps <= 0 {
+		req.MaxPlanSteps = taskgraph.MaxNodes
 	}
 	if req.MaxReplans <= 0 {
 		req.MaxReplans = 2

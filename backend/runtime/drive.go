@@ -122,7 +122,7 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) {
 		if st.Graph != graphOf {
 			graphOf, graph = st.Graph, nil
 			if st.Graph != nil {
-				g, err := taskgraph.Validate(*st.Graph, c.catalogForValidation())
+				g, err := taskgraph.ValidateMax(*st.Graph, c.catalogForValidation(), st.Request.MaxPlanSteps)
 				if err != nil {
 					c.fail(ctx, st, "the accepted plan no longer validates: "+backend.ErrorMessage(err))
 					return

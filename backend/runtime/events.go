@@ -53,7 +53,9 @@ type TaskRequest struct {
 	Workspace    string             `json:"workspace,omitempty"`
 	Limits       backend.Limits     `json:"limits"`
 	MaxSteps     int                `json:"maxSteps"`
-	MaxReplans   int                `json:"maxReplans"`
+	// MaxPlanSteps bounds the steps of a plan (0: taskgraph.MaxNodes).
+	MaxPlanSteps int `json:"maxPlanSteps,omitempty"`
+	MaxReplans   int `json:"maxReplans"`
 	// MaxStepReplans bounds the revised plans after failed steps (default
 	// 1; -1 for none).
 	MaxStepReplans int `json:"maxStepReplans,omitempty"`

@@ -68,7 +68,7 @@ func (c *Controller) Fork(ctx context.Context, req ForkRequest) (backend.Fork, b
 		return zf, zs, zr, backend.Errorf(backend.EINVALID, `a plan_edit delta is {} or an edited plan {"nodes": [...]}`)
 	}
 	if len(edited.Nodes) > 0 {
-		g, err := taskgraph.Validate(backend.TaskGraph{Nodes: edited.Nodes}, c.catalogForValidation())
+		g, err := taskgraph.ValidateMax(backend.TaskGraph{Nodes: edited.Nodes}, c.catalogForValidation(), base.Request.MaxPlanSteps)
 		if err != nil {
 			return zf, zs, zr, err
 		}

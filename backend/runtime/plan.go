@@ -86,7 +86,7 @@ func (c *Controller) plan(ctx context.Context, st *RunState, dec backend.Decisio
 		if err != nil {
 			return c.invalidPlan(ctx, st, backend.ErrorMessage(err), p.Model)
 		}
-		g, err := taskgraph.Validate(graph, c.catalogForValidation())
+		g, err := taskgraph.ValidateMax(graph, c.catalogForValidation(), st.Request.MaxPlanSteps)
 		if err != nil {
 			return c.invalidPlan(ctx, st, backend.ErrorMessage(err), p.Model)
 		}

@@ -45,7 +45,7 @@ func (c *Controller) check(req TaskRequest) (TaskRequest, error) {
 		n    int64
 	}{{"the memory limit", l.MemoryBytes}, {"the CPU limit", l.CPUSeconds}, {"the file size limit", l.FileBytes},
 		{"the output limit", l.OutputBytes}, {"the process limit", l.Processes},
-		{"the step limit", int64(req.MaxSteps)}, {"the replan limit", int64(req.MaxReplans)}, {"the concurrency", int64(req.Concurrency)}} {
+		{"the step limit", int64(req.MaxSteps)}, {"the plan's step limit", int64(req.MaxPlanSteps)}, {"the replan limit", int64(req.MaxReplans)}, {"the concurrency", int64(req.Concurrency)}} {
 		if v.n < 0 {
 			return req, backend.Errorf(backend.EINVALID, "%s must be positive, not %d (leave it out for the default)", v.name, v.n)
 		}
@@ -60,7 +60,7 @@ func (c *Controller) check(req TaskRequest) (TaskRequest, error) {
 		return req, backend.Errorf(backend.EINVALID, "the step limit is %d, more than the %d allowed", req.MaxSteps, MaxStepsCap)
 	}
 	if req.Plan != nil {
-		g, err := taskgraph.Validate(*req.Plan, c.catalogForValidation())
+		g, err := taskgraph.ValidateMax(*req.Plan, c.catalogForValidation(), req.MaxPlanSteps)
 		if err != nil {
 			return req, backend.Errorf(backend.EINVALID, "the plan is not valid: %s", backend.ErrorMessage(err))
 		}

@@ -203,18 +203,20 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 // its commit; the heuristic critic takes microseconds.
 const criticGrace = 50 * time.Millisecond
 
-// outputTail is how much of stdout/stderr an event carries inline; the
-// whole (capped) output is a blob.
+// outputTail is how much of stdout/stderr an event carries inline; a
+// longer (capped) output is also stored whole as a blob.
 const outputTail = 2048
 
 func (c *Controller) storeOutput(ctx context.Context, data []byte) (*backend.BlobRef, string) {
 	if len(data) == 0 {
 		return nil, ""
 	}
-	tail := data
-	if len(tail) > outputTail {
-		tail = tail[len(tail)-outputTail:]
+	if len(data) <= outputTail {
+		// The event holds the whole output: a blob would only add a file
+		// and two fsyncs to the step.
+		return nil, string(data)
 	}
+	tail := data[len(data)-outputTail:]
 	ref, err := c.d.Blobs.Put(context.WithoutCancel(ctx), data, "text/plain; charset=utf-8")
 	if err != nil {
 		c.d.Log("store output", "err", err)

@@ -17,7 +17,9 @@ import (
 	"golang.org/x/text/message"
 )
 
-// MaxNodes is the largest number of steps a plan may hold.
+// MaxNodes is the largest number of steps a plan may hold by default (and
+// what the schema handed to models says); ParseMax and ValidateMax take
+// another bound, a run's setting.
 const MaxNodes = 200
 
 // CoderTool is the tool name a coder step may carry (or leave empty).
@@ -75,7 +77,8 @@ func CoderArgsSchema() json.RawMessage { return json.RawMessage(coderArgsSchema)
 
 // The two fixed schemas compile once; a compiled schema is immutable.
 var (
-	compiledGraph = mustCompile(graphSchema)
+	// Validation counts the steps itself against the caller's bound.
+	compiledGraph = mustCompile(strings.Replace(graphSchema, `"maxItems": 200,`, "", 1))
 	compiledCoder = mustCompile(coderArgsSchema)
 )
 

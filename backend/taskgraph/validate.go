@@ -25,6 +25,14 @@ const maxProblems = 10
 // replan can fix them at once. A tool whose own args schema does not compile
 // is a fault of the catalog, not of the plan: that is EINTERNAL.
 func Parse(data []byte, cat Catalog) (*Graph, error) {
+	return ParseMax(data, cat, MaxNodes)
+}
+
+// ParseMax is Parse with a plan of at most maxNodes steps (<= 0: MaxNodes).
+func ParseMax(data []byte, cat Catalog, maxNodes int) (*Graph, error) {
+	if maxNodes <= 0 {
+		maxNodes = MaxNodes
+	}
 	if len(data) > MaxPlanBytes {
 		return nil, backend.Errorf(backend.EINVALID, "the plan is %d bytes, more than the %d allowed", len(data), MaxPlanBytes)
 	}
@@ -45,12 +53,21 @@ func Parse(data []byte, cat Catalog) (*Graph, error) {
 		}
 		return nil, c.err()
 	}
+	if len(nodes) > maxNodes {
+		c.add(fmt.Sprintf("the plan has %d steps, more than the %d allowed", len(nodes), maxNodes))
+	}
 	return build(nodes, cat, &c)
 }
 
 // Validate validates a task graph built in Go (an explicit plan, a restored
 // run) exactly as Parse validates JSON.
 func Validate(g backend.TaskGraph, cat Catalog) (*Graph, error) {
+	return ValidateMax(g, cat, MaxNodes)
+}
+
+// ValidateMax is Validate with a plan of at most maxNodes steps (<= 0:
+// MaxNodes).
+func ValidateMax(g backend.TaskGraph, cat Catalog, maxNodes int) (*Graph, error) {
 	type node struct {
 		ID        string          `json:"id"`
 		Kind      string          `json:"kind"`
@@ -85,7 +102,7 @@ func Validate(g backend.TaskGraph, cat Catalog) (*Graph, error) {
 	if err != nil {
 		return nil, backend.Wrap(err, backend.EINVALID, "the plan cannot be encoded as JSON")
 	}
-	return Parse(data, cat)
+	return ParseMax(data, cat, maxNodes)
 }
 
 // decodeNodes decodes the nodes of a plan into task nodes. It reports false

@@ -109,6 +109,28 @@ func TestParseTooManyNodes(t *testing.T) {
 	require.NotNil(t, mustParse(t, plan(t, nodes[:taskgraph.MaxNodes]...)))
 }
 
+// The cap is a setting: a run may allow longer plans, or fewer steps.
+func TestParseMaxNodesIsASetting(t *testing.T) {
+	t.Parallel()
+	nodes := make([]map[string]any, 10_000)
+	for i := range nodes {
+		var deps []string
+		if i > 0 {
+			deps = []string{fmt.Sprintf("s%d", i-1)}
+		}
+		nodes[i] = shell(fmt.Sprintf("s%d", i), "true", deps...)
+	}
+	long := plan(t, nodes...)
+	g, err := taskgraph.ParseMax([]byte(long), catalog, 10_000)
+	require.NoError(t, err)
+	require.Len(t, g.TaskGraph().Nodes, 10_000)
+	require.Equal(t, "the plan has 10000 steps, more than the 200 allowed", invalid(t, long))
+
+	_, err = taskgraph.ValidateMax(backend.TaskGraph{Nodes: g.TaskGraph().Nodes[:3]}, catalog, 2)
+	require.Error(t, err)
+	require.Equal(t, "the plan has 3 steps, more than the 2 allowed", backend.ErrorMessage(err))
+}
+
 func TestParseTooLarge(t *testing.T) {
 	t.Parallel()
 	big := plan(t, shell("a", strings.Repeat("x", taskgraph.MaxPlanBytes)))
