@@ -17,7 +17,8 @@ import (
 const (
 	// MaxTaskBytes is the longest task text a run accepts.
 	MaxTaskBytes = 1 << 20
-	// MaxStepsCap is the most steps a run may be allowed.
+	// MaxStepsCap is the most steps a run may be allowed, unless its plan
+	// may hold more (TaskRequest.MaxPlanSteps): then as many as that.
 	MaxStepsCap = 1000
 	// MaxStepTimeout is the longest a step may be allowed to run.
 	MaxStepTimeout = 24 * time.Hour
@@ -56,8 +57,8 @@ func (c *Controller) check(req TaskRequest) (TaskRequest, error) {
 	if l.Timeout > MaxStepTimeout {
 		return req, backend.Errorf(backend.EINVALID, "the step timeout is %s, longer than the %s allowed", l.Timeout, MaxStepTimeout)
 	}
-	if req.MaxSteps > MaxStepsCap {
-		return req, backend.Errorf(backend.EINVALID, "the step limit is %d, more than the %d allowed", req.MaxSteps, MaxStepsCap)
+	if capSteps := max(MaxStepsCap, req.MaxPlanSteps); req.MaxSteps > capSteps {
+		return req, backend.Errorf(backend.EINVALID, "the step limit is %d, more than the %d allowed", req.MaxSteps, capSteps)
 	}
 	if req.Plan != nil {
 		g, err := taskgraph.ValidateMax(*req.Plan, c.catalogForValidation(), req.MaxPlanSteps)

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/json"
+	"slices"
 
 	"ducklm/backend"
 )
@@ -76,13 +77,16 @@ func NewRunState(runID, worldID string) *RunState {
 	return &RunState{RunID: runID, WorldID: worldID, Status: backend.RunPending, Steps: map[string]*StepRecord{}}
 }
 
-// Clone returns a deep copy. It copies the run-level fields and every step
-// record, but not what the records point to: Apply never changes a value it
-// has stored (a request, a graph, a node, a result, a critique, a script, an
-// approval); it replaces it. A new field that Apply changes in place must be
-// copied here.
+// Clone returns a deep copy. It copies the run-level fields, the lists the
+// fold appends to or edits (Planning, Revised) and every step record, but
+// not what the records point to: Apply never changes a value it has stored
+// (a request, a graph, a node, a result, a critique, a script, an approval,
+// a revision); it replaces it. A new field that Apply changes in place must
+// be copied here (TestCloneIsDeep checks the fold against its clone).
 func (s *RunState) Clone() *RunState {
 	out := *s
+	out.Planning = slices.Clone(s.Planning)
+	out.Revised = slices.Clone(s.Revised)
 	out.Steps = make(map[string]*StepRecord, len(s.Steps))
 	for id, rec := range s.Steps {
 		r := *rec
