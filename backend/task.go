@@ -15,6 +15,10 @@ type TaskNode struct {
 	Args      json.RawMessage `json:"args,omitempty"`
 	DependsOn []string        `json:"depends_on"`
 	Title     string          `json:"title,omitempty"`
+	// RetryOnTimeout says the step is safe to run again after it timed
+	// out (it changes nothing, or changes it the same way twice). Without
+	// it a timed-out step fails: its limit is its limit.
+	RetryOnTimeout bool `json:"retry_on_timeout,omitempty"`
 }
 
 // TaskGraph is a plan as the runtime executes it: a DAG of steps.

@@ -260,10 +260,11 @@ func (s *session) ask(in *bufio.Reader, runID string, p *runtime.StepRecord) boo
 	}
 	fmt.Fprintf(w, "\n  %s\n  risk %s (rule %s): %s\n", compact(a.Args), a.Risk, a.Rule, a.Why)
 	if a.Sandboxed {
-		fmt.Fprintf(w, "  sandboxed: workspace only, network %v, timeout %s\n", a.Network, a.Limits.Timeout)
+		fmt.Fprintf(w, "  sandboxed: workspace only, network %v\n", a.Network)
 	} else {
 		fmt.Fprintf(w, "  NOT sandboxed (bubblewrap is unavailable): it runs with your permissions\n")
 	}
+	fmt.Fprintf(w, "  time limit %s: %s\n", a.Limits.Timeout, timeoutNote(p.Node.RetryOnTimeout))
 	fmt.Fprint(w, "approve? [y]es, [n]o, [e]dit arguments: ")
 	line, err := in.ReadString('\n')
 	if err != nil {
@@ -291,6 +292,14 @@ func (s *session) ask(in *bufio.Reader, runID string, p *runtime.StepRecord) boo
 		return false
 	}
 	return true
+}
+
+// timeoutNote says what happens to a step that reaches its time limit.
+func timeoutNote(retry bool) string {
+	if retry {
+		return "stopped, then run once more (its plan says a retry is safe)"
+	}
+	return "stopped and failed, not retried"
 }
 
 func (s *session) stdin() io.Reader {

@@ -93,6 +93,7 @@ func TestRunAnswersApprovalsAtThePrompt(t *testing.T) {
 	requireCode(t, r, cli.ExitOK, args...)
 	require.Contains(t, r.stderr, "step step-1 wants to run shell_exec\n")
 	require.Contains(t, r.stderr, `{"command":"echo yes-please"}`)
+	require.Contains(t, r.stderr, "  time limit 2m0s: stopped and failed, not retried\n", "the prompt states the limit")
 	require.Contains(t, r.stderr, "approve? [y]es, [n]o, [e]dit arguments: ")
 	require.Contains(t, r.stdout, "\n      yes-please\n")
 	require.Contains(t, r.stderr, "completed")

@@ -36,7 +36,8 @@ const planSchema = `{
               "tool": {"type": "string"},
               "args": {"type": "object"},
               "depends_on": {"type": "array", "items": {"type": "string"}},
-              "title": {"type": "string"}
+              "title": {"type": "string"},
+              "retry_on_timeout": {"type": "boolean"}
             },
             "required": ["id", "kind", "args", "depends_on"],
             "additionalProperties": false

@@ -67,6 +67,9 @@ type Approval struct {
 	Sandboxed bool            `json:"sandboxed"`
 	InDoubt   bool            `json:"inDoubt"`
 	Limits    backend.Limits  `json:"limits"`
+	// RetryOnTimeout: the step runs once more if it times out (its plan
+	// says that is safe); otherwise a timeout fails it.
+	RetryOnTimeout bool `json:"retryOnTimeout"`
 }
 
 // Approvals lists the open requests of one run, or of every run ("").
@@ -94,7 +97,7 @@ func (c *Controller) Approvals(ctx context.Context, runID string) ([]Approval, e
 			a := s.Approval
 			out = append(out, Approval{RunID: id, RequestID: a.RequestID, Step: a.Step, Title: s.Node.Title, Tool: a.Tool,
 				Args: a.Args, Rule: a.Rule, Risk: a.Risk, Why: a.Why, Network: a.Network, Sandboxed: a.Sandboxed,
-				InDoubt: a.InDoubt, Limits: a.Limits})
+				InDoubt: a.InDoubt, Limits: a.Limits, RetryOnTimeout: s.Node.RetryOnTimeout})
 		}
 	}
 	return out, nil

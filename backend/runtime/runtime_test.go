@@ -251,7 +251,7 @@ func TestFailingStepFailsTheRunWithItsReason(t *testing.T) {
 	require.Equal(t, runtime.StepPending, st.Steps["after"].State, "a dependent of a failed step never runs")
 }
 
-func TestTimedOutStepIsRetriedThenFails(t *testing.T) {
+func TestTimedOutStepFailsWithoutARetry(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	limits := backend.DefaultLimits()
@@ -262,6 +262,24 @@ func TestTimedOutStepIsRetriedThenFails(t *testing.T) {
 	st := f.waitStatus(t, run.ID, backend.RunFailed, backend.RunCompleted)
 	require.Equal(t, backend.RunFailed, st.Status)
 	require.True(t, st.Steps["slow"].Result.TimedOut)
+	events := f.events(t, run.ID)
+	require.Equal(t, 1, count(events, runtime.EvStepStarted), "a limit of 300 ms is 300 ms, not twice that")
+	require.Zero(t, count(events, runtime.EvStepRetrying))
+}
+
+func TestTimedOutStepMarkedSafeIsRetriedOnceThenFails(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	limits := backend.DefaultLimits()
+	limits.Timeout = 300 * time.Millisecond
+	slow := shell("slow", "sleep 30")
+	slow.RetryOnTimeout = true
+	run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "slow", ApprovalMode: runtime.AutoSandboxed, Limits: limits, MaxRetries: 1,
+		Plan: plan(slow)})
+	require.NoError(t, err)
+	st := f.waitStatus(t, run.ID, backend.RunFailed, backend.RunCompleted)
+	require.Equal(t, backend.RunFailed, st.Status)
+	require.True(t, st.Steps["slow"].Node.RetryOnTimeout, "the plan's word survives validation")
 	events := f.events(t, run.ID)
 	require.Equal(t, 2, count(events, runtime.EvStepStarted), "one retry")
 	require.Equal(t, 1, count(events, runtime.EvStepRetrying))

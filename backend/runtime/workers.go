@@ -141,7 +141,9 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 		fin.Retryable = backend.ErrorCode(err) == backend.EUNAVAILABLE
 	default:
 		fin.OK = res.ExitCode == 0 && !res.TimedOut
-		fin.Retryable = res.TimedOut
+		// A step that timed out may have done part of its work: it runs
+		// again only when its plan says that is safe.
+		fin.Retryable = res.TimedOut && rec.Node.RetryOnTimeout
 	}
 	fin.Stdout, fin.StdoutTail = c.storeOutput(ctx, res.Stdout)
 	fin.Stderr, fin.StderrTail = c.storeOutput(ctx, res.Stderr)

@@ -48,7 +48,8 @@ const graphSchema = `{
           "tool": {"type": "string"},
           "args": {"type": "object"},
           "depends_on": {"type": "array", "uniqueItems": true, "items": {"type": "string"}},
-          "title": {"type": "string"}
+          "title": {"type": "string"},
+          "retry_on_timeout": {"type": "boolean"}
         }
       }
     }

@@ -75,6 +75,7 @@ func ValidateMax(g backend.TaskGraph, cat Catalog, maxNodes int) (*Graph, error)
 		Args      json.RawMessage `json:"args,omitempty"`
 		DependsOn []string        `json:"depends_on"`
 		Title     string          `json:"title,omitempty"`
+		Retry     bool            `json:"retry_on_timeout,omitempty"`
 	}
 	var c collector
 	nodes := make([]node, len(g.Nodes))
@@ -91,7 +92,7 @@ func ValidateMax(g backend.TaskGraph, cat Catalog, maxNodes int) (*Graph, error)
 		if deps == nil {
 			deps = []string{}
 		}
-		nodes[i] = node{ID: n.ID, Kind: n.Kind, Tool: n.Tool, Args: args, DependsOn: deps, Title: n.Title}
+		nodes[i] = node{ID: n.ID, Kind: n.Kind, Tool: n.Tool, Args: args, DependsOn: deps, Title: n.Title, Retry: n.RetryOnTimeout}
 	}
 	if len(c.problems) > 0 {
 		return nil, c.err()

@@ -174,6 +174,8 @@ export interface Approval {
   sandboxed: boolean;
   inDoubt: boolean;
   limits: Limits;
+  /** The step runs once more if it times out (its plan says that is safe); otherwise a timeout fails it. */
+  retryOnTimeout: boolean;
 }
 
 /** RunSummary is one row of the runs list (Go: runtime.RunSummary). */

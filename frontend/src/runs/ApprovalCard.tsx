@@ -122,7 +122,12 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered }: ApprovalCa
         </div>
         <div>
           <dt>Timeout</dt>
-          <dd>{formatNanos(l.timeout)}</dd>
+          <dd>
+            {formatNanos(l.timeout)}
+            <span className="muted small block" data-testid="timeout-note">
+              {a.retryOnTimeout ? 'then stopped and run once more: its plan says a retry is safe' : 'then stopped and failed, not retried'}
+            </span>
+          </dd>
         </div>
         <div>
           <dt>Memory</dt>

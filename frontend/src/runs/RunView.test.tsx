@@ -32,6 +32,7 @@ describe('ApprovalCard', () => {
     expect(screen.getByText('destructive')).toBeTruthy();
     expect(screen.getByText('(deletes or overwrites files)')).toBeTruthy();
     expect(screen.getByText('2 min')).toBeTruthy(); // 120 s arrives as 120e9 ns
+    expect(screen.getByTestId('timeout-note').textContent).toBe('then stopped and failed, not retried');
     expect(screen.getByText('1 GiB')).toBeTruthy();
     expect(screen.getByText('bubblewrap')).toBeTruthy();
   });

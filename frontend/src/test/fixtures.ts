@@ -144,6 +144,7 @@ export function approval(over: Partial<Approval> = {}): Approval {
     sandboxed: true,
     inDoubt: false,
     limits: limits(),
+    retryOnTimeout: false,
     ...over,
   };
 }
