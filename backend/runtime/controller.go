@@ -93,6 +93,26 @@ type Controller struct {
 	// memos keeps each run's head and base (checkpoint.go).
 	memoMu sync.Mutex
 	memos  map[string]*runMemo
+	// clocks keeps each run's fork clocks (parent time, deliberation
+	// index), read once from its row: every event of a forked run carries them.
+	clocks sync.Map // run id → runClocks
+}
+
+// runClocks are the clocks a run's events carry from its fork.
+type runClocks struct{ parentTime, deliberationIndex int64 }
+
+// clocksOf returns a run's fork clocks (zero for a root run).
+func (c *Controller) clocksOf(ctx context.Context, runID string) (runClocks, error) {
+	if v, ok := c.clocks.Load(runID); ok {
+		return v.(runClocks), nil
+	}
+	run, err := c.d.Store.GetRun(ctx, runID)
+	if err != nil {
+		return runClocks{}, err
+	}
+	rc := runClocks{run.ParentTime, run.DeliberationIndex}
+	c.clocks.Store(runID, rc)
+	return rc, nil
 }
 
 // driver is the goroutine that moves one run forward.
@@ -386,7 +406,15 @@ func (c *Controller) appendAt(ctx context.Context, st *RunState, expect int64, c
 	}
 	// A cancelled caller still records what happened (a step that ran, a
 	// cancellation): losing the fact would be worse than finishing the write.
-	stored, err := c.d.Store.SaveRun(context.WithoutCancel(ctx), run, expect, events, cp)
+	ctx = context.WithoutCancel(ctx)
+	clocks, err := c.clocksOf(ctx, st.RunID)
+	if err != nil {
+		return err
+	}
+	for i := range events {
+		events[i].ParentTime, events[i].DeliberationIndex = clocks.parentTime, clocks.deliberationIndex
+	}
+	stored, err := c.d.Store.SaveRun(ctx, run, expect, events, cp)
 	if err == nil && len(stored) > 0 {
 		if stored[0].Seq == prev.Seq+1 {
 			next.Seq = stored[len(stored)-1].Seq

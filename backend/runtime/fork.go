@@ -111,6 +111,7 @@ func (c *Controller) Fork(ctx context.Context, req ForkRequest) (backend.Fork, b
 	if _, err := c.d.Store.CreateFork(ctx, f, child, run, events, &start); err != nil {
 		return zf, zs, zr, err
 	}
+	c.clocks.Store(run.ID, runClocks{run.ParentTime, run.DeliberationIndex})
 	c.Start(run.ID)
 	return f, child, run, nil
 }

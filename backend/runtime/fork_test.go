@@ -78,3 +78,41 @@ func TestForkTaskRunWithEditedPlan(t *testing.T) {
 	_, _, _, err = f.rt.Fork(f.ctx, runtime.ForkRequest{CheckpointID: after.ID, Delta: json.RawMessage(`{"nodes":[{"id":"x","kind":"tool","tool":"nope"}]}`)})
 	require.Equal(t, backend.EINVALID, backend.ErrorCode(err))
 }
+
+// A forked task run's events all keep the fork's clocks: the parent's time
+// at the checkpoint and the deliberation index the fork serves, not only
+// the two events the fork itself writes.
+func TestForkedTaskRunKeepsItsClocks(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "two files", ApprovalMode: runtime.AutoSandboxed,
+		Plan: plan(
+			step("a", "file_write", `{"path":"a.txt","content":"A"}`),
+			step("b", "file_write", `{"path":"b.txt","content":"B"}`, "a"),
+		)})
+	require.NoError(t, err)
+	st := f.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed)
+	require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
+	cps, err := f.store.ListCheckpoints(f.ctx, run.ID)
+	require.NoError(t, err)
+	cp := cps[len(cps)/2]
+	require.Positive(t, cp.WorldLocalTime)
+	edited := `{"nodes":[{"id":"a","kind":"tool","tool":"file_write","args":{"path":"a.txt","content":"A2"},"depends_on":[]},
+		{"id":"b","kind":"tool","tool":"file_write","args":{"path":"b.txt","content":"B2"},"depends_on":["a"]}]}`
+	_, _, childRun, err := f.rt.Fork(f.ctx, runtime.ForkRequest{CheckpointID: cp.ID, Delta: json.RawMessage(edited), DeliberationIndex: 4})
+	require.NoError(t, err)
+	cst := f.waitStatus(t, childRun.ID, backend.RunCompleted, backend.RunFailed)
+	require.Equal(t, backend.RunCompleted, cst.Status, cst.StatusReason)
+
+	own := f.events(t, childRun.ID)
+	require.Greater(t, len(own), 4, "the child ran steps of its own")
+	for _, e := range own {
+		require.Equal(t, cp.WorldLocalTime, e.ParentTime, "%s (seq %d)", e.Type, e.Seq)
+		require.EqualValues(t, 4, e.DeliberationIndex, "%s (seq %d)", e.Type, e.Seq)
+	}
+	// The parent, a root, has none.
+	for _, e := range f.events(t, run.ID) {
+		require.Zero(t, e.ParentTime)
+		require.Zero(t, e.DeliberationIndex)
+	}
+}
