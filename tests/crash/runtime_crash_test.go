@@ -125,13 +125,21 @@ type child struct {
 
 func startChild(t *testing.T, dir string, submit bool) *child {
 	t.Helper()
+	var env []string
+	if !submit {
+		env = append(env, noSubmitEnv+"=1")
+	}
+	return startChildOf(t, "TestRuntimeCrashChild", runtimeChildEnv, dir, env...)
+}
+
+// startChildOf starts this test binary running only the test named, with
+// dirEnv=dir and env in its environment.
+func startChildOf(t *testing.T, test, dirEnv, dir string, env ...string) *child {
+	t.Helper()
 	self, err := os.Executable()
 	require.NoError(t, err)
-	cmd := exec.Command(self, "-test.run=^TestRuntimeCrashChild$")
-	cmd.Env = append(os.Environ(), runtimeChildEnv+"="+dir)
-	if !submit {
-		cmd.Env = append(cmd.Env, noSubmitEnv+"=1")
-	}
+	cmd := exec.Command(self, "-test.run=^"+test+"$")
+	cmd.Env = append(append(os.Environ(), dirEnv+"="+dir), env...)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	c := &child{cmd: cmd, lines: make(chan string, 1024), stderr: &strings.Builder{}}
