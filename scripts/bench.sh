@@ -75,6 +75,18 @@ printf "bundle of a 100k-event run: export %s events/s (peak heap %s MB), import
   "$(metric "$bb" BenchmarkBundle100k import-events/s)" "$(metric "$bb" BenchmarkBundle100k import-peak-heap-MB)" \
   "$(metric "$bb" BenchmarkBundle100k bundle-MB)"
 
+# Deliberation: one round of 1,000 branches, horizon 20, on the Branching
+# Grid, every branch a recorded fork (one commit each). Three rounds each.
+echo
+echo "== deliberation (backend/deliberation)"
+go test -run '^$' -bench '^BenchmarkSearch1000x20$' -benchtime 3x -count 1 ./backend/deliberation/ \
+  | tee "$out/deliberation.txt" | grep -E '^Benchmark'
+for s in mcts beam; do
+  d="BenchmarkSearch1000x20/$s"
+  printf "deliberation round, %-4s: %s branches to depth %s in %s s (median of 3; goal <= 10 s)\n" "$s" \
+    "$(metric "$out/deliberation.txt" "$d" branches)" "$(metric "$out/deliberation.txt" "$d" depth)" "$(metric "$out/deliberation.txt" "$d" s/round-median)"
+done
+
 # ---- memory (backend/memory, backend/memorypolicy) --------------------------
 # Self-contained: its own files and helpers. Retrieval is measured through
 # Store.Retrieve and through raw chromem-go on the same vectors, interleaved
