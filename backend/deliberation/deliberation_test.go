@@ -24,9 +24,9 @@ func TestUntilDoneOnTheNoiselessGridIsOptimal(t *testing.T) {
 		patch string
 		opt   deliberation.Options
 	}{
-		{"beam from the corner", `{"params":{"noise":0}}`, deliberation.Options{Strategy: deliberation.Beam, Width: 2, Depth: 4, Budget: 40}},
-		{"beam from the middle", `{"params":{"noise":0},"pos":[3,7]}`, deliberation.Options{Strategy: deliberation.Beam, Width: 3, Depth: 3, Budget: 40}},
-		{"mcts from the corner", `{"params":{"noise":0}}`, deliberation.Options{Strategy: deliberation.MCTS, Depth: 5, Budget: 30}},
+		{"beam from the corner", `{"params":{"noise":0}}`, deliberation.Options{Strategy: deliberation.Beam, Width: 2, Depth: 3, Budget: 24}},
+		{"beam from the middle", `{"params":{"noise":0},"pos":[3,7]}`, deliberation.Options{Strategy: deliberation.Beam, Width: 3, Depth: 2, Budget: 24}},
+		{"mcts from the corner", `{"params":{"noise":0}}`, deliberation.Options{Strategy: deliberation.MCTS, Depth: 4, Budget: 16}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
