@@ -350,6 +350,8 @@ func printEvent(w io.Writer, e backend.Event) {
 		detail = str("status") + " " + str("reason")
 	case runtime.EvCompleted, runtime.EvFailed, runtime.EvCancelled:
 		detail = str("reason")
+	case runtime.EvWarning:
+		detail = str("message")
 	case runtime.EvDecision, runtime.EvCheckpoint:
 		return // bookkeeping: in the ledger, not on the terminal
 	}

@@ -24,6 +24,10 @@ type RunStore interface {
 	ListRunsOfBackend(ctx context.Context, backendName string) ([]backend.WorldRun, error)
 	SaveRun(ctx context.Context, r backend.WorldRun, expect int64, events []backend.Event, cp *backend.Checkpoint) ([]backend.Event, error)
 	GetCheckpoint(ctx context.Context, id string) (backend.Checkpoint, error)
+	// ListCheckpoints returns a run's own checkpoints in ledger order.
+	ListCheckpoints(ctx context.Context, runID string) ([]backend.Checkpoint, error)
+	// ForkOf returns the fork that created a world (ENOTFOUND for a root).
+	ForkOf(ctx context.Context, childWorldID string) (backend.Fork, error)
 	CreateFork(ctx context.Context, f backend.Fork, child backend.WorldSpec, run backend.WorldRun, events []backend.Event, cp *backend.Checkpoint) ([]backend.Event, error)
 }
 
@@ -303,32 +307,9 @@ func (c *Controller) Load(ctx context.Context, runID string) (*RunState, backend
 	if spec.Backend != BackendTask {
 		return nil, run, backend.Errorf(backend.EINVALID, "run %s is a simulated world run, not a task run", runID)
 	}
-	st := NewRunState(run.ID, run.WorldID)
-	var cp backend.Checkpoint
-	baseSeq := int64(-1)
-	if run.LatestCheckpointID != "" {
-		cp, err = c.d.Store.GetCheckpoint(ctx, run.LatestCheckpointID)
-		if err != nil {
-			return nil, run, err
-		}
-		data, err := c.d.Blobs.Get(ctx, cp.Blob)
-		if err != nil {
-			return nil, run, err
-		}
-		if err := json.Unmarshal(data, st); err != nil {
-			return nil, run, backend.Errorf(backend.ECORRUPT, "checkpoint %s of run %s is unreadable", cp.ID, runID)
-		}
-		if st.Steps == nil {
-			st.Steps = map[string]*StepRecord{}
-		}
-		st.RunID, st.WorldID = run.ID, run.WorldID // a fork's start checkpoint carries the parent's ids
-		if cp.RunID != run.ID {
-			st.Seq = 0
-		} else {
-			// The checkpoint's blob is a base: the state at st.Seq, which
-			// the events after it bring to the checkpoint and on.
-			baseSeq = st.Seq
-		}
+	st, cp, baseSeq, err := c.newestReadable(ctx, run)
+	if err != nil {
+		return nil, run, err
 	}
 	if err := c.catchUp(ctx, st); err != nil {
 		return nil, run, err

@@ -88,6 +88,7 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) {
 	if st.Status.Terminal() {
 		return
 	}
+	c.recordRecovery(ctx, st)
 	if st.Seq == 0 && st.Request.Task == "" && st.Request.Plan == nil {
 		if err := c.recordTask(ctx, st); err != nil {
 			c.d.Log("record task", "run", runID, "err", err)

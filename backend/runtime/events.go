@@ -32,6 +32,7 @@ const (
 	EvFailed            = "run.failed"
 	EvCancelled         = "run.cancelled"
 	EvForked            = "run.forked"
+	EvWarning           = "run.warning" // something was wrong and the run went on (a damaged checkpoint skipped)
 )
 
 // ApprovalMode says which steps a run asks its user about.

@@ -70,6 +70,11 @@ type RunState struct {
 	Response     string            `json:"response,omitempty"`
 	Error        string            `json:"error,omitempty"`
 	Seq          int64             `json:"seq"` // the last event folded in
+
+	// recovered says why Load did not start from the run's latest
+	// checkpoint (it was damaged) and where it started instead; the
+	// driver records it as a warning when it resumes the run. Not stored.
+	recovered string
 }
 
 // NewRunState returns the state of a run before its first event.

@@ -1,0 +1,70 @@
+package runtime_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"ducklm/backend"
+	"ducklm/backend/runtime"
+)
+
+// damageBlob overwrites a stored blob's bytes, as a disk fault would.
+func (f *fixture) damageBlob(t *testing.T, ref backend.BlobRef) {
+	t.Helper()
+	h := strings.TrimPrefix(ref.Digest, "sha256:")
+	path := filepath.Join(f.dir, "blobs", "sha256", h[:2], h[2:4], h)
+	require.FileExists(t, path)
+	require.NoError(t, os.Chmod(path, 0o600))
+	require.NoError(t, os.WriteFile(path, []byte(`{"damaged":`), 0o600))
+}
+
+func TestDamagedLatestCheckpointFallsBackRecordsAWarningAndResumes(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "wait", ApprovalMode: runtime.AskEvery,
+		Plan: plan(shell("a", "echo one"), shell("b", "echo two", "a"))})
+	require.NoError(t, err)
+	f.waitStatus(t, run.ID, backend.RunAwaitingApproval)
+	before, _, err := f.rt.Load(f.ctx, run.ID)
+	require.NoError(t, err)
+
+	stored, err := f.store.GetRun(f.ctx, run.ID)
+	require.NoError(t, err)
+	require.NotEmpty(t, stored.LatestCheckpointID)
+	latest, err := f.store.GetCheckpoint(f.ctx, stored.LatestCheckpointID)
+	require.NoError(t, err)
+	f.rt.Close()
+	f.damageBlob(t, latest.Blob)
+
+	f.restart(t)
+	st, _, err := f.rt.Load(f.ctx, run.ID)
+	require.NoError(t, err, "a damaged latest checkpoint is skipped, not fatal")
+	require.Equal(t, before.Seq, st.Seq)
+	require.Equal(t, before.Status, st.Status)
+	require.Len(t, st.PendingApprovals(), 1, "the fold of the ledger gives the same state")
+
+	resumed, err := f.rt.ResumeAll(f.ctx)
+	require.NoError(t, err)
+	require.Contains(t, resumed, run.ID)
+	f.approveAll(t, run.ID)
+	st = f.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed)
+	require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
+
+	var warnings []string
+	for _, e := range f.events(t, run.ID) {
+		if e.Type == runtime.EvWarning {
+			warnings = append(warnings, string(e.Payload))
+		}
+	}
+	require.Len(t, warnings, 1, "the skip is recorded once, as the run resumes")
+	require.Contains(t, warnings[0], "checkpoint "+latest.ID+" is damaged")
+
+	// The run's checkpoints after the resume are readable again.
+	f.restart(t)
+	_, _, err = f.rt.Load(f.ctx, run.ID)
+	require.NoError(t, err)
+}
