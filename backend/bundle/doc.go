@@ -12,6 +12,8 @@
 //	forks.jsonl              fork records
 //	checkpoints.jsonl        checkpoint records
 //	events/<run id>.jsonl    each run's stream in seq order (JSON of backend.Event)
+//	events/dlb_<…>.jsonl     a run's deliberation stream: the records of its
+//	                         rounds (its branches are worlds forked from it)
 //	blobs/sha256/<hex>       programs, checkpoint states and step outputs
 //
 // The package owns the format and its checks. It never trusts a path inside

@@ -16,6 +16,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/blob"
+	"ducklm/backend/deliberation"
 )
 
 // ExportOptions tune Export.
@@ -118,6 +119,23 @@ func Export(ctx context.Context, local Local, root string, w io.Writer, opts Exp
 		}
 		m.Counts.Streams++
 		m.Counts.Events += heads[r.ID]
+	}
+	// A run's deliberations travel with it: the records of its rounds (the
+	// branches they name are its descendants).
+	for _, r := range runs {
+		stream := deliberation.Stream(r.ID)
+		head, err := local.Events.Head(ctx, stream)
+		if err != nil {
+			return m, err
+		}
+		if head == 0 {
+			continue
+		}
+		if err := spoolEvents(ctx, sp, local.Events, stream, head, blobs); err != nil {
+			return m, err
+		}
+		m.Counts.Streams++
+		m.Counts.Events += head
 	}
 	blobEntries, err := blobs.entries(ctx, local.Blobs)
 	if err != nil {

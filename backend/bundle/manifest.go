@@ -197,9 +197,9 @@ func classify(name string) (kind, string) {
 		return kindRecords, ""
 	}
 	if rest, ok := strings.CutPrefix(name, eventsDir); ok {
-		run, ok := strings.CutSuffix(rest, eventsExt)
-		if ok && backend.CheckID(run, backend.KindRun) == nil {
-			return kindEvents, run
+		stream, ok := strings.CutSuffix(rest, eventsExt)
+		if ok && (backend.CheckID(stream, backend.KindRun) == nil || backend.CheckID(stream, backend.KindDeliberation) == nil) {
+			return kindEvents, stream
 		}
 		return kindBad, ""
 	}

@@ -10,9 +10,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 
 	"ducklm/backend"
 	"ducklm/backend/blob"
+	"ducklm/backend/deliberation"
 )
 
 // VerifyOptions tune Verify and the first pass of Import.
@@ -374,19 +376,26 @@ func (c *checked) readRecords(name string, r io.Reader, limits Limits) error {
 // readEvents checks one stream: its run is in the bundle, its events are
 // its own, gap-free from seq 1, with ids of the event kind and the reality
 // of the run's world.
+//
+// A run's deliberation stream (dlb_<the run's id>) holds external-real
+// records of its rounds only, and comes with its run.
 func (c *checked) readEvents(ctx context.Context, runID string, r io.Reader, limits Limits) error {
-	i, ok := c.run[runID]
+	owner, isDeliberation := deliberationOwner(runID)
+	i, ok := c.run[owner]
 	if !ok {
-		return corrupt("the bundle holds events of run %s but no record of it", runID)
+		return corrupt("the bundle holds events of run %s but no record of it", owner)
 	}
-	reality, err := c.realityOf(ctx, c.runs[i].WorldID)
-	if err != nil {
-		return err
+	reality := backend.ExternalReal
+	if !isDeliberation {
+		var err error
+		if reality, err = c.realityOf(ctx, c.runs[i].WorldID); err != nil {
+			return err
+		}
 	}
 	c.real[runID] = reality
 	name := eventsName(runID)
 	var seq int64
-	err = scanLines(r, name, limits.MaxLineBytes, func(data []byte) error {
+	err := scanLines(r, name, limits.MaxLineBytes, func(data []byte) error {
 		e, err := decodeEvent(data)
 		if err != nil {
 			return corrupt("line %d of %s is not a valid event", seq+1, name)
@@ -394,12 +403,24 @@ func (c *checked) readEvents(ctx context.Context, runID string, r io.Reader, lim
 		if err := checkEvent(e, runID, seq+1, reality); err != nil {
 			return err
 		}
+		if isDeliberation && e.Type != deliberation.EventRound {
+			return corrupt("event %s of the deliberation stream %s is a %s; such a stream records rounds only", e.ID, runID, quote(e.Type))
+		}
 		seq = e.Seq
 		return nil
 	})
 	c.heads[runID] = seq
 	c.report.Counts.Events += seq
 	return err
+}
+
+// deliberationOwner returns the run a deliberation stream belongs to (and
+// true), or stream itself for a run's own stream.
+func deliberationOwner(stream string) (string, bool) {
+	if body, ok := strings.CutPrefix(stream, string(backend.KindDeliberation)+"_"); ok {
+		return string(backend.KindRun) + "_" + body, true
+	}
+	return stream, false
 }
 
 func decodeEvent(data []byte) (backend.Event, error) {
