@@ -17,7 +17,7 @@ BINDING_SOURCES := $(wildcard app/*.go) $(shell find backend -name '*.go' -not -
 FRONT_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
 	frontend/index.html frontend/package.json $(wildcard frontend/vite.config.ts frontend/tsconfig*.json)
 
-.PHONY: run test build deps go-deps frontend-deps install uninstall bench perf clean test-go test-frontend test-desktop test-e2e
+.PHONY: run test build deps go-deps frontend-deps install uninstall bench bench-task perf clean test-go test-frontend test-desktop test-e2e
 
 ## deps: system packages (apt, only when missing), Go modules, frontend packages
 deps: .deps/apt go-deps frontend-deps
@@ -102,6 +102,10 @@ uninstall:
 ## bench: the benchmarks, with ratios measured in one run
 bench: .deps/go
 	scripts/bench.sh
+
+## bench-task: only what a task run's step costs, as a table of goal against measured
+bench-task: .deps/go
+	scripts/bench.sh task
 
 ## perf: the GUI's performance targets measured in Chromium and the desktop window (not part of test)
 perf: $(BIN)

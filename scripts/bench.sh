@@ -3,11 +3,87 @@
 # machine (noisy machines make absolute numbers drift; ratios hold).
 #   scripts/bench.sh            all benchmarks
 #   BENCHTIME=3s scripts/bench.sh
+#   scripts/bench.sh task      only what a task run's step costs (issue 12's table)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 benchtime=${BENCHTIME:-2s}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+
+# ---- task runs: what a step costs (backend/runtime, backend/world, the CLI) --
+# Every ratio is measured in this one run; the table prints each with its goal.
+task_bench() {
+  local t="$out/task"; mkdir -p "$t"
+  tm() { awk -v name="$2" -v unit="$3" '$1 ~ "^"name"(-[0-9]+)?$" { for (i = 2; i < NF; i++) if ($(i+1) == unit) print $i }' "$1" | head -n1; }
+  div() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || a == "n/a" || b == "n/a" || b + 0 <= 0) print "n/a"; else printf "%.2f", a / b }'; }
+  row() { printf "| %-58s | %12s | %-10s | %-4s |\n" "$1" "$2" "$3" "$4"; }
+  met() { awk -v v="$1" -v g="$2" -v op="$3" 'BEGIN { if (v == "" || v == "n/a") print "n/a"; else if ((op == "<=" && v+0 <= g+0) || (op == ">=" && v+0 >= g+0)) print "yes"; else print "NO" }'; }
+
+  echo
+  echo "== task runs (backend/runtime): the loop's trivial durable step, bytes and CPU per step"
+  go test -run '^$' -bench '^BenchmarkLoopTrivialStep/chain$' -benchtime "${LOOP_BENCHTIME:-3x}" -count 1 ./backend/runtime/ \
+    | tee "$t/loop.txt" | grep -E '^Benchmark'
+  go test -run '^$' -bench '^BenchmarkTaskRunBytes$' -benchtime 1x -count 1 -timeout 60m ./backend/runtime/ \
+    | tee "$t/bytes.txt" | grep -E '^Benchmark'
+  go test -run '^$' -bench '^BenchmarkAppendSingle$' -benchtime "$benchtime" -count 1 ./backend/sqlite/ \
+    | tee "$t/ledger.txt" | grep -E '^Benchmark'
+  go test -run '^$' -bench '^BenchmarkRunSteps10k$' -benchtime 1x -count 1 ./backend/world/ \
+    | tee "$t/world.txt" | grep -E '^Benchmark'
+
+  # ducklm run --plan with trivial steps: (T200 - T50) / 150, the CLI's own per-step cost.
+  local cli=n/a
+  if go build -tags webkit2_41 -o "$t/ducklm" . 2>"$t/build.txt"; then
+    mkdir -p "$t/ws" && echo hello >"$t/ws/f.txt"
+    for n in 50 200; do
+      { printf '{"nodes":['; for i in $(seq 0 $((n - 1))); do
+          [ "$i" -gt 0 ] && printf ',{"id":"s%d","kind":"tool","tool":"file_read","args":{"path":"f.txt"},"depends_on":["s%d"]}' "$i" $((i - 1)) \
+            || printf '{"id":"s0","kind":"tool","tool":"file_read","args":{"path":"f.txt"},"depends_on":[]}'
+        done; printf ']}'; } >"$t/plan$n.json"
+    done
+    cli_run() { rm -rf "$t/home"; local s e; s=$(date +%s%N)
+      DUCKLM_HOME="$t/home" "$t/ducklm" run --plan "$t/plan$1.json" --approve auto --workspace "$t/ws" --max-steps "$1" </dev/null >"$t/cli$1.txt" 2>&1
+      e=$(date +%s%N); echo $(( (e - s) / 1000 )); }
+    local a b c d
+    a=$(cli_run 50); b=$(cli_run 200); c=$(cli_run 50); d=$(cli_run 200) # interleaved, twice
+    cli=$(awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" 'BEGIN { printf "%.2f", ((b - a) + (d - c)) / 2 / 150 / 1000 }')
+    echo "ducklm run --plan, trivial steps: (T200 - T50)/150 = $cli ms/step (T50 $((a / 1000)), $((c / 1000)) ms; T200 $((b / 1000)), $((d / 1000)) ms)"
+  else
+    echo "ducklm run --plan: the binary does not build here (see $t/build.txt: it needs WebKitGTK 4.1, which make deps installs)"
+  fi
+
+  local lp="$t/loop.txt" by="$t/bytes.txt"
+  local stepnet raw perraw goStep b200 b10k c100 cend
+  stepnet=$(tm "$lp" BenchmarkLoopTrivialStep/chain step-net/raw)
+  goStep=$(tm "$lp" BenchmarkLoopTrivialStep/chain ms/step-net)
+  raw=$(tm "$lp" BenchmarkLoopTrivialStep/chain ms/raw-append)
+  b200=$(tm "$by" BenchmarkTaskRunBytes/steps=200 B/step); b10k=$(tm "$by" BenchmarkTaskRunBytes/steps=10000 B/step)
+  c100=$(tm "$by" BenchmarkTaskRunBytes/steps=10000 cpu-ms/step@100); cend=$(tm "$by" BenchmarkTaskRunBytes/steps=10000 cpu-ms/step@end)
+  local ls rs lr clir bratio cpur grid
+  ls=$(tm "$t/ledger.txt" BenchmarkAppendSingle/ledger events/s); rs=$(tm "$t/ledger.txt" BenchmarkAppendSingle/raw events/s)
+  lr=$(div "$ls" "$rs")
+  clir=$(div "$cli" "$goStep")
+  bratio=$(div "$b10k" "$b200")
+  cpur=$(div "$cend" "$c100")
+  grid=$(tm "$t/world.txt" BenchmarkRunSteps10k/grid steps/s)
+
+  echo
+  echo "== task runs: acceptance (load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a))"
+  row "measure" "measured" "goal" "met"
+  row "----" "----" "----" "----"
+  row "loop, trivial durable step / raw single durable append" "${stepnet:-n/a}x" "<= 5x" "$(met "$stepnet" 5 "<=")"
+  row "  (step $goStep ms net, raw append $raw ms)" "" "" ""
+  row "ducklm run --plan per step / the Go benchmark's per step" "${clir}x" "<= 1.5x" "$(met "$clir" 1.5 "<=")"
+  row "bytes per step, 10,000-step run / 200-step run" "${bratio}x" "<= 1.2x" "$(met "$bratio" 1.2 "<=")"
+  row "bytes per step, 10,000-step run" "${b10k:-n/a} B" "<= 3072 B" "$(met "$b10k" 3072 "<=")"
+  row "  (200-step run)" "${b200:-n/a} B" "" ""
+  row "CPU per step at step 10,000 / at step 100" "${cpur}x" "<= 1.2x" "$(met "$cpur" 1.2 "<=")"
+  row "ledger single durable append / raw database/sql twin" "${lr}x" ">= 0.8x" "$(met "$lr" 0.8 ">=")"
+  row "world run, Branching Grid, checkpoint every 100" "${grid:-n/a}/s" ">= 5000/s" "$(met "$grid" 5000 ">=")"
+}
+if [ "${1:-all}" = task ]; then
+  task_bench
+  exit 0
+fi
 
 echo "== ledger (backend/sqlite), current SQLite (modernc.org/sqlite as required in go.mod)"
 go test -run '^$' -bench 'Append|Read|Newest' -benchtime "$benchtime" -count 1 ./backend/sqlite/ | tee "$out/ledger.txt" | grep -E '^Benchmark'
@@ -118,3 +194,5 @@ printf "start-up with 100k memories: from the snapshot %s ms (%s ms CPU; goal <=
 printf "write decision incl. dedup lookup: %s ms at 10k, %s ms at 100k memories; the policy alone %s ns\n" \
   "$(mem_metric "$mem_out/query.txt" BenchmarkDecide/docs=10000 ms/decision)" "$(mem_metric "$mem_out/query.txt" BenchmarkDecide/docs=100000 ms/decision)" \
   "$(mem_metric "$mem_out/policy.txt" BenchmarkDecide ns/op)"
+
+task_bench

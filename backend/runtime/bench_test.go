@@ -32,6 +32,9 @@ import (
 //	events/step       ledger events per step
 //	commits/step(-net) write transactions per step
 //	ms/append         one durable single-event ledger append
+//	ms/raw-append     one durable single-row INSERT through database/sql, on
+//	                  the same disk with the same settings (the raw twin)
+//	step-net/raw      the acceptance ratio: a step against the raw twin
 //
 // Run it with -v to see where a run's time goes and what each commit holds.
 
@@ -136,6 +139,8 @@ func (t *timedBlobs) reset() {
 
 type loopBench struct {
 	ctx    context.Context
+	dir    string
+	db     *sqlite.DB
 	ledger *sqlite.Ledger
 	store  *countingStore
 	blobs  *timedBlobs
@@ -161,7 +166,7 @@ func newLoopBench(b testing.TB) *loopBench {
 		Sandboxed: func() bool { return true }, WorkRoot: filepath.Join(dir, "workspaces"),
 	})
 	b.Cleanup(rt.Close)
-	return &loopBench{ctx: context.Background(), ledger: ledger, store: store, blobs: timed, rt: rt}
+	return &loopBench{ctx: context.Background(), dir: dir, db: db, ledger: ledger, store: store, blobs: timed, rt: rt}
 }
 
 func trivialPlan(n int, chain bool) *backend.TaskGraph {
@@ -178,7 +183,7 @@ func trivialPlan(n int, chain bool) *backend.TaskGraph {
 
 func (lb *loopBench) run(b testing.TB, g *backend.TaskGraph, concurrency int) string {
 	run, err := lb.rt.Submit(lb.ctx, runtime.TaskRequest{Task: "bench", Plan: g, ApprovalMode: runtime.AutoSandboxed,
-		MaxSteps: len(g.Nodes), Concurrency: concurrency})
+		MaxSteps: len(g.Nodes), MaxPlanSteps: len(g.Nodes), Concurrency: concurrency})
 	require.NoError(b, err)
 	for {
 		require.NoError(b, lb.rt.Wait(lb.ctx, run.ID))
@@ -267,6 +272,7 @@ func BenchmarkLoopTrivialStep(b *testing.B) {
 				require.NoError(b, err)
 			}
 			perAppend := time.Since(t0) / appends
+			perRaw := rawSingleAppends(b, lb.dir, appends)
 
 			steps := float64(b.N * benchSteps)
 			perStep := float64(loop) / steps
@@ -279,6 +285,8 @@ func BenchmarkLoopTrivialStep(b *testing.B) {
 			b.ReportMetric((commits-fixedCommits)/(benchSteps-1), "commits/step-net")
 			b.ReportMetric(ms(float64(perAppend)), "ms/append")
 			b.ReportMetric(perStepOnly/float64(perAppend), "step-net/append")
+			b.ReportMetric(ms(float64(perRaw)), "ms/raw-append")
+			b.ReportMetric(perStepOnly/float64(perRaw), "step-net/raw")
 			if testing.Verbose() {
 				runs := float64(b.N)
 				b.Logf("%s: a %d-step run takes %.1f ms: %.1f ms in %.0f commits, %.1f ms in %.0f blob puts and %.0f gets, the rest reading and folding",

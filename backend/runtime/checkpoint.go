@@ -1,8 +1,11 @@
 package runtime
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"io"
 	"sync"
 
 	"ducklm/backend"
@@ -79,12 +82,12 @@ func (c *Controller) ensureBase(ctx context.Context, st *RunState) (*base, error
 	if b != nil && b.seq <= st.Seq && st.Seq-b.seq < rebaseAfter(st) {
 		return b, nil
 	}
-	data, err := json.Marshal(st)
+	data, err := encodeState(st)
 	if err != nil {
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot encode the state of run %s", st.RunID)
 	}
 	// The blob is durable before any checkpoint row names it.
-	ref, err := c.d.Blobs.Put(context.WithoutCancel(ctx), data, "application/json")
+	ref, err := c.d.Blobs.Put(context.WithoutCancel(ctx), data, "application/gzip")
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +150,7 @@ func (c *Controller) stateAt(ctx context.Context, cp backend.Checkpoint) (*RunSt
 		return nil, err
 	}
 	st := NewRunState("", "")
-	if err := json.Unmarshal(data, st); err != nil {
+	if err := decodeState(data, st); err != nil {
 		return nil, backend.Errorf(backend.ECORRUPT, "checkpoint %s is unreadable", cp.ID)
 	}
 	if st.Steps == nil {
@@ -174,3 +177,45 @@ func (c *Controller) StateAt(ctx context.Context, checkpointID string) (*RunStat
 	}
 	return c.stateAt(ctx, cp)
 }
+
+// encodeState returns a base's bytes: the fold's JSON, gzipped. A base
+// holds every step's record, plan node included, which compresses about
+// tenfold, and it is written once per rebaseAfter events.
+func encodeState(st *RunState) ([]byte, error) {
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.NewEncoder(zw).Encode(st); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// decodeState reads a checkpoint's blob into st: a gzipped base, or the
+// plain JSON every checkpoint held before bases.
+func decodeState(data []byte, st *RunState) error {
+	if len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
+		return json.Unmarshal(data, st)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	raw, err := io.ReadAll(io.LimitReader(zr, maxStateBytes+1))
+	if err != nil {
+		return err
+	}
+	if len(raw) > maxStateBytes {
+		return backend.Errorf(backend.ECORRUPT, "a checkpoint's state is larger than %d bytes", maxStateBytes)
+	}
+	return json.Unmarshal(raw, st)
+}
+
+// maxStateBytes bounds what a base may unpack to (a 10,000-step run's state
+// is a few megabytes).
+const maxStateBytes = 1 << 30

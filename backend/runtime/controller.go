@@ -320,7 +320,21 @@ func (c *Controller) Load(ctx context.Context, runID string) (*RunState, backend
 
 // catchUp folds the run's events after st.Seq.
 func (c *Controller) catchUp(ctx context.Context, st *RunState) error {
-	events, err := c.d.Events.Query(ctx, backend.EventQuery{Stream: st.RunID, FromSeq: st.Seq + 1})
+	// The run's memo knows its head when this process wrote it last (every
+	// writer of a run in this process appends through it, and the data
+	// directory has one writing process): nothing to read when st is there,
+	// and no head lookup to bound the read otherwise.
+	q := backend.EventQuery{Stream: st.RunID, FromSeq: st.Seq + 1}
+	m := c.memo(st.RunID)
+	m.mu.Lock()
+	if m.head != nil && m.head.Seq >= st.Seq {
+		q.ToSeq = m.head.Seq
+	}
+	m.mu.Unlock()
+	if q.ToSeq == st.Seq && q.ToSeq != 0 {
+		return nil
+	}
+	events, err := c.d.Events.Query(ctx, q)
 	if err != nil {
 		return err
 	}

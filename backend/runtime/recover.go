@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"ducklm/backend"
@@ -83,7 +82,7 @@ func (c *Controller) fromCheckpoint(ctx context.Context, run backend.WorldRun, c
 		return nil, -1, err
 	}
 	st := NewRunState(run.ID, run.WorldID)
-	if err := json.Unmarshal(data, st); err != nil {
+	if err := decodeState(data, st); err != nil {
 		return nil, -1, backend.Errorf(backend.ECORRUPT, "checkpoint %s of run %s is unreadable", cp.ID, run.ID)
 	}
 	if st.Steps == nil {
