@@ -125,4 +125,3 @@ func BenchmarkTaskRunBytes(b *testing.B) {
 		})
 	}
 }
-
