@@ -45,6 +45,12 @@ func (s *Service) step(ctx context.Context, inst *instance, action json.RawMessa
 // error fails the run, recording the failure after the events the caller
 // has not saved yet (pending), which are saved first.
 func (s *Service) advance(ctx context.Context, inst *instance, action json.RawMessage, pending ...backend.Event) (StepOutcome, []backend.Event, error) {
+	return s.advanceAfter(ctx, inst, action, nil, pending...)
+}
+
+// advanceAfter is advance for a caller with a save in flight: before it
+// records a failure, it calls before (which waits for that save).
+func (s *Service) advanceAfter(ctx context.Context, inst *instance, action json.RawMessage, before func() error, pending ...backend.Event) (StepOutcome, []backend.Event, error) {
 	if inst.run.Status.Terminal() {
 		return StepOutcome{}, nil, backend.Errorf(backend.EINVALID, "run %s is %s; fork it to continue from one of its checkpoints", inst.run.ID, inst.run.Status)
 	}
@@ -56,6 +62,11 @@ func (s *Service) advance(ctx context.Context, inst *instance, action json.RawMe
 	if err != nil {
 		if ctx.Err() != nil {
 			return StepOutcome{}, nil, err // cancelled by the caller: the run stays open
+		}
+		if before != nil {
+			if berr := before(); berr != nil {
+				return StepOutcome{}, nil, berr
+			}
 		}
 		if len(pending) > 0 {
 			if serr := s.save(context.WithoutCancel(ctx), inst, pending, nil); serr != nil {
@@ -139,51 +150,110 @@ func (s *Service) RunSteps(ctx context.Context, runID string, opts RunOptions) (
 	var out StepOutcome
 	var pending []backend.Event
 	saved := 0
-	// flush saves the pending steps' events, with a checkpoint of the state
-	// after them when cp is set: one commit either way.
-	flush := func(ctx context.Context, done int, cp bool) error {
-		if cp {
-			if len(pending) == 0 && inst.run.LatestCheckpointID != "" {
-				// Nothing moved since the last save: the run may have it.
-				if _, err := s.checkpoint(ctx, inst); err != nil {
-					return err
-				}
-			} else {
-				c, e, err := s.snapshot(ctx, inst)
-				if err != nil {
-					return err
-				}
-				prev := inst.run.LatestCheckpointID
-				inst.run.LatestCheckpointID = c.ID
-				err = s.save(ctx, inst, append(pending, e), &c)
-				pending = nil // the saved events may still be read by those they were published to
-				if err != nil {
-					inst.run.LatestCheckpointID = prev
-					return err
-				}
-			}
-		} else if len(pending) > 0 {
-			err := s.save(ctx, inst, pending, nil)
-			pending = nil
-			if err != nil {
-				return err
-			}
+	// One batch's commit (with its checkpoint blob) runs while the next
+	// batch is computed: at most one is in flight, and everything that
+	// reads the run's head or saves waits for it first. A step is reported
+	// (acknowledged) only once its commit returned.
+	type result struct {
+		head int64
+		err  error
+	}
+	var inflight chan result
+	inflightDone := 0
+	wait := func() error {
+		if inflight == nil {
+			return nil
 		}
-		if done > saved {
-			saved = done
+		r := <-inflight
+		inflight = nil
+		if r.err != nil {
+			s.forget(runID) // the world in memory is ahead of what is stored
+			return r.err
+		}
+		if r.head > 0 {
+			inst.head = r.head
+		}
+		if inflightDone > saved {
+			saved = inflightDone
 			if opts.Progress != nil {
 				opts.Progress(saved, opts.Steps)
 			}
 		}
 		return nil
 	}
+	defer func() { _ = wait() }() // no save outlives the call (and its lock on the run)
+	// flush starts saving the pending steps' events, with a checkpoint of
+	// the state after them when cp is set: one commit either way.
+	flush := func(ctx context.Context, done int, cp bool) error {
+		if err := wait(); err != nil {
+			return err
+		}
+		if cp && len(pending) == 0 && inst.run.LatestCheckpointID != "" {
+			// Nothing moved since the last save: the run may have it.
+			if _, err := s.checkpoint(ctx, inst); err != nil {
+				return err
+			}
+			inflightDone = done
+			return nil
+		}
+		if !cp && len(pending) == 0 {
+			return nil
+		}
+		events := pending
+		pending = nil // the saved events may still be read by those they were published to
+		var rec *backend.Checkpoint
+		var state []byte
+		if cp {
+			data, err := inst.world.CheckpointBytes()
+			if err != nil {
+				return err
+			}
+			c, e := s.checkpointRecord(inst, data)
+			inst.run.LatestCheckpointID = c.ID
+			events = append(events, e)
+			rec, state = &c, data
+		}
+		inst.run.WorldLocalTime = inst.world.Time()
+		inst.run.UpdatedAt = s.now().UTC()
+		run, expect := inst.run, inst.head
+		ch := make(chan result, 1)
+		go func() {
+			if rec != nil {
+				// The blob is durable before the commit that names it.
+				if _, err := s.blobs.Put(ctx, state, "application/json"); err != nil {
+					ch <- result{err: err}
+					return
+				}
+			}
+			stored, err := s.store.SaveRun(ctx, run, expect, events, rec)
+			var head int64
+			if len(stored) > 0 {
+				head = stored[len(stored)-1].Seq
+			}
+			ch <- result{head: head, err: err}
+		}()
+		inflight, inflightDone = ch, done
+		return nil
+	}
+	finish := func(ctx context.Context, done int, cp bool) error {
+		if err := flush(ctx, done, cp); err != nil {
+			return err
+		}
+		return wait()
+	}
 	for i := 1; i <= opts.Steps; i++ {
+		if inflight != nil && opts.SaveEvery == 1 {
+			if err := wait(); err != nil {
+				return out, err
+			}
+		}
 		var events []backend.Event
-		if out, events, err = s.advance(ctx, inst, opts.Action, pending...); err != nil {
+		var err error
+		if out, events, err = s.advanceAfter(ctx, inst, opts.Action, wait, pending...); err != nil {
 			if ctx.Err() != nil {
 				// Steps applied before the cancel are kept; the world in
 				// memory is then exactly what is recorded.
-				if ferr := flush(context.WithoutCancel(ctx), i-1, false); ferr != nil {
+				if ferr := finish(context.WithoutCancel(ctx), i-1, false); ferr != nil {
 					return out, ferr
 				}
 			}
@@ -197,11 +267,17 @@ func (s *Service) RunSteps(ctx context.Context, runID string, opts RunOptions) (
 				return out, err
 			}
 		}
+		if last {
+			if err := wait(); err != nil {
+				return out, err
+			}
+		}
 		out.Run = inst.run
 		if out.Done {
 			break
 		}
 	}
+	out.Run = inst.run
 	return out, nil
 }
 

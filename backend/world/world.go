@@ -323,16 +323,23 @@ func (s *Service) snapshot(ctx context.Context, inst *instance) (backend.Checkpo
 	if err != nil {
 		return backend.Checkpoint{}, backend.Event{}, err
 	}
-	ref, err := s.blobs.Put(ctx, data, "application/json")
-	if err != nil {
+	if _, err := s.blobs.Put(ctx, data, "application/json"); err != nil {
 		return backend.Checkpoint{}, backend.Event{}, err
 	}
+	cp, e := s.checkpointRecord(inst, data)
+	return cp, e, nil
+}
+
+// checkpointRecord returns the record and event of a checkpoint of inst
+// whose state is data; the caller stores data as a blob before the record.
+func (s *Service) checkpointRecord(inst *instance, data []byte) (backend.Checkpoint, backend.Event) {
+	ref := backend.BlobRef{Digest: digest(data), Size: int64(len(data)), MediaType: "application/json"}
 	cp := backend.Checkpoint{
 		ID: backend.NewID(backend.KindCheckpoint), WorldID: inst.spec.ID, RunID: inst.run.ID,
 		WorldLocalTime: inst.world.Time(), Blob: ref, CreatedAt: s.now().UTC(),
 	}
 	e := s.event(inst, EventCheckpoint, map[string]any{"checkpointId": cp.ID, "digest": ref.Digest, "size": ref.Size})
-	return cp, e, nil
+	return cp, e
 }
 
 // save appends events for inst's run and writes its record in one
