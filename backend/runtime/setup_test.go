@@ -37,6 +37,8 @@ type fixture struct {
 	hang   *hangTool
 	deps   runtime.Deps
 	rt     *runtime.Controller
+	// rtMu orders restart's new controller with approveAll's goroutine.
+	rtMu sync.Mutex
 }
 
 type option func(*runtime.Deps)
@@ -86,8 +88,11 @@ func setup(t *testing.T, opts ...option) *fixture {
 // restart simulates a new process on the same data: a fresh controller.
 func (f *fixture) restart(t *testing.T) {
 	f.rt.Close()
-	f.rt = runtime.New(f.deps)
-	t.Cleanup(f.rt.Close)
+	rt := runtime.New(f.deps)
+	f.rtMu.Lock()
+	f.rt = rt
+	f.rtMu.Unlock()
+	t.Cleanup(rt.Close)
 }
 
 type modelLister struct{ c *ollama.Client }
@@ -247,7 +252,9 @@ func (f *fixture) approveAll(t *testing.T, runID string) {
 				return
 			case <-time.After(10 * time.Millisecond):
 			}
+			f.rtMu.Lock()
 			rt := f.rt
+			f.rtMu.Unlock()
 			as, err := rt.Approvals(f.ctx, runID)
 			if err != nil {
 				continue
