@@ -8,12 +8,12 @@ import (
 )
 
 // newestReadable returns the state a load starts from: the run's latest
-// checkpoint when it can be read, else the newest earlier one that can (seed
-// 000 §8: the latest *valid* checkpoint is resumable), else, for a run that
-// is not a fork, the empty state (the ledger alone holds the whole run).
-// A fork whose every checkpoint, its starting one included, is damaged
-// cannot be loaded: its history before the fork lives in the parent's
-// checkpoint. baseSeq is the seq the chosen checkpoint's base covers (-1 for
+// checkpoint when it can be read, else the newest earlier one of the run
+// that can (seed 000 §8: the latest *valid* checkpoint is resumable), else,
+// for a run that is not a fork, the empty state (the ledger alone holds the
+// whole run). A fork whose every checkpoint, its starting one included, is
+// damaged cannot be loaded: its history before the fork is in that
+// starting checkpoint. baseSeq is the seq the chosen checkpoint's base covers (-1 for
 // none or a fork's start); st.recovered says what was skipped.
 func (c *Controller) newestReadable(ctx context.Context, run backend.WorldRun) (st *RunState, cp backend.Checkpoint, baseSeq int64, err error) {
 	if run.LatestCheckpointID == "" {
@@ -38,14 +38,11 @@ func (c *Controller) newestReadable(ctx context.Context, run backend.WorldRun) (
 	if err != nil {
 		return nil, cp, -1, err
 	}
-	fork, ferr := c.d.Store.ForkOf(ctx, run.WorldID)
-	switch {
-	case ferr == nil:
-		start, err := c.d.Store.GetCheckpoint(ctx, fork.CheckpointID)
-		if err == nil {
-			candidates = append([]backend.Checkpoint{start}, candidates...)
-		}
-	case backend.ErrorCode(ferr) != backend.ENOTFOUND:
+	// A fork's history before it lives in its starting checkpoint (made
+	// from the parent's with the fork's edits): its own ledger alone is not
+	// the whole run.
+	_, ferr := c.d.Store.ForkOf(ctx, run.WorldID)
+	if ferr != nil && backend.ErrorCode(ferr) != backend.ENOTFOUND {
 		return nil, cp, -1, ferr
 	}
 	for i := len(candidates) - 1; i >= 0; i-- {
@@ -66,7 +63,7 @@ func (c *Controller) newestReadable(ctx context.Context, run backend.WorldRun) (
 	}
 	if ferr == nil {
 		return nil, cp, -1, backend.Wrap(first, backend.ECORRUPT,
-			"run %s cannot be loaded: its checkpoints are damaged, its starting checkpoint from the run it was forked from too", run.ID)
+			"run %s cannot be loaded: it is a fork and its checkpoints, its starting one included, are damaged", run.ID)
 	}
 	st = NewRunState(run.ID, run.WorldID)
 	st.recovered = fmt.Sprintf("checkpoint %s is damaged (%s); the run went on from its ledger, folded from its first event",

@@ -68,3 +68,38 @@ func TestDamagedLatestCheckpointFallsBackRecordsAWarningAndResumes(t *testing.T)
 	_, _, err = f.rt.Load(f.ctx, run.ID)
 	require.NoError(t, err)
 }
+
+func TestForkWithEveryCheckpointDamagedIsRefusedNotLoadedFromItsParent(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "two files", ApprovalMode: runtime.AutoSandboxed,
+		Plan: plan(
+			step("a", "file_write", `{"path":"a.txt","content":"A"}`),
+			step("b", "file_write", `{"path":"b.txt","content":"B"}`, "a"),
+		)})
+	require.NoError(t, err)
+	require.Equal(t, backend.RunCompleted, f.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed).Status)
+	cps, err := f.store.ListCheckpoints(f.ctx, run.ID)
+	require.NoError(t, err)
+	edited := `{"nodes":[{"id":"a","kind":"tool","tool":"file_write","args":{"path":"a.txt","content":"A2"},"depends_on":[]}]}`
+	_, _, child, err := f.rt.Fork(f.ctx, runtime.ForkRequest{CheckpointID: cps[0].ID, Delta: []byte(edited)})
+	require.NoError(t, err)
+	require.Equal(t, backend.RunCompleted, f.waitStatus(t, child.ID, backend.RunCompleted, backend.RunFailed).Status)
+	f.rt.Close()
+
+	// A fork's checkpoints share the base its start wrote (a few events
+	// later than the parent's): damaging it leaves no readable checkpoint,
+	// and the parent's, with the plan before the edit, is not the fork.
+	own, err := f.store.ListCheckpoints(f.ctx, child.ID)
+	require.NoError(t, err)
+	for _, cp := range own {
+		require.Equal(t, own[0].Blob, cp.Blob)
+	}
+	f.damageBlob(t, own[0].Blob)
+	f.restart(t)
+	_, _, err = f.rt.Load(f.ctx, child.ID)
+	require.Equal(t, backend.ECORRUPT, backend.ErrorCode(err))
+	require.Contains(t, backend.ErrorMessage(err), "it is a fork and its checkpoints, its starting one included, are damaged")
+	_, _, err = f.rt.Load(f.ctx, run.ID)
+	require.NoError(t, err, "the parent is untouched")
+}
