@@ -17,7 +17,7 @@ BINDING_SOURCES := $(wildcard app/*.go) $(shell find backend -name '*.go' -not -
 FRONT_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
 	frontend/index.html frontend/package.json $(wildcard frontend/vite.config.ts frontend/tsconfig*.json)
 
-.PHONY: run test build deps go-deps frontend-deps install uninstall bench bench-task perf clean test-go test-frontend test-desktop test-e2e
+.PHONY: run test build deps go-deps frontend-deps install uninstall bench bench-task perf clean test-go test-fuzz test-frontend test-desktop test-e2e
 
 ## deps: system packages (apt, only when missing), Go modules, frontend packages
 deps: .deps/apt go-deps frontend-deps
@@ -66,12 +66,18 @@ run: build
 
 ## test: every test — Go (with the race detector), frontend (Vitest), desktop smoke (Xvfb), browser journeys
 test: deps
-	$(MAKE) --no-print-directory test-go test-frontend test-desktop test-e2e
+	$(MAKE) --no-print-directory test-go test-fuzz test-frontend test-desktop test-e2e
 
 test-go: .deps/go frontend/dist/index.html
 	go vet ./...
 	go test -race -count=1 ./backend/... ./app/... .
 	go test -count=1 $$(go list ./tests/... | grep -v /tests/desktop)
+
+## test-fuzz: the fuzz targets of hostile input — plan JSON and bundle manifests — $(FUZZTIME) each
+FUZZTIME ?= 10s
+test-fuzz: .deps/go
+	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./backend/taskgraph/
+	go test -run '^$$' -fuzz '^FuzzParseManifest$$' -fuzztime $(FUZZTIME) ./backend/bundle/
 
 test-frontend: frontend/node_modules/.ci-stamp
 	cd frontend && npm test

@@ -16,6 +16,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/bwrap"
+	"ducklm/backend/prereq"
 )
 
 func TestTimeoutKillsTheWholeGroup(t *testing.T) {
@@ -85,7 +86,7 @@ func TestSessionEscapeIsKilledByCgroup(t *testing.T) {
 	probe, err := bwrap.RunUnsandboxed(context.Background(), sh(t, "true"))
 	require.NoError(t, err)
 	if !slices.Contains(probe.Enforced, "cgroup pids") {
-		t.Skip("no cgroup here: an unsandboxed process that leaves its session survives the step")
+		prereq.Missing(t, "no cgroup here: an unsandboxed process that leaves its session survives the step")
 	}
 	m := marker()
 	res, err := bwrap.RunUnsandboxed(context.Background(), sh(t, fmt.Sprintf("setsid sleep %s </dev/null >/dev/null 2>&1 & echo done", m)))
@@ -194,7 +195,7 @@ func TestProcessLimitIsEnforced(t *testing.T) {
 	res, err := bwrap.Run(context.Background(), spec)
 	require.NoError(t, err)
 	if !slices.Contains(res.Enforced, "cgroup pids") && !slices.Contains(res.Enforced, "rlimit nproc") {
-		t.Skipf("no process limit can be enforced here (enforced: %v)", res.Enforced)
+		prereq.Missing(t, "no process limit can be enforced here (enforced: %v)", res.Enforced)
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(string(res.Stdout)))
 	require.NoError(t, err, "stdout %q stderr %q", res.Stdout, res.Stderr)

@@ -15,6 +15,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/bwrap"
+	"ducklm/backend/prereq"
 )
 
 // runner is Run or RunUnsandboxed, so a behaviour can be checked on both.
@@ -28,11 +29,11 @@ var (
 	unsandboxed = runner{"unsandboxed", bwrap.RunUnsandboxed}
 )
 
-// requireSandbox skips the test where bubblewrap cannot run.
+// requireSandbox skips the test where bubblewrap cannot run (in CI, fails it).
 func requireSandbox(t *testing.T) {
 	t.Helper()
 	if _, ok, why := bwrap.Available(); !ok {
-		t.Skip(why)
+		prereq.Missing(t, "%s", why)
 	}
 }
 
@@ -97,6 +98,6 @@ func withMarker(marker string) []string {
 func requireCommand(t *testing.T, path string) {
 	t.Helper()
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s is not installed", path)
+		prereq.Missing(t, "%s is not installed", path)
 	}
 }

@@ -223,6 +223,9 @@ func TestRouteIsPure(t *testing.T) {
 		func(s *router.State) { s.Ready = nil },
 		func(s *router.State) { s.HasGraph = false },
 		func(s *router.State) { s.HasGraph = false; s.ValidationError = "bad" },
+		// Failed steps decide, in sorted order, without sorting the caller's slice.
+		func(s *router.State) { s.Ready = nil; s.Failed = []string{"s9", "s3", "s5"} },
+		func(s *router.State) { s.Ready = nil; s.Failed = []string{"s9", "s3"}; s.MaxStepReplans = 1 },
 	} {
 		s, c := build()
 		mutate(&s)

@@ -10,6 +10,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/memory"
+	"ducklm/backend/planner"
 	"ducklm/backend/runtime"
 )
 
@@ -50,4 +51,47 @@ func TestScoredResultsAreOfferedToMemoryAndFailuresDoNotStopTheRun(t *testing.T)
 		}
 		spy.mu.Unlock()
 	}
+}
+
+// recordingPlanner is the offline planner, keeping the requests it gets.
+type recordingPlanner struct {
+	mu   sync.Mutex
+	seen []planner.Request
+}
+
+func (p *recordingPlanner) Plan(ctx context.Context, req planner.Request) (backend.Decision, error) {
+	p.mu.Lock()
+	p.seen = append(p.seen, req)
+	p.mu.Unlock()
+	return planner.Offline{}.Plan(ctx, req)
+}
+
+func TestRetrievedMemoriesReachThePlanner(t *testing.T) {
+	t.Parallel()
+	rec := &recordingPlanner{}
+	var queries []string
+	var mu sync.Mutex
+	f := setup(t, func(d *runtime.Deps) {
+		d.Offline = rec
+		d.Memories = func(ctx context.Context, query string) ([]string, error) {
+			mu.Lock()
+			queries = append(queries, query)
+			mu.Unlock()
+			return []string{"(fact) the build server is at 10.0.0.7"}, nil
+		}
+	})
+	run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "$ echo hi", ApprovalMode: runtime.AutoSandboxed})
+	require.NoError(t, err)
+	f.approveAll(t, run.ID)
+	st := f.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed)
+	require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
+
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	require.NotEmpty(t, rec.seen)
+	require.Contains(t, rec.seen[0].Context, "Memory: (fact) the build server is at 10.0.0.7\n",
+		"what the memory store retrieved is in the planner's context")
+	mu.Lock()
+	defer mu.Unlock()
+	require.Contains(t, queries, "$ echo hi", "retrieval asks about the task")
 }

@@ -12,6 +12,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/bwrap"
+	"ducklm/backend/prereq"
 	"ducklm/backend/tool"
 )
 
@@ -95,7 +96,7 @@ func writeFile(t *testing.T, f fixture, args any) (writeOutput, backend.ToolResu
 func requireSandbox(t *testing.T) {
 	t.Helper()
 	if _, ok, why := bwrap.Available(); !ok {
-		t.Skip(why)
+		prereq.Missing(t, "%s", why)
 	}
 }
 

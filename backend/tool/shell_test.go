@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend"
+	"ducklm/backend/prereq"
 	"ducklm/backend/tool"
 )
 
@@ -67,7 +68,7 @@ func TestShellNetworkFollowsTheCall(t *testing.T) {
 	t.Parallel()
 	requireSandbox(t)
 	if _, err := os.Stat("/bin/bash"); err != nil {
-		t.Skip("bash is not installed")
+		prereq.Missing(t, "bash is not installed")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

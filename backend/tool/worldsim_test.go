@@ -10,6 +10,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/blob"
+	"ducklm/backend/prereq"
 	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
 	"ducklm/backend/tool"
@@ -70,7 +71,7 @@ func TestScriptRunsInTheSandbox(t *testing.T) {
 	s := tool.NewScript("sh", "echo from-script > made.txt; cat made.txt; cat "+filepath.Join(f.sibling, "secret")+" || true", tool.RequireSandbox)
 	res, err := s.Run(context.Background(), f.call(t, "coder", map[string]any{}))
 	if backend.ErrorCode(err) == backend.EUNAVAILABLE {
-		t.Skip("bubblewrap cannot sandbox here")
+		prereq.Missing(t, "bubblewrap cannot sandbox here")
 	}
 	require.NoError(t, err)
 	require.Zero(t, res.ExitCode)

@@ -18,6 +18,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/bwrap"
+	"ducklm/backend/prereq"
 	"ducklm/backend/runtime"
 	"ducklm/backend/service"
 	"ducklm/backend/sqlite"
@@ -185,7 +186,7 @@ func (c *child) kill(t *testing.T) {
 
 func TestKilledRuntimeNeverRepeatsAnEffect(t *testing.T) {
 	if _, ok, why := bwrap.Available(); !ok {
-		t.Skip("the steps must run sandboxed without asking: " + why)
+		prereq.Missing(t, "the steps must run sandboxed without asking: %s", why)
 	}
 	dir := t.TempDir()
 	const trials = 24
@@ -379,7 +380,7 @@ func checkEffects(t *testing.T, svc *service.Service, runID, when string) (inDou
 // for a model with an empty task.
 func TestRunWithoutItsFirstEventIsRecordedOnResume(t *testing.T) {
 	if _, ok, why := bwrap.Available(); !ok {
-		t.Skip("the step must run sandboxed without asking: " + why)
+		prereq.Missing(t, "the step must run sandboxed without asking: %s", why)
 	}
 	ctx := context.Background()
 	dir := t.TempDir()
