@@ -17,7 +17,7 @@ BINDING_SOURCES := $(wildcard app/*.go) $(shell find backend -name '*.go' -not -
 FRONT_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
 	frontend/index.html frontend/package.json $(wildcard frontend/vite.config.ts frontend/tsconfig*.json)
 
-.PHONY: run test build deps go-deps frontend-deps install uninstall bench bench-task perf clean test-go test-fuzz test-frontend test-desktop test-e2e
+.PHONY: run test build deps go-deps frontend-deps install uninstall bench bench-task perf clean test-go test-fuzz test-frontend test-desktop test-e2e test-real
 
 ## deps: system packages (apt, only when missing), Go modules, frontend packages
 deps: .deps/apt go-deps frontend-deps
@@ -64,14 +64,24 @@ run: build
 		echo "No display: run 'make run' inside a desktop session (or use the CLI: $(BIN) help)."; exit 1; fi
 	./$(BIN)
 
-## test: every test — Go (with the race detector), frontend (Vitest), desktop smoke (Xvfb), browser journeys
+## test: every test — Go (with the race detector), frontend (Vitest), desktop smoke (Xvfb), browser journeys,
+## and the real-model suite against a real Ollama server
 test: deps
 	$(MAKE) --no-print-directory test-go test-fuzz test-frontend test-desktop test-e2e
+
+# The real Ollama server of the real-model tests: built once per version from
+# the Go module proxy (12–14 min on 2 cores) and cached outside the checkout;
+# a failed build stops the recipe.
+OLLAMA_SERVER = ollama_bin=$$(scripts/ollama-server.sh) && export DUCKLM_OLLAMA_BIN=$$ollama_bin &&
 
 test-go: .deps/go frontend/dist/index.html
 	go vet ./...
 	go test -race -count=1 ./backend/... ./app/... .
-	go test -count=1 $$(go list ./tests/... | grep -v /tests/desktop)
+	$(OLLAMA_SERVER) go test -count=1 -timeout 25m $$(go list ./tests/... | grep -v /tests/desktop)
+
+## test-real: only the real-model suite (tests/realmodel) against a real Ollama server
+test-real: .deps/go
+	$(OLLAMA_SERVER) go test -count=1 -timeout 25m -v ./tests/realmodel/
 
 ## test-fuzz: the fuzz targets of hostile input — plan JSON and bundle manifests — $(FUZZTIME) each
 FUZZTIME ?= 10s
@@ -87,10 +97,13 @@ test-desktop: $(BIN)
 
 ## test-e2e: browser journeys — `ducklm serve` with a fake Ollama, driven in Debian's Chromium (tests/e2e)
 E2E_FAKE_OLLAMA := build/bin/e2e-fakeollama
+E2E_REAL_OLLAMA := build/bin/e2e-realollama
 test-e2e: $(BIN)
 	go build -o $(E2E_FAKE_OLLAMA) ./tests/e2e/fakeollama
-	cd tests/e2e && npm ci --no-audit --no-fund && \
-		DUCKLM_BIN=$(CURDIR)/$(BIN) FAKE_OLLAMA_BIN=$(CURDIR)/$(E2E_FAKE_OLLAMA) node --test
+	go build -o $(E2E_REAL_OLLAMA) ./tests/realmodel/cmd/realollama
+	$(OLLAMA_SERVER) cd tests/e2e && npm ci --no-audit --no-fund && \
+		DUCKLM_BIN=$(CURDIR)/$(BIN) FAKE_OLLAMA_BIN=$(CURDIR)/$(E2E_FAKE_OLLAMA) \
+		REAL_OLLAMA_BIN=$(CURDIR)/$(E2E_REAL_OLLAMA) node --test
 
 ## install: the binary, icon and desktop entry into your local dirs
 install: build

@@ -35,6 +35,9 @@ type Critique struct {
 	Model       string  `json:"model,omitempty"` // the model that judged, for SourceModel
 	// ModelError says why a model critique was not used, when it was wanted.
 	ModelError string `json:"model_error,omitempty"`
+	// Normalised lists what ducklm mended in the model's answer before
+	// using it (a score of 4 taken as 1).
+	Normalised []string `json:"normalised,omitempty"`
 }
 
 // Decision wraps a critique in the decision contract: a noop (the critic

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -93,6 +94,9 @@ func parse(content, model string) (Critique, error) {
 	if err != nil {
 		return Critique{}, backend.Wrap(err, backend.EINVALID, "the critic model's answer is not valid JSON")
 	}
+	// The server's grammar fixes the answer's shape, not its bounds: what
+	// has one meaning is mended, and the mending recorded.
+	notes := mend(doc)
 	sch, err := compiled()
 	if err != nil {
 		return Critique{}, backend.Wrap(err, backend.EINTERNAL, "the critique schema does not compile")
@@ -105,13 +109,39 @@ func parse(content, model string) (Critique, error) {
 		}
 		return Critique{}, backend.Errorf(backend.EINVALID, "the critic model's answer does not match the critique schema: %s", why)
 	}
+	mended, err := json.Marshal(doc)
+	if err != nil {
+		return Critique{}, backend.Wrap(err, backend.EINVALID, "the critic model's answer cannot be read")
+	}
 	var c Critique
-	if err := json.Unmarshal([]byte(text), &c); err != nil {
+	if err := json.Unmarshal(mended, &c); err != nil {
 		return Critique{}, backend.Wrap(err, backend.EINVALID, "the critic model's answer cannot be read")
 	}
 	c.Explanation = strings.TrimSpace(c.Explanation)
-	c.Source, c.Model = SourceModel, model
+	c.Source, c.Model, c.Normalised = SourceModel, model, notes
 	return c, nil
+}
+
+// mend takes a score outside 0–1 as the nearest bound and gives a blank
+// explanation a sentence that says so; it returns what it changed.
+func mend(doc any) []string {
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var notes []string
+	if n, ok := m["score"].(json.Number); ok {
+		if f, err := n.Float64(); err == nil && (f < 0 || f > 1) {
+			bound := min(max(f, 0), 1)
+			m["score"] = json.Number(strconv.FormatFloat(bound, 'f', -1, 64))
+			notes = append(notes, fmt.Sprintf("score %s is outside 0–1: taken as %g", n, bound))
+		}
+	}
+	if e, ok := m["explanation"].(string); ok && strings.TrimSpace(e) == "" {
+		m["explanation"] = "The critic model gave a score without an explanation."
+		notes = append(notes, "the explanation was empty")
+	}
+	return notes
 }
 
 // describe lists a validation error's leaf failures with their places.

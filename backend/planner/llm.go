@@ -40,7 +40,7 @@ func (p LLM) Plan(ctx context.Context, req Request) (backend.Decision, error) {
 	}
 	opts := AttemptOptions(p.Options, req.Attempt)
 	resp, err := p.Client.Chat(ctx, ollama.ChatRequest{
-		Model: req.Model, Messages: messages(req), Format: PlanSchema(), Options: opts, OnToken: req.OnToken,
+		Model: req.Model, Messages: messages(req), Format: PlanFormat(req.Catalog), Options: opts, OnToken: req.OnToken,
 	})
 	call := &Call{Model: req.Model, Attempt: req.Attempt, Options: opts, Answer: truncate(resp.Content, maxOutput)}
 	if errors.Is(err, ollama.ErrRepetition) {

@@ -94,7 +94,7 @@ func TestPromptCarriesCatalogSchemaAndContext(t *testing.T) {
 	require.Len(t, chats, 1)
 	c := chats[0]
 	require.Equal(t, model, c.Model)
-	require.JSONEq(t, string(planner.PlanSchema()), string(c.Format), "the plan schema is the format")
+	require.JSONEq(t, string(planner.PlanFormat(catalog)), string(c.Format), "the plan schema, narrowed to the catalog, is the format")
 	require.Equal(t, map[string]any{"temperature": float64(0)}, c.Options)
 	require.Len(t, c.Messages, 2)
 	sys, user := c.Messages[0], c.Messages[1]

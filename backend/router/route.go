@@ -114,6 +114,10 @@ func Route(s State, c Context) backend.Decision {
 		}
 		model, ok := PickModel(RolePlanner, c.AvailableModels, c.Settings)
 		reason := fmt.Sprintf("The task has no plan yet, so %s plans it.", model)
+		if want := c.Settings.Models[RolePlanner]; ok && want != "" && !sameModel(want, model) {
+			reason = fmt.Sprintf("The task has no plan yet; the chosen planner %s is not installed in Ollama (ollama pull %s), so %s plans it.",
+				want, want, model)
+		}
 		if !ok {
 			reason = "The task has no plan yet and no planner model is available, so the offline planner plans it."
 		}

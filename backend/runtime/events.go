@@ -176,11 +176,12 @@ type coderScript struct {
 }
 
 type critiquePayload struct {
-	Step        string  `json:"step"`
-	Score       float64 `json:"score"`
-	Explanation string  `json:"explanation"`
-	Source      string  `json:"source"`
-	Model       string  `json:"model,omitempty"`
+	Step        string   `json:"step"`
+	Score       float64  `json:"score"`
+	Explanation string   `json:"explanation"`
+	Source      string   `json:"source"`
+	Model       string   `json:"model,omitempty"`
+	Normalised  []string `json:"normalised,omitempty"` // what ducklm mended in the model's answer
 }
 
 type statusPayload struct {

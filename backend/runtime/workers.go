@@ -180,7 +180,7 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 		events = append(events,
 			event(EvDecision, decisionRecord{Source: "critic", Decision: critic.Decision(crit)}, st.Ticks),
 			event(EvCritique, critiquePayload{Step: stepID, Score: crit.Score, Explanation: crit.Explanation,
-				Source: crit.Source, Model: crit.Model}, st.Ticks))
+				Source: crit.Source, Model: crit.Model, Normalised: crit.Normalised}, st.Ticks))
 	}
 	var delay time.Duration
 	if !fin.OK && fin.Retryable && attempt <= st.Request.MaxRetries {

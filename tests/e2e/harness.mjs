@@ -37,6 +37,7 @@ const CHROMIUM_ARGS = [
 /** The one line `ducklm serve` prints to stdout (backend/cli/serve.go). */
 export const SERVING_LINE = /^ducklm serving on (http:\/\/127\.0\.0\.1:\d+\/)\?token=([0-9a-f]{32})$/;
 const OLLAMA_LINE = /^ollamatest listening on (http:\/\/\S+)$/;
+const REAL_OLLAMA_LINE = /^realollama listening on (http:\/\/\S+)$/;
 
 function ducklmBin() {
   const bin = process.env.DUCKLM_BIN;
@@ -50,6 +51,18 @@ async function fakeOllamaBin(dir) {
   if (process.env.FAKE_OLLAMA_BIN) return process.env.FAKE_OLLAMA_BIN;
   const out = path.join(dir, 'fakeollama');
   await promisify(execFile)('go', ['build', '-o', out, './tests/e2e/fakeollama'], { cwd: REPO, timeout: 120_000 });
+  return out;
+}
+
+/**
+ * realOllamaBin is tests/realmodel/cmd/realollama: a real Ollama server with
+ * ducklm's tiny test models (make test-e2e builds it and sets
+ * REAL_OLLAMA_BIN, and DUCKLM_OLLAMA_BIN to the server it runs).
+ */
+async function realOllamaBin(dir) {
+  if (process.env.REAL_OLLAMA_BIN) return process.env.REAL_OLLAMA_BIN;
+  const out = path.join(dir, 'realollama');
+  await promisify(execFile)('go', ['build', '-o', out, './tests/realmodel/cmd/realollama'], { cwd: REPO, timeout: 300_000 });
   return out;
 }
 
@@ -116,10 +129,12 @@ class Child {
 }
 
 /**
- * startStack starts a fake Ollama, `ducklm serve` on a fresh data directory
- * and a browser with a fresh profile. Stop it with stack.stop().
+ * startStack starts a fake Ollama (or with realOllama a real one serving the
+ * tiny test models: "tiny", "tiny-random", "tiny-loop", "tiny-endless"),
+ * `ducklm serve` on a fresh data directory and a browser with a fresh
+ * profile. Stop it with stack.stop().
  */
-export async function startStack({ script = SCRIPT } = {}) {
+export async function startStack({ script = SCRIPT, realOllama = false } = {}) {
   const work = await mkdtemp(path.join(tmpdir(), 'ducklm-e2e-'));
   const home = path.join(work, 'home');
   const children = [];
@@ -143,9 +158,16 @@ export async function startStack({ script = SCRIPT } = {}) {
       })
       .then((c) => (context = c));
     const servers = (async () => {
-      const ollama = new Child('fakeollama', await fakeOllamaBin(work), ['-addr', '127.0.0.1:0', '-script', script], process.env);
-      children.push(ollama);
-      const [, ollamaUrl] = await ollama.ready(OLLAMA_LINE);
+      let ollamaUrl;
+      if (realOllama) {
+        const ollama = new Child('realollama', await realOllamaBin(work), [], process.env);
+        children.push(ollama);
+        [, ollamaUrl] = await ollama.ready(REAL_OLLAMA_LINE, 180_000);
+      } else {
+        const ollama = new Child('fakeollama', await fakeOllamaBin(work), ['-addr', '127.0.0.1:0', '-script', script], process.env);
+        children.push(ollama);
+        [, ollamaUrl] = await ollama.ready(OLLAMA_LINE);
+      }
       const env = { ...process.env, DUCKLM_HOME: home, OLLAMA_HOST: ollamaUrl };
       const serve = new Child('ducklm serve', ducklmBin(), ['serve', '--addr', '127.0.0.1:0'], env);
       children.push(serve);

@@ -1,0 +1,144 @@
+package planner
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+
+	"ducklm/backend/taskgraph"
+)
+
+// PlanFormat is the `format` a planning model is asked with: PlanSchema
+// with each step narrowed to the tools of the catalog — a step is one of
+// them, named exactly, with arguments of that tool's shape — or a coder
+// step. Ollama turns it into a grammar, so even a small model can only name
+// a tool that exists and give it arguments it takes. Tool schemas keep only
+// the keywords a grammar can hold (types, properties, required, enums,
+// lengths); the rest is checked after the answer, as every plan is.
+func PlanFormat(catalog []ToolInfo) json.RawMessage {
+	if len(catalog) == 0 {
+		return PlanSchema()
+	}
+	var steps []json.RawMessage
+	for _, t := range catalog {
+		steps = append(steps, stepFormat("tool", t.Name, grammarSchema(t.ArgsSchema)))
+	}
+	steps = append(steps, stepFormat("coder", "", grammarSchema(taskgraph.CoderArgsSchema())))
+	anyOf, _ := json.Marshal(map[string]any{"anyOf": steps})
+
+	var b bytes.Buffer
+	// Property order is answer order in the grammar: decision first, so a
+	// model commits to what it is doing before it writes the plan.
+	b.WriteString(`{"type":"object","properties":{`)
+	b.WriteString(`"decision":{"type":"string","enum":["plan","respond","fail"]},`)
+	b.WriteString(`"reason":{"type":"string"},`)
+	b.WriteString(`"confidence":{"type":"number"},`)
+	b.WriteString(`"plan":{"type":"object","properties":{"nodes":{"type":"array","minItems":1,"items":`)
+	b.Write(anyOf)
+	b.WriteString(`}},"required":["nodes"],"additionalProperties":false},`)
+	b.WriteString(`"response":{"type":"string"}},`)
+	b.WriteString(`"required":["decision","reason","confidence"],"additionalProperties":false}`)
+	return json.RawMessage(b.Bytes())
+}
+
+// stepFormat is one kind of step: a tool step of one tool, or a coder step.
+func stepFormat(kind, tool string, args json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteString(`{"type":"object","properties":{"id":{"type":"string","minLength":1},`)
+	b.WriteString(`"kind":{"type":"string","enum":["` + kind + `"]},`)
+	required := `["id","kind","args","depends_on"]`
+	if tool != "" {
+		name, _ := json.Marshal(tool)
+		b.WriteString(`"tool":{"type":"string","enum":[` + string(name) + `]},`)
+		required = `["id","kind","tool","args","depends_on"]`
+	}
+	b.WriteString(`"args":`)
+	b.Write(args)
+	b.WriteString(`,"depends_on":{"type":"array","items":{"type":"string"}},"title":{"type":"string"}},`)
+	b.WriteString(`"required":` + required + `,"additionalProperties":false}`)
+	return json.RawMessage(b.Bytes())
+}
+
+// grammarKeys are the keywords kept in a tool's schema for the grammar.
+var grammarKeys = []string{"type", "properties", "required", "additionalProperties", "items", "enum", "const",
+	"minLength", "maxLength", "minItems", "maxItems"}
+
+// grammarSchema keeps the grammar's keywords of a schema, recursively, in
+// the schema's own property order. Anything it cannot read becomes an
+// object of any shape.
+func grammarSchema(raw json.RawMessage) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	first := true
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return json.RawMessage(`{"type":"object"}`)
+		}
+		key, _ := kt.(string)
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			return json.RawMessage(`{"type":"object"}`)
+		}
+		if !slices.Contains(grammarKeys, key) {
+			continue
+		}
+		switch key {
+		case "properties":
+			val = grammarProperties(val)
+		case "items":
+			val = grammarSchema(val)
+		case "additionalProperties":
+			if !bytes.Equal(bytes.TrimSpace(val), []byte("false")) {
+				continue // a schema here is more than a grammar needs
+			}
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		k, _ := json.Marshal(key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(val)
+	}
+	b.WriteByte('}')
+	return json.RawMessage(b.Bytes())
+}
+
+// grammarProperties applies grammarSchema to each property, in order.
+func grammarProperties(raw json.RawMessage) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return json.RawMessage(`{}`)
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	first := true
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			break
+		}
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			break
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		k, _ := json.Marshal(kt)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(grammarSchema(val))
+	}
+	b.WriteByte('}')
+	return json.RawMessage(b.Bytes())
+}
