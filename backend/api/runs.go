@@ -177,7 +177,7 @@ func (a *API) CancelRun(runID string) error {
 	if err := a.ready(); err != nil {
 		return err
 	}
-	return a.fail("cancel", a.svc.Runtime.Cancel(a.ctx(), runID, "cancelled from the window"))
+	return a.fail("cancel", a.svc.Runtime.Cancel(a.ctx(), runID, "Cancelled from the window."))
 }
 
 // ResumeRun drives a paused run again.

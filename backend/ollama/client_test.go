@@ -378,3 +378,29 @@ func TestChatCutForRepetitionIsNotADroppedServer(t *testing.T) {
 	require.NotErrorIs(t, err, ollama.ErrRepetition)
 	require.Contains(t, backend.ErrorMessage(err), "dropped")
 }
+
+func TestModelThatCannotDoTheCallSaysWhatToChoose(t *testing.T) {
+	t.Parallel()
+	srv, c := setup(t)
+	// What a real Ollama 0.17.4 answers when a model cannot embed (HTTP
+	// 501), or an embedding model is asked to chat (HTTP 400).
+	srv.OnChat(func(api.ChatRequest) ollamatest.Reply {
+		return ollamatest.Reply{Status: http.StatusBadRequest, Error: `"nomic-embed-text" does not support chat`}
+	})
+	_, err := c.Chat(context.Background(), ollama.ChatRequest{Model: "nomic-embed-text", Messages: []ollama.Message{{Role: "user", Content: "x"}}})
+	requireCode(t, err, backend.EINVALID)
+	require.Equal(t, `model nomic-embed-text cannot chat (Ollama: "nomic-embed-text" does not support chat); choose a chat model for this role in Settings, such as qwen2.5:7b (ollama pull qwen2.5:7b)`,
+		backend.ErrorMessage(err))
+
+	embed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotImplemented)
+		_, _ = w.Write([]byte(`{"error":"this model does not support embeddings"}`))
+	}))
+	t.Cleanup(embed.Close)
+	u, _ := url.Parse(embed.URL)
+	_, err = ollama.New(u, nil).Embed(context.Background(), "tiny", []string{"x"})
+	requireCode(t, err, backend.EINVALID)
+	require.Equal(t, "model tiny cannot make embeddings (Ollama: this model does not support embeddings); choose an embedding model as the embedder in Settings, "+
+		"such as nomic-embed-text (ollama pull nomic-embed-text), or the built-in ducklm-hash-384", backend.ErrorMessage(err))
+}

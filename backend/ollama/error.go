@@ -43,6 +43,22 @@ func (cl call) doing() string {
 	return "it reported its version"
 }
 
+// can is what the call needed the model to do.
+func (cl call) can() string {
+	if cl.op == opEmbed {
+		return "make embeddings"
+	}
+	return "chat"
+}
+
+// instead is what to choose in place of a model that cannot do the call.
+func (cl call) instead() string {
+	if cl.op == opEmbed {
+		return "choose an embedding model as the embedder in Settings, such as nomic-embed-text (ollama pull nomic-embed-text), or the built-in ducklm-hash-384"
+	}
+	return "choose a chat model for this role in Settings, such as qwen2.5:7b (ollama pull qwen2.5:7b)"
+}
+
 // errDropped marks a stream that ended before Ollama said it was done.
 var errDropped = errors.New("the stream ended before the final message")
 
@@ -108,6 +124,10 @@ func (t *target) statusError(se api.StatusError, cl call) error {
 		msg = sentence(se.Status)
 	}
 	switch {
+	case cl.model != "" && strings.Contains(se.ErrorMessage, "does not support"):
+		// The server is fine; the model cannot do this (Ollama answers 400
+		// or 501): choosing it again will not help, another model will.
+		return backend.Wrap(se, backend.EINVALID, "model %s cannot %s (Ollama: %s); %s", cl.model, cl.can(), msg, cl.instead())
 	case se.StatusCode == http.StatusNotFound && cl.model != "" && strings.Contains(se.ErrorMessage, "model"):
 		return backend.Wrap(se, backend.ENOTFOUND,
 			"model %s is not installed in Ollama (ollama pull %s)", cl.model, cl.model)

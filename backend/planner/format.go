@@ -9,9 +9,9 @@ import (
 )
 
 // PlanFormat is the `format` a planning model is asked with: PlanSchema
-// with each step narrowed to the tools of the catalog — a step is one of
-// them, named exactly, with arguments of that tool's shape — or a coder
-// step. Ollama turns it into a grammar, so even a small model can only name
+// split by decision (a plan has its steps, a response its text) and with
+// each step narrowed to the tools of the catalog — a step is one of them,
+// named exactly, with arguments of that tool's shape — or a coder step. Ollama turns it into a grammar, so even a small model can only name
 // a tool that exists and give it arguments it takes. Tool schemas keep only
 // the keywords a grammar can hold (types, properties, required, enums,
 // lengths); the rest is checked after the answer, as every plan is.
@@ -26,18 +26,21 @@ func PlanFormat(catalog []ToolInfo) json.RawMessage {
 	steps = append(steps, stepFormat("coder", "", grammarSchema(taskgraph.CoderArgsSchema())))
 	anyOf, _ := json.Marshal(map[string]any{"anyOf": steps})
 
+	// One shape per decision, so the grammar holds the rules across fields
+	// too: a plan has steps, a response has text. Property order is answer
+	// order: a model says what it does before it writes the plan.
 	var b bytes.Buffer
-	// Property order is answer order in the grammar: decision first, so a
-	// model commits to what it is doing before it writes the plan.
-	b.WriteString(`{"type":"object","properties":{`)
-	b.WriteString(`"decision":{"type":"string","enum":["plan","respond","fail"]},`)
-	b.WriteString(`"reason":{"type":"string"},`)
-	b.WriteString(`"confidence":{"type":"number"},`)
+	b.WriteString(`{"anyOf":[`)
+	b.WriteString(`{"type":"object","properties":{"decision":{"type":"string","enum":["plan"]},"reason":{"type":"string"},"confidence":{"type":"number"},`)
 	b.WriteString(`"plan":{"type":"object","properties":{"nodes":{"type":"array","minItems":1,"items":`)
 	b.Write(anyOf)
-	b.WriteString(`}},"required":["nodes"],"additionalProperties":false},`)
-	b.WriteString(`"response":{"type":"string"}},`)
+	b.WriteString(`}},"required":["nodes"],"additionalProperties":false}},`)
+	b.WriteString(`"required":["decision","reason","confidence","plan"],"additionalProperties":false},`)
+	b.WriteString(`{"type":"object","properties":{"decision":{"type":"string","enum":["respond"]},"reason":{"type":"string"},"confidence":{"type":"number"},`)
+	b.WriteString(`"response":{"type":"string","minLength":1}},"required":["decision","reason","confidence","response"],"additionalProperties":false},`)
+	b.WriteString(`{"type":"object","properties":{"decision":{"type":"string","enum":["fail"]},"reason":{"type":"string"},"confidence":{"type":"number"}},`)
 	b.WriteString(`"required":["decision","reason","confidence"],"additionalProperties":false}`)
+	b.WriteString(`]}`)
 	return json.RawMessage(b.Bytes())
 }
 

@@ -44,6 +44,9 @@ func TestPlanFormatNarrowsStepsToTheCatalog(t *testing.T) {
 	require.Error(t, check(plan(`{"id":"a","kind":"tool","args":{"command":"ls"},"depends_on":[]}`)), "a tool step names its tool")
 	require.Error(t, check(plan(`{"id":"a","kind":"coder","tool":"shell_exec","args":{"goal":"x"},"depends_on":[]}`)), "a coder step has no tool")
 	require.Error(t, check(plan(``)), "at least one step")
+	require.Error(t, check(`{"decision":"plan","reason":"r","confidence":0.5}`), "a plan has its steps")
+	require.Error(t, check(`{"decision":"respond","reason":"r","confidence":0.5}`), "a response has its text")
+	require.Error(t, check(`{"decision":"fail","reason":"r","confidence":0.5,"response":"x"}`), "a failure has no response")
 }
 
 func TestPlanFormatKeepsWhatAGrammarCanHold(t *testing.T) {

@@ -45,31 +45,38 @@ func afterFailure(s State, c Context) backend.Decision {
 	// Sorted, so a caller that gathers failures from a map still gets one
 	// decision.
 	failed := slices.Sorted(slices.Values(s.Failed))
-	what := fmt.Sprintf("%s %s failed", plural(len(failed), "Step"), quoteList(failed))
-	stop := func(rule, why string) backend.Decision {
-		return fail(FailPayload{Cause: CauseStepsFailed, Steps: failed, Rule: rule},
-			fmt.Sprintf("The run cannot go on because %s%s: %s.", strings.ToLower(what[:1]), what[1:], why))
-	}
-	var denied []string
+	var denied, why []string
 	for _, id := range failed {
 		if slices.Contains(s.Denied, id) {
 			denied = append(denied, id)
 		}
+		if e := s.Errors[id]; e != "" {
+			why = append(why, fmt.Sprintf("%q failed (%s)", id, e))
+		} else {
+			why = append(why, fmt.Sprintf("%q failed", id))
+		}
 	}
+	// what says which steps failed and how: step "b" failed (exited with code 127).
+	what := plural(len(failed), "step") + " " + strings.Join(why, ", ")
+	stop := func(rule, sentences string) backend.Decision {
+		return fail(FailPayload{Cause: CauseStepsFailed, Steps: failed, Rule: rule}, "The run cannot go on: "+what+"; "+sentences)
+	}
+	const fork = "Fork the run before the step with an edited plan to try another way."
 	model, haveModel := PickModel(RolePlanner, c.AvailableModels, c.Settings)
 	switch {
 	case len(denied) > 0:
-		return stop(RuleDenied, fmt.Sprintf("you denied %s, so ducklm does not plan around it; fork the run before it with an edited plan to try another way",
-			quoteList(denied)))
+		return fail(FailPayload{Cause: CauseStepsFailed, Steps: failed, Rule: RuleDenied},
+			fmt.Sprintf("The run cannot go on: you denied %s, and ducklm does not plan around a no. %s", quoteList(denied), fork))
 	case s.UserPlan:
-		return stop(RuleUserPlan, "the plan is yours, so ducklm does not rewrite it; fork the run before the step with an edited plan")
+		return stop(RuleUserPlan, "the plan is yours, so ducklm does not rewrite it. "+fork)
 	case s.StepReplans >= s.MaxStepReplans:
 		if s.StepReplans == 0 {
-			return stop(RuleRevisionsUsed, "the run allows no revised plans")
+			return stop(RuleRevisionsUsed, "the run allows no revised plans. "+fork)
 		}
-		return stop(RuleRevisionsUsed, fmt.Sprintf("it failed after %d revised %s, the run's limit", s.StepReplans, plural(s.StepReplans, "plan")))
+		return stop(RuleRevisionsUsed, fmt.Sprintf("that was after %d revised %s, the run's limit. %s",
+			s.StepReplans, plural(s.StepReplans, "plan"), fork))
 	case !haveModel:
-		return stop(RuleNoPlanner, "no planning model is available to revise the plan")
+		return stop(RuleNoPlanner, "no planning model is available to revise the plan. Start Ollama with a model, or fork the run before the step with an edited plan.")
 	}
 	var errs []string
 	for _, id := range failed {
@@ -81,7 +88,7 @@ func afterFailure(s State, c Context) backend.Decision {
 	}
 	return decide(backend.DecisionReplan, ReplanPayload{Error: strings.Join(errs, "; "), Model: model, Failed: failed, Rule: RuleRevise},
 		fmt.Sprintf("%s, so %s revises the plan around %s, keeping the finished steps (revision %d of %d).",
-			what, model, pronoun(len(failed)), s.StepReplans+1, s.MaxStepReplans))
+			capital(what), model, pronoun(len(failed)), s.StepReplans+1, s.MaxStepReplans))
 }
 
 func pronoun(n int) string {
@@ -89,4 +96,11 @@ func pronoun(n int) string {
 		return "it"
 	}
 	return "them"
+}
+
+func capital(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

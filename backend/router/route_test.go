@@ -151,7 +151,7 @@ func TestRoute(t *testing.T) {
 			backend.DecisionNoop, `{}`, "approval"},
 		{"failed steps, sorted", with(executing(), func(s *router.State) { s.Failed = []string{"s4", "s2"} }), online,
 			backend.DecisionFail, `{"cause": "steps_failed", "steps": ["s2", "s4"], "rule": "revisions_used"}`,
-			`because steps "s2", "s4" failed: the run allows no revised plans`},
+			`The run cannot go on: steps "s2" failed, "s4" failed; the run allows no revised plans. Fork the run before the step with an edited plan to try another way.`},
 
 		// The failure rule table, in order.
 		{"a failed step is revised", with(executing(), func(s *router.State) {
@@ -159,7 +159,7 @@ func TestRoute(t *testing.T) {
 			s.Errors = map[string]string{"s2": "exited with code 1"}
 		}), online, backend.DecisionReplan,
 			`{"error": "step \"s2\" failed: exited with code 1", "model": "qwen2.5-coder:7b", "failed": ["s2"], "rule": "revise"}`,
-			`Step "s2" failed, so qwen2.5-coder:7b revises the plan around it, keeping the finished steps (revision 1 of 1).`},
+			`Step "s2" failed (exited with code 1), so qwen2.5-coder:7b revises the plan around it, keeping the finished steps (revision 1 of 1).`},
 		{"failed steps are revised together", with(executing(), func(s *router.State) {
 			s.Failed, s.MaxStepReplans, s.StepReplans = []string{"s4", "s2"}, 2, 1
 		}), online, backend.DecisionReplan,
@@ -168,7 +168,7 @@ func TestRoute(t *testing.T) {
 		{"denied beats everything", with(executing(), func(s *router.State) {
 			s.Failed, s.Denied, s.MaxStepReplans = []string{"s2", "s3"}, []string{"s3"}, 1
 		}), online, backend.DecisionFail, `{"cause": "steps_failed", "steps": ["s2", "s3"], "rule": "denied"}`,
-			`you denied "s3", so ducklm does not plan around it; fork the run before it with an edited plan`},
+			`The run cannot go on: you denied "s3", and ducklm does not plan around a no. Fork the run before the step with an edited plan`},
 		{"the user's plan is not rewritten", with(executing(), func(s *router.State) {
 			s.Failed, s.UserPlan, s.MaxStepReplans = []string{"s2"}, true, 1
 		}), online, backend.DecisionFail, `{"cause": "steps_failed", "steps": ["s2"], "rule": "user_plan"}`,
@@ -176,7 +176,7 @@ func TestRoute(t *testing.T) {
 		{"revisions used", with(executing(), func(s *router.State) {
 			s.Failed, s.StepReplans, s.MaxStepReplans = []string{"s2"}, 1, 1
 		}), online, backend.DecisionFail, `{"cause": "steps_failed", "steps": ["s2"], "rule": "revisions_used"}`,
-			`because step "s2" failed: it failed after 1 revised plan, the run's limit.`},
+			`The run cannot go on: step "s2" failed; that was after 1 revised plan, the run's limit. Fork the run`},
 		{"no planner to revise", with(executing(), func(s *router.State) {
 			s.Failed, s.MaxStepReplans = []string{"s2"}, 1
 		}), router.Context{AvailableModels: []string{"nomic-embed-text"}}, backend.DecisionFail,

@@ -29,7 +29,7 @@ func (c *Controller) Cancel(ctx context.Context, runID string, reason string) er
 		<-d.done
 	}
 	if reason == "" {
-		reason = "cancelled by the user"
+		reason = "Cancelled by the user."
 	}
 	st, _, err = c.Load(ctx, runID)
 	if err != nil {

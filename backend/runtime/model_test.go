@@ -481,7 +481,7 @@ func TestDroppedStreamPausesAndSlowStreamCancels(t *testing.T) {
 	require.NoError(t, m.rt.Cancel(m.ctx, slow.ID, ""))
 	require.Less(t, time.Since(start), 3*time.Second)
 	st = m.waitStatus(t, slow.ID, backend.RunTerminated)
-	require.Equal(t, "cancelled by the user", st.StatusReason)
+	require.Equal(t, "Cancelled by the user.", st.StatusReason)
 }
 
 func TestSlowCriticDoesNotHoldTheResultBack(t *testing.T) {

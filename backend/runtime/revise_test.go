@@ -116,7 +116,8 @@ func TestRevisedPlanThatFailsAgainEndsTheRun(t *testing.T) {
 	m.approveAll(t, run.ID)
 	st := m.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed, backend.RunPaused)
 	require.Equal(t, backend.RunFailed, st.Status)
-	require.Equal(t, `The run cannot go on because step "step-9" failed: it failed after 1 revised plan, the run's limit.`, st.StatusReason)
+	require.Equal(t, `The run cannot go on: step "step-9" failed (exited with code 4); that was after 1 revised plan, the run's limit. `+
+		`Fork the run before the step with an edited plan to try another way.`, st.StatusReason)
 	require.Len(t, m.chats(isPlanner), 2, "bounded: one revision")
 	fails := routerDecisions(t, m.events(t, run.ID), backend.DecisionFail)
 	require.Len(t, fails, 1)
@@ -136,7 +137,7 @@ func TestDeniedStepIsNotPlannedAround(t *testing.T) {
 	require.NoError(t, m.rt.Answer(m.ctx, run.ID, runtime.Answer{RequestID: as[0].RequestID, Approve: false, Reason: "not now"}))
 	st := m.waitStatus(t, run.ID, backend.RunFailed, backend.RunCompleted)
 	require.Equal(t, backend.RunFailed, st.Status)
-	require.Contains(t, st.StatusReason, `you denied "step-1", so ducklm does not plan around it`)
+	require.Contains(t, st.StatusReason, `you denied "step-1", and ducklm does not plan around a no`)
 	require.True(t, st.Steps["step-1"].Denied)
 	require.Len(t, m.chats(isPlanner), 1, "no revision after a no")
 }

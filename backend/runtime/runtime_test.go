@@ -231,7 +231,7 @@ func TestCancelKillsTheRunningStep(t *testing.T) {
 	require.NoError(t, f.rt.Cancel(f.ctx, run.ID, ""))
 	st := f.waitStatus(t, run.ID, backend.RunTerminated)
 	require.Equal(t, runtime.StepFailed, st.Steps["sleep"].State)
-	require.Equal(t, "cancelled by the user", st.StatusReason)
+	require.Equal(t, "Cancelled by the user.", st.StatusReason)
 	err = f.rt.Cancel(f.ctx, run.ID, "")
 	require.Equal(t, backend.EINVALID, backend.ErrorCode(err))
 }

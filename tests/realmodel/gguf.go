@@ -64,8 +64,8 @@ func byteRunes() [256]rune {
 // b says, with Ollama's own GGUF writer.
 func writeModel(path string, b behaviour, seed int64) error {
 	const (
-		embd, layers, heads, ff = 64, 2, 4, 128
-		ctx                     = 16384
+		embd, layers, heads, ff = 16, 1, 2, 32
+		ctx                     = 4096
 		reserved                = 3 // hidden dims 0..2 carry the biases
 	)
 	runes := byteRunes()

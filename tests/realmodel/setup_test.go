@@ -112,3 +112,23 @@ func sentence(t *testing.T, s string) {
 	require.NotEmpty(t, strings.TrimSpace(s))
 	require.True(t, strings.HasSuffix(s, ".") || strings.HasSuffix(s, ".”"), "a sentence ends with a full stop: %q", s)
 }
+
+// approveUntilEnd approves every step the run asks about until it
+// completes or fails, all within timeout.
+func (s *stack) approveUntilEnd(t *testing.T, runID string, timeout time.Duration) *runtime.RunState {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		st := s.waitFor(t, runID, time.Until(deadline), backend.RunCompleted, backend.RunFailed, backend.RunAwaitingApproval)
+		if st.Status != backend.RunAwaitingApproval {
+			return st
+		}
+		d, err := s.api.RunDetail(runID)
+		require.NoError(t, err)
+		for _, a := range d.Approvals {
+			err := s.svc.Runtime.Answer(s.ctx, runID, runtime.Answer{RequestID: a.RequestID, Approve: true, By: "test"})
+			require.True(t, err == nil || backend.ErrorCode(err) == backend.EINVALID, "approve: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
