@@ -57,7 +57,7 @@ func TestRevisionByTheRealModelKeepsTheFinishedSteps(t *testing.T) {
 		Store: sqlite.NewWorlds(s.svc.DB, s.svc.Ledger), Events: s.svc.Ledger, Blobs: s.svc.Blobs, Tools: s.svc.Tools,
 		Planner: p, Offline: planner.Offline{}, Critic: critic.WithFallback{Model: &critic.Model{Client: oc}},
 		Coder: coder.Model{Client: oc}, Models: s.svc, Sandboxed: func() bool { return s.svc.Sandboxed },
-		WorkRoot: filepath.Join(t.TempDir(), "workspaces"),
+		WorkRoot:   filepath.Join(t.TempDir(), "workspaces"),
 		ScriptTool: func(language, source string) backend.Tool { return tool.NewScript(language, source, mode) },
 	})
 	t.Cleanup(rt.Close)
