@@ -47,6 +47,11 @@ type Event struct {
 	WorldLocalTime int64 `json:"worldLocalTime"`
 }
 
+// EventSchemaVersion is the newest event envelope and payload schema this
+// build writes and understands. An event that claims a newer one (from a
+// bundle made by a later ducklm) is refused: this build would misread it.
+const EventSchemaVersion = 1
+
 // ExpectAny tells Append not to check the stream's current head.
 const ExpectAny int64 = -1
 

@@ -93,8 +93,9 @@ type checked struct {
 	// Indexes into the slices above, by id (forkByChild: by child world).
 	spec, run, fork, cp, forkByChild map[string]int
 
-	heads map[string]int64 // events per stream in the bundle
-	blobs map[string]bool  // digests of the blob entries
+	heads map[string]int64       // events per stream in the bundle
+	folds map[string]*statusFold // each run's status, from its own events
+	blobs map[string]bool        // digests of the blob entries
 	real  map[string]backend.Reality
 
 	local Local
@@ -120,7 +121,7 @@ func verify(ctx context.Context, local Local, r io.Reader, opts VerifyOptions) (
 	}
 	c := &checked{
 		spec: map[string]int{}, run: map[string]int{}, fork: map[string]int{}, cp: map[string]int{}, forkByChild: map[string]int{},
-		heads: map[string]int64{}, blobs: map[string]bool{}, real: map[string]backend.Reality{},
+		heads: map[string]int64{}, folds: map[string]*statusFold{}, blobs: map[string]bool{}, real: map[string]backend.Reality{},
 		local: local, cache: newLocalCache(),
 	}
 	c.report.Trust = "unsigned"
@@ -206,6 +207,7 @@ func verify(ctx context.Context, local Local, r io.Reader, opts VerifyOptions) (
 		return c, err
 	}
 	c.report.Checks.Entries = true
+	c.recomputeStatuses()
 	if err := c.checkRefs(ctx); err != nil {
 		return c, err
 	}
@@ -394,6 +396,11 @@ func (c *checked) readEvents(ctx context.Context, runID string, r io.Reader, lim
 	}
 	c.real[runID] = reality
 	name := eventsName(runID)
+	var fold *statusFold
+	if !isDeliberation {
+		fold = newStatusFold()
+		c.folds[runID] = fold
+	}
 	var seq int64
 	err := scanLines(r, name, limits.MaxLineBytes, func(data []byte) error {
 		e, err := decodeEvent(data)
@@ -407,6 +414,9 @@ func (c *checked) readEvents(ctx context.Context, runID string, r io.Reader, lim
 			return corrupt("event %s of the deliberation stream %s is a %s; such a stream records rounds only", e.ID, runID, quote(e.Type))
 		}
 		seq = e.Seq
+		if fold != nil {
+			fold.apply(e)
+		}
 		return nil
 	})
 	c.heads[runID] = seq
@@ -443,6 +453,9 @@ func checkEvent(e backend.Event, stream string, seq int64, reality backend.Reali
 		return corrupt("event %s has no type", e.ID)
 	case e.SchemaVersion < 1:
 		return corrupt("event %s has schema version %d", e.ID, e.SchemaVersion)
+	case e.SchemaVersion > backend.EventSchemaVersion:
+		return corrupt("event %s has schema version %d; this ducklm reads events up to version %d (upgrade ducklm to import it)",
+			e.ID, e.SchemaVersion, backend.EventSchemaVersion)
 	case len(e.Payload) == 0 || !json.Valid(e.Payload):
 		return corrupt("event %s has a payload that is not valid JSON", e.ID)
 	case e.ParentTime < 0 || e.DeliberationIndex < 0 || e.WorldLocalTime < 0:

@@ -263,7 +263,10 @@ func prepareEvents(stream string, events []backend.Event) ([]backend.Event, back
 			return nil, "", backend.Errorf(backend.EINVALID, "one append mixes %s and %s events; a stream has one reality", reality, e.Reality)
 		}
 		if e.SchemaVersion == 0 {
-			e.SchemaVersion = 1
+			e.SchemaVersion = backend.EventSchemaVersion
+		}
+		if e.SchemaVersion < 0 || e.SchemaVersion > backend.EventSchemaVersion {
+			return nil, "", backend.Errorf(backend.EINVALID, "event %d has schema version %d; this ducklm writes versions up to %d", i, e.SchemaVersion, backend.EventSchemaVersion)
 		}
 		if len(e.Payload) == 0 {
 			e.Payload = json.RawMessage("{}")

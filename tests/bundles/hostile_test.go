@@ -8,8 +8,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -214,9 +216,22 @@ func TestHostileBundlesAreRefused(t *testing.T) {
 			return base.clone().reseal(t, &srcKey, func(m *bundle.Manifest) { m.FormatVersion = 2 }).pack(t)
 		}},
 		{"a task run still moving", "only finished task runs travel in bundles", false, func(t *testing.T) string {
+			// Its events stop before its end (the record's status is not
+			// read: the events say what the run is).
 			a := unpack(t, src.task)
-			e := &a[a.find(t, bundle.RunsName)]
-			e.data = bytes.Replace(e.data, []byte(`"status":"completed"`), []byte(`"status":"running"`), 1)
+			e := &a[a.find(t, "events/")]
+			ls := lines(e.data)
+			end := slices.IndexFunc(ls, func(l []byte) bool { return bytes.Contains(l, []byte(`"type":"run.completed"`)) })
+			require.Positive(t, end)
+			e.data = joinLines(ls[:end])
+			return a.reseal(t, &srcKey, nil).pack(t)
+		}},
+		{"events of a newer schema version", "has schema version 2; this ducklm reads events up to version 1 (upgrade ducklm to import it)", false, func(t *testing.T) string {
+			a := base.clone()
+			e := &a[a.find(t, "events/")]
+			ls := lines(e.data)
+			ls[1] = bytes.Replace(ls[1], []byte(`"schemaVersion":1`), []byte(`"schemaVersion":2`), 1)
+			e.data = joinLines(ls)
 			return a.reseal(t, &srcKey, nil).pack(t)
 		}},
 		{"unsigned without --allow-unsigned", "the bundle is unsigned", true, func(t *testing.T) string {
@@ -266,4 +281,78 @@ func TestHostileBundlesAreRefused(t *testing.T) {
 	r = ducklm("import", src.unsignedTask, "--allow-unsigned")
 	require.Equal(t, cli.ExitOK, r.code, r.stderr)
 	require.Contains(t, r.stdout, "already present")
+}
+
+// A run's status comes from its events: a bundle whose run records claim
+// another status (a running world run as completed, a completed task run as
+// failed) is imported with the status its events give, and verify reports
+// that status.
+func TestRunStatusIsRecomputedFromTheEvents(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	t.Setenv("DUCKLM_HOME", home)
+	srcKey, ok, err := bundle.LoadKey(filepath.Join(src.dir, "home"))
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.NoError(t, os.MkdirAll(home, 0o700))
+	require.NoError(t, os.WriteFile(bundle.TrustedKeysPath(home), []byte(bundle.FormatFingerprint(srcKey.Fingerprint())+"\n"), 0o600))
+
+	forge := func(path string, edit func(backend.WorldRun) backend.WorldRun) string {
+		a := unpack(t, path)
+		e := &a[a.find(t, bundle.RunsName)]
+		ls := lines(e.data)
+		for i := range ls {
+			var r backend.WorldRun
+			require.NoError(t, json.Unmarshal(ls[i], &r))
+			ls[i], err = json.Marshal(edit(r))
+			require.NoError(t, err)
+		}
+		e.data = joinLines(ls)
+		return a.reseal(t, &srcKey, nil).pack(t)
+	}
+	worlds := forge(src.childBundle, func(r backend.WorldRun) backend.WorldRun {
+		r.Status, r.Error = backend.RunCompleted, ""
+		return r
+	})
+	task := forge(src.task, func(r backend.WorldRun) backend.WorldRun {
+		r.Status, r.Error = backend.RunFailed, "forged"
+		return r
+	})
+
+	statusOf := func(file string) map[string]backend.RunStatus {
+		v := ducklm("verify", file, "--json")
+		require.Equal(t, cli.ExitOK, v.code, v.stdout+v.stderr)
+		var rep bundle.Report
+		require.NoError(t, json.Unmarshal([]byte(v.stdout), &rep))
+		out := map[string]backend.RunStatus{}
+		for _, w := range rep.Worlds {
+			for _, r := range w.Runs {
+				out[r.ID] = r.Status
+			}
+		}
+		return out
+	}
+	honest := statusOf(src.childBundle)
+	require.Contains(t, slices.Collect(maps.Values(honest)), backend.RunRunning, "the bundle holds a world run still running")
+	require.Equal(t, honest, statusOf(worlds), "verify reports the status the events give, not the record's")
+	for _, file := range []string{worlds, task} {
+		r := ducklm("import", file)
+		require.Equal(t, cli.ExitOK, r.code, r.stdout+r.stderr)
+	}
+	svc, err := service.Open(context.Background(), home)
+	require.NoError(t, err)
+	defer svc.Close()
+	rows, err := svc.DB.SQL.Query("SELECT id, status, coalesce(error, '') FROM world_runs")
+	require.NoError(t, err)
+	defer rows.Close()
+	statuses := map[string]int{}
+	for rows.Next() {
+		var id, status, msg string
+		require.NoError(t, rows.Scan(&id, &status, &msg))
+		require.NotEqual(t, "forged", msg, "run %s", id)
+		statuses[status]++
+	}
+	require.NoError(t, rows.Err())
+	require.Positive(t, statuses[string(backend.RunRunning)], "the running world run runs on: %v", statuses)
+	require.Positive(t, statuses[string(backend.RunCompleted)], "the task run completed: %v", statuses)
+	require.Zero(t, statuses[string(backend.RunFailed)], "%v", statuses)
 }
