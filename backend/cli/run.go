@@ -330,6 +330,19 @@ func printEvent(w io.Writer, e backend.Event) {
 		detail = fmt.Sprintf("%d steps", len(pl.Graph.Nodes))
 	case runtime.EvPlanInvalid:
 		detail = str("error")
+	case runtime.EvPlannerAnswered:
+		var a runtime.PlanningAttempt
+		_ = json.Unmarshal(e.Payload, &a)
+		detail = fmt.Sprintf("attempt %d by %s", a.Attempt, a.Model)
+		if len(a.Options) > 0 {
+			detail += " " + compact(mustJSON(a.Options))
+		}
+		detail += ": " + clip(strings.Join(strings.Fields(a.Answer), " "), 300)
+		for _, n := range a.Normalised {
+			detail += "\n      mended: " + n
+		}
+	case runtime.EvPlanRevising:
+		detail = str("reason")
 	case runtime.EvStepStarted:
 		detail = str("step") + " " + str("tool") + " " + compact(p["args"])
 	case runtime.EvStepFinished:
@@ -356,6 +369,11 @@ func printEvent(w io.Writer, e backend.Event) {
 		return // bookkeeping: in the ledger, not on the terminal
 	}
 	fmt.Fprintf(w, "%4d  %-24s %s\n", e.Seq, e.Type, detail)
+}
+
+func mustJSON(v any) json.RawMessage {
+	data, _ := json.Marshal(v)
+	return data
 }
 
 func runRuns(s *session, args []string) error {

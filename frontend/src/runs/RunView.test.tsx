@@ -155,9 +155,11 @@ describe('RunView', () => {
       },
       approvals: [],
     });
+    d.state!.invalidPlan = 'the last answer was not JSON';
     const { api } = fakeApi({ RunDetail: () => d, RiskRules: () => [] });
     render(<RunView api={api} runId={RUN} />);
     const panel = await screen.findByTestId('planning');
+    expect(screen.queryByText(/the planner is trying again/), 'a finished run does not say the planner is trying again').toBeNull();
     expect(within(panel).getByText('3 attempts · 1 refused · 1 revision')).toBeTruthy();
     const first = within(panel).getByTestId('attempt-1');
     expect(within(first).getByText('temperature 0')).toBeTruthy();

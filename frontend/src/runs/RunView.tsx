@@ -70,8 +70,8 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
     );
   };
   const planner = tokens[''];
-  // The planner's text matters while there is no plan yet, or while it replans.
-  const thinking = planner && !isTerminal(status) && (model.nodes.length === 0 || Boolean(state?.invalidPlan));
+  // The planner's text matters while there is no plan yet, while it replans, or while it revises a plan.
+  const thinking = planner && !isTerminal(status) && (model.nodes.length === 0 || Boolean(state?.invalidPlan) || Boolean(state?.revision));
 
   return (
     <div className="screen run-view">
@@ -128,7 +128,7 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
         </p>
       )}
       {state?.statusReason && !isTerminal(status) && <p className="status-note">{state.statusReason}</p>}
-      {state?.invalidPlan && <p className="inline-warn">The last plan was invalid and the planner is trying again: {state.invalidPlan}</p>}
+      {state?.invalidPlan && !isTerminal(status) && <p className="inline-warn">The last plan was invalid and the planner is trying again: {state.invalidPlan}</p>}
       {status === 'completed' && state?.response && (
         <section className="panel response">
           <span className="field-label">Response</span>

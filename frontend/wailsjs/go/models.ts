@@ -711,8 +711,10 @@ export namespace api {
 	    approvalMode: string;
 	    models: {[key: string]: string};
 	    workspace: string;
+	    createWorkspace?: boolean;
 	    timeoutSeconds: number;
 	    maxSteps: number;
+	    maxPlanSteps?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new TaskInput(source);
@@ -725,8 +727,10 @@ export namespace api {
 	        this.approvalMode = source["approvalMode"];
 	        this.models = source["models"];
 	        this.workspace = source["workspace"];
+	        this.createWorkspace = source["createWorkspace"];
 	        this.timeoutSeconds = source["timeoutSeconds"];
 	        this.maxSteps = source["maxSteps"];
+	        this.maxPlanSteps = source["maxPlanSteps"];
 	    }
 	}
 	export class TrustedSigner {
@@ -1070,6 +1074,7 @@ export namespace backend {
 	    args?: number[];
 	    depends_on: string[];
 	    title?: string;
+	    retry_on_timeout?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new TaskNode(source);
@@ -1083,6 +1088,7 @@ export namespace backend {
 	        this.args = source["args"];
 	        this.depends_on = source["depends_on"];
 	        this.title = source["title"];
+	        this.retry_on_timeout = source["retry_on_timeout"];
 	    }
 	}
 	export class TaskGraph {
@@ -1704,6 +1710,7 @@ export namespace runtime {
 	    sandboxed: boolean;
 	    inDoubt: boolean;
 	    limits: backend.Limits;
+	    retryOnTimeout: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Approval(source);
@@ -1724,6 +1731,7 @@ export namespace runtime {
 	        this.sandboxed = source["sandboxed"];
 	        this.inDoubt = source["inDoubt"];
 	        this.limits = this.convertValues(source["limits"], backend.Limits);
+	        this.retryOnTimeout = source["retryOnTimeout"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1743,6 +1751,52 @@ export namespace runtime {
 		    }
 		    return a;
 		}
+	}
+	export class PlanningAttempt {
+	    attempt: number;
+	    revision?: number;
+	    model: string;
+	    options?: {[key: string]: any};
+	    answer: string;
+	    normalised?: string[];
+	    error?: string;
+	    accepted?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new PlanningAttempt(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.attempt = source["attempt"];
+	        this.revision = source["revision"];
+	        this.model = source["model"];
+	        this.options = source["options"];
+	        this.answer = source["answer"];
+	        this.normalised = source["normalised"];
+	        this.error = source["error"];
+	        this.accepted = source["accepted"];
+	    }
+	}
+	export class Revision {
+	    round: number;
+	    failed: string[];
+	    kept: string[];
+	    rule: string;
+	    reason: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Revision(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.round = source["round"];
+	        this.failed = source["failed"];
+	        this.kept = source["kept"];
+	        this.rule = source["rule"];
+	        this.reason = source["reason"];
+	    }
 	}
 	export class coderScript {
 	    step: string;
@@ -1788,6 +1842,7 @@ export namespace runtime {
 	    explanation: string;
 	    source: string;
 	    model?: string;
+	    normalised?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new critiquePayload(source);
@@ -1800,6 +1855,7 @@ export namespace runtime {
 	        this.explanation = source["explanation"];
 	        this.source = source["source"];
 	        this.model = source["model"];
+	        this.normalised = source["normalised"];
 	    }
 	}
 	export class stepFinished {
@@ -1928,6 +1984,7 @@ export namespace runtime {
 	    // Go type: coderScript
 	    script?: any;
 	    error?: string;
+	    denied?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new StepRecord(source);
@@ -1946,6 +2003,7 @@ export namespace runtime {
 	        this.critique = this.convertValues(source["critique"], null);
 	        this.script = this.convertValues(source["script"], null);
 	        this.error = source["error"];
+	        this.denied = source["denied"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1974,7 +2032,9 @@ export namespace runtime {
 	    workspace?: string;
 	    limits: backend.Limits;
 	    maxSteps: number;
+	    maxPlanSteps?: number;
 	    maxReplans: number;
+	    maxStepReplans?: number;
 	    maxRetries: number;
 	    concurrency: number;
 	
@@ -1991,7 +2051,9 @@ export namespace runtime {
 	        this.workspace = source["workspace"];
 	        this.limits = this.convertValues(source["limits"], backend.Limits);
 	        this.maxSteps = source["maxSteps"];
+	        this.maxPlanSteps = source["maxPlanSteps"];
 	        this.maxReplans = source["maxReplans"];
+	        this.maxStepReplans = source["maxStepReplans"];
 	        this.maxRetries = source["maxRetries"];
 	        this.concurrency = source["concurrency"];
 	    }
@@ -2025,6 +2087,11 @@ export namespace runtime {
 	    planAttempts: number;
 	    replans: number;
 	    invalidPlan?: string;
+	    roundReplans?: number;
+	    planSource?: string;
+	    planning?: PlanningAttempt[];
+	    revision?: Revision;
+	    revised?: Revision[];
 	    ticks: number;
 	    stepsRun: number;
 	    response?: string;
@@ -2047,6 +2114,11 @@ export namespace runtime {
 	        this.planAttempts = source["planAttempts"];
 	        this.replans = source["replans"];
 	        this.invalidPlan = source["invalidPlan"];
+	        this.roundReplans = source["roundReplans"];
+	        this.planSource = source["planSource"];
+	        this.planning = this.convertValues(source["planning"], PlanningAttempt);
+	        this.revision = this.convertValues(source["revision"], Revision);
+	        this.revised = this.convertValues(source["revised"], Revision);
 	        this.ticks = source["ticks"];
 	        this.stepsRun = source["stepsRun"];
 	        this.response = source["response"];
