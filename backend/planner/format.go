@@ -70,78 +70,63 @@ var grammarKeys = []string{"type", "properties", "required", "additionalProperti
 // the schema's own property order. Anything it cannot read becomes an
 // object of any shape.
 func grammarSchema(raw json.RawMessage) json.RawMessage {
+	out, ok := mapObject(raw, func(key string, val json.RawMessage) (json.RawMessage, bool) {
+		switch {
+		case !slices.Contains(grammarKeys, key):
+			return nil, false
+		case key == "properties":
+			props, ok := mapObject(val, func(_ string, v json.RawMessage) (json.RawMessage, bool) { return grammarSchema(v), true })
+			if !ok {
+				props = json.RawMessage(`{}`)
+			}
+			return props, true
+		case key == "items":
+			return grammarSchema(val), true
+		case key == "additionalProperties":
+			// A schema here is more than a grammar needs; false is kept.
+			return val, bytes.Equal(bytes.TrimSpace(val), []byte("false"))
+		}
+		return val, true
+	})
+	if !ok {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	return out
+}
+
+// mapObject rewrites a JSON object member by member, in its own order: fn
+// returns a member's new value and whether to keep it. It reports false
+// when raw is not an object.
+func mapObject(raw json.RawMessage, fn func(key string, val json.RawMessage) (json.RawMessage, bool)) (json.RawMessage, bool) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil || tok != json.Delim('{') {
-		return json.RawMessage(`{"type":"object"}`)
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
 	}
 	var b bytes.Buffer
 	b.WriteByte('{')
-	first := true
 	for dec.More() {
 		kt, err := dec.Token()
 		if err != nil {
-			return json.RawMessage(`{"type":"object"}`)
+			return nil, false
 		}
 		key, _ := kt.(string)
 		var val json.RawMessage
 		if err := dec.Decode(&val); err != nil {
-			return json.RawMessage(`{"type":"object"}`)
+			return nil, false
 		}
-		if !slices.Contains(grammarKeys, key) {
+		val, keep := fn(key, val)
+		if !keep {
 			continue
 		}
-		switch key {
-		case "properties":
-			val = grammarProperties(val)
-		case "items":
-			val = grammarSchema(val)
-		case "additionalProperties":
-			if !bytes.Equal(bytes.TrimSpace(val), []byte("false")) {
-				continue // a schema here is more than a grammar needs
-			}
-		}
-		if !first {
+		if b.Len() > 1 {
 			b.WriteByte(',')
 		}
-		first = false
 		k, _ := json.Marshal(key)
 		b.Write(k)
 		b.WriteByte(':')
 		b.Write(val)
 	}
 	b.WriteByte('}')
-	return json.RawMessage(b.Bytes())
-}
-
-// grammarProperties applies grammarSchema to each property, in order.
-func grammarProperties(raw json.RawMessage) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return json.RawMessage(`{}`)
-	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	first := true
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			break
-		}
-		var val json.RawMessage
-		if err := dec.Decode(&val); err != nil {
-			break
-		}
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		k, _ := json.Marshal(kt)
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(grammarSchema(val))
-	}
-	b.WriteByte('}')
-	return json.RawMessage(b.Bytes())
+	return json.RawMessage(b.Bytes()), true
 }
