@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"ducklm/backend"
@@ -107,6 +108,17 @@ func Route(s State, c Context) backend.Decision {
 		return fail(FailPayload{Cause: CauseInvalidPlan, Error: s.ValidationError},
 			sentence(fmt.Sprintf("The plan is still invalid after %d %s%s: %s", s.Replans, plural(s.Replans, "replan"), by, s.ValidationError))+
 				nextStep(c))
+	case s.Revising:
+		// A revision round that ducklm stopped in goes on; it was counted
+		// when it began.
+		model, ok := PickModel(RolePlanner, c.AvailableModels, c.Settings)
+		if !ok {
+			return fail(FailPayload{Cause: CauseStepsFailed, Steps: slices.Sorted(slices.Values(s.Failed)), Rule: RuleNoPlanner},
+				"The plan was being revised after failed steps, and no planning model is available to finish it. "+
+					"Start Ollama with a model, or fork the run before the step with an edited plan.")
+		}
+		return decide(backend.DecisionReplan, ReplanPayload{Model: model},
+			fmt.Sprintf("The plan was being revised after failed steps, so %s is asked for the revised plan again.", model))
 	case !s.HasGraph:
 		if s.Replans > maxReplans {
 			return fail(FailPayload{Cause: CauseNoPlan}, fmt.Sprintf("There is no valid plan after %d %s.", s.Replans, plural(s.Replans, "replan"))+

@@ -173,6 +173,14 @@ func TestRoute(t *testing.T) {
 			s.Failed, s.UserPlan, s.MaxStepReplans = []string{"s2"}, true, 1
 		}), online, backend.DecisionFail, `{"cause": "steps_failed", "steps": ["s2"], "rule": "user_plan"}`,
 			`the plan is yours, so ducklm does not rewrite it`},
+		{"an open revision goes on", with(executing(), func(s *router.State) {
+			s.Failed, s.StepReplans, s.MaxStepReplans, s.Revising = []string{"s2"}, 1, 1, true
+		}), online, backend.DecisionReplan, `{"error": "", "model": "qwen2.5-coder:7b"}`,
+			"The plan was being revised after failed steps, so qwen2.5-coder:7b is asked for the revised plan again."},
+		{"an open revision without a planner", with(executing(), func(s *router.State) {
+			s.Failed, s.StepReplans, s.MaxStepReplans, s.Revising = []string{"s2"}, 1, 1, true
+		}), router.Context{}, backend.DecisionFail, `{"cause": "steps_failed", "steps": ["s2"], "rule": "no_planner"}`,
+			"no planning model is available to finish it"},
 		{"revisions used", with(executing(), func(s *router.State) {
 			s.Failed, s.StepReplans, s.MaxStepReplans = []string{"s2"}, 1, 1
 		}), online, backend.DecisionFail, `{"cause": "steps_failed", "steps": ["s2"], "rule": "revisions_used"}`,

@@ -65,6 +65,10 @@ type State struct {
 	// failed steps; MaxStepReplans bounds them (0: none).
 	StepReplans    int
 	MaxStepReplans int
+	// Revising is true while a revision round is open: it was asked for
+	// and no revised plan has been accepted yet (ducklm may have stopped
+	// in between).
+	Revising bool
 	// Replans is how many replans of invalid plans the current planning
 	// round has had (the first plan, or one revision); MaxReplans bounds
 	// them.

@@ -3,7 +3,9 @@ package runtime_test
 import (
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -187,4 +189,41 @@ func TestEveryPlanningAttemptIsRecordedAndDiffers(t *testing.T) {
 	require.Equal(t, first, msgs[len(msgs)-2].Content)
 	require.True(t, strings.HasPrefix(msgs[len(msgs)-1].Content, `Your previous answer was rejected: step "step-1" uses tool "teleport"`))
 	m.requireExactCheckpoints(t, run.ID)
+}
+
+// ducklm stops while the planner revises the plan: after the restart the
+// open round goes on (the planner is asked again), it is not counted as a
+// revision used up.
+func TestRestartDuringARevisionAsksThePlannerAgain(t *testing.T) {
+	t.Parallel()
+	var revising atomic.Bool
+	revisionAsked := make(chan struct{}, 4)
+	m := setupModel(t, criticAnswers(func(n int) ollamatest.Reply {
+		if n == 1 {
+			return ollamatest.Reply{Content: modelPlan("echo first", "exit 3")}
+		}
+		revisionAsked <- struct{}{}
+		if !revising.Load() {
+			// The first revision request hangs until ducklm stops.
+			return ollamatest.Reply{Content: revisedPlan, Delay: time.Hour, Chunks: 2}
+		}
+		return ollamatest.Reply{Content: revisedPlan}
+	}))
+	run, err := m.rt.Submit(m.ctx, runtime.TaskRequest{Task: "Do two things.", ApprovalMode: runtime.AutoSandboxed})
+	require.NoError(t, err)
+	m.approveAll(t, run.ID)
+	select {
+	case <-revisionAsked:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the revision was never asked for")
+	}
+	revising.Store(true)
+	m.restart(t)
+	_, err = m.rt.ResumeAll(m.ctx)
+	require.NoError(t, err)
+	st := m.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed, backend.RunPaused)
+	require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
+	require.Len(t, st.Revised, 1, "one round, resumed")
+	require.Equal(t, []string{"step-1", "step-3"}, st.Order())
+	require.Equal(t, 1, st.Steps["step-1"].Attempts, "the finished step did not run again")
 }

@@ -27,7 +27,7 @@ func routerState(st *RunState, g *taskgraph.Graph, running int, sandboxed bool) 
 		Sandboxed: sandboxed, StepsRun: st.StepsRun, MaxSteps: st.Request.MaxSteps,
 		Cancelled:   st.Status == backend.RunTerminated,
 		UserPlan:    st.PlanSource == planner.SourceExplicit || st.PlanSource == planner.SourceOneLiner || st.Request.Plan != nil,
-		StepReplans: len(st.Revised), MaxStepReplans: max(st.Request.MaxStepReplans, 0),
+		StepReplans: len(st.Revised), MaxStepReplans: max(st.Request.MaxStepReplans, 0), Revising: st.Revision != nil,
 	}
 	switch {
 	case st.Status.Terminal():
