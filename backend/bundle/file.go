@@ -155,7 +155,24 @@ func VerifyFile(ctx context.Context, local Local, path string, opts VerifyOption
 		return Report{Trust: "unsigned", Problem: backend.ErrorMessage(err)}, err
 	}
 	defer f.Close()
-	return Verify(ctx, local, f, opts)
+	c, err := verify(ctx, local, f, opts)
+	if err == nil {
+		err = c.replay(ctx, openFile(path), limitsOf(opts))
+	}
+	if err != nil {
+		c.report.OK = false
+		c.report.Problem = backend.ErrorMessage(err)
+		return c.report, err
+	}
+	return c.report, nil
+}
+
+// limitsOf is the limits a verification runs under.
+func limitsOf(opts VerifyOptions) Limits {
+	if opts.Limits == (Limits{}) {
+		return DefaultLimits()
+	}
+	return opts.Limits
 }
 
 // openFile is OpenFile for Import, which reads the file twice.

@@ -84,6 +84,15 @@ func Import(ctx context.Context, local Local, w Writer, open func() (io.ReadClos
 		res.Problem = msg
 		return res, &backend.Error{Code: backend.EINVALID, Message: msg, Err: ErrUntrusted}
 	}
+	// Before the transaction: a simulated run that does not re-execute to
+	// its events is refused with nothing written.
+	if err := c.replay(ctx, open, limitsOf(opts.VerifyOptions)); err != nil {
+		res.Report = c.report
+		res.Report.OK = false
+		res.Problem = backend.ErrorMessage(err)
+		return res, err
+	}
+	res.Report = c.report
 	if f, err = open(); err != nil {
 		return res, err
 	}

@@ -39,9 +39,11 @@ type Report struct {
 	Checks Checks `json:"checks"`
 	// Worlds are the worlds the bundle holds, with their runs, parents
 	// first (once verified).
-	Worlds  []HeldWorld `json:"worlds"`
-	OK      bool        `json:"ok"`
-	Problem string      `json:"problem,omitempty"`
+	Worlds []HeldWorld `json:"worlds"`
+	// Replayed counts the simulated runs re-executed to the same events.
+	Replayed int    `json:"replayed"`
+	OK       bool   `json:"ok"`
+	Problem  string `json:"problem,omitempty"`
 }
 
 // Checks are the steps of verifying a bundle, in order; each is true once
@@ -59,6 +61,10 @@ type Checks struct {
 	// References: every id a record names resolves in the bundle or here,
 	// the counts agree, and the lineage stays acyclic.
 	References bool `json:"references"`
+	// Replay: every simulated run with events in the bundle re-executes,
+	// through its fork chain, to exactly the events the bundle records
+	// (checked when the bundle can be read again: VerifyFile and Import).
+	Replay bool `json:"replay"`
 }
 
 // HeldWorld is a world a bundle holds.

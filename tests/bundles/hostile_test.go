@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -226,6 +227,16 @@ func TestHostileBundlesAreRefused(t *testing.T) {
 			e.data = joinLines(ls[:end])
 			return a.reseal(t, &srcKey, nil).pack(t)
 		}},
+		{"world events altered and signed again", replayDivergence(t, base), false, func(t *testing.T) string {
+			a := base.clone()
+			e := &a[a.find(t, "events/")]
+			ls := lines(e.data)
+			i := slices.IndexFunc(ls, func(l []byte) bool { return bytes.Contains(l, []byte(`"type":"world.step"`)) })
+			at := bytes.Index(ls[i], []byte(`"stateDigest":"sha256:`)) + len(`"stateDigest":"sha256:`)
+			ls[i][at] ^= 0x01
+			e.data = joinLines(ls)
+			return a.reseal(t, &srcKey, nil).pack(t)
+		}},
 		{"events of a newer schema version", "has schema version 2; this ducklm reads events up to version 1 (upgrade ducklm to import it)", false, func(t *testing.T) string {
 			a := base.clone()
 			e := &a[a.find(t, "events/")]
@@ -355,4 +366,19 @@ func TestRunStatusIsRecomputedFromTheEvents(t *testing.T) {
 	require.Positive(t, statuses[string(backend.RunRunning)], "the running world run runs on: %v", statuses)
 	require.Positive(t, statuses[string(backend.RunCompleted)], "the task run completed: %v", statuses)
 	require.Zero(t, statuses[string(backend.RunFailed)], "%v", statuses)
+}
+
+// replayDivergence is the sentence naming where the first step event of the
+// archive's first events entry is: the seq a replay must stop at.
+func replayDivergence(t *testing.T, a archive) string {
+	e := a[a.find(t, "events/")]
+	for _, l := range lines(e.data) {
+		var ev backend.Event
+		require.NoError(t, json.Unmarshal(l, &ev))
+		if ev.Type == "world.step" {
+			return fmt.Sprintf("does not replay: at seq %d of stream %s (world.step) the state after this step differs", ev.Seq, ev.Stream)
+		}
+	}
+	t.Fatal("no step event")
+	return ""
 }
