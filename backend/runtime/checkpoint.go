@@ -37,6 +37,25 @@ type runMemo struct {
 	head *RunState
 	// base is the run's newest base; nil until one is written or read.
 	base *base
+	// recent are the run's last events as this process appended them, in
+	// seq order up to head: the driver folds them without reading them back.
+	recent []backend.Event
+}
+
+// recentEvents is how many appended events a run's memo keeps.
+const recentEvents = 64
+
+// remember keeps stored, the events of the run's last append, after those
+// before them. m.mu is held.
+func (m *runMemo) remember(stored []backend.Event) {
+	if n := len(m.recent); n > 0 && m.recent[n-1].Seq+1 != stored[0].Seq {
+		m.recent = nil
+	}
+	if len(m.recent)+len(stored) > recentEvents {
+		keep := max(recentEvents-len(stored), 0)
+		m.recent = append(m.recent[:0:0], m.recent[len(m.recent)-keep:]...)
+	}
+	m.recent = append(m.recent, stored...)
 }
 
 func (c *Controller) memo(runID string) *runMemo {

@@ -330,13 +330,22 @@ func (c *Controller) catchUp(ctx context.Context, st *RunState) error {
 	if m.head != nil && m.head.Seq >= st.Seq {
 		q.ToSeq = m.head.Seq
 	}
+	// The events this process appended last are the ledger's own (seqs,
+	// positions, compacted payloads, times): when they reach back to st,
+	// they are the read.
+	var events []backend.Event
+	if n := len(m.recent); q.ToSeq > st.Seq && n > 0 && m.recent[0].Seq <= st.Seq+1 && m.recent[n-1].Seq == q.ToSeq {
+		events = m.recent[st.Seq+1-m.recent[0].Seq:]
+	}
 	m.mu.Unlock()
 	if q.ToSeq == st.Seq && q.ToSeq != 0 {
 		return nil
 	}
-	events, err := c.d.Events.Query(ctx, q)
-	if err != nil {
-		return err
+	if events == nil {
+		var err error
+		if events, err = c.d.Events.Query(ctx, q); err != nil {
+			return err
+		}
 	}
 	for _, e := range events {
 		st.Apply(e)
@@ -414,8 +423,9 @@ func (c *Controller) appendAt(ctx context.Context, st *RunState, expect int64, c
 		if stored[0].Seq == prev.Seq+1 {
 			next.Seq = stored[len(stored)-1].Seq
 			m.head = next
+			m.remember(stored)
 		} else {
-			m.head = nil // another writer moved the run: the next load knows
+			m.head, m.recent = nil, nil // another writer moved the run: the next load knows
 		}
 	}
 	return err
