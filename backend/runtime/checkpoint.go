@@ -124,8 +124,9 @@ func (c *Controller) checkpointOf(st *RunState, b *base) (backend.Checkpoint, ba
 	cp := backend.Checkpoint{ID: backend.NewID(backend.KindCheckpoint), WorldID: st.WorldID, RunID: st.RunID,
 		WorldLocalTime: st.Ticks, Blob: b.ref, CreatedAt: c.now().UTC()}
 	// seq is what the blob covers, as it always was; the checkpoint covers
-	// up to its own event.
-	e := event(EvCheckpoint, map[string]any{"checkpointId": cp.ID, "digest": b.ref.Digest, "size": b.ref.Size, "seq": b.seq}, st.Ticks)
+	// up to its own event. The blob's digest is in the record: in the event
+	// it would repeat a base's digest at every step.
+	e := event(EvCheckpoint, map[string]any{"checkpointId": cp.ID, "seq": b.seq}, st.Ticks)
 	return cp, e
 }
 
