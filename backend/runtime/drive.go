@@ -168,6 +168,8 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) {
 				steps.waitOne(ctx, d.wake)
 			}
 		case backend.DecisionComplete:
+			// A completed run has offered every result to memory.
+			steps.afterMemories()
 			c.complete(ctx, st, dec.Reason)
 			return
 		case backend.DecisionFail:

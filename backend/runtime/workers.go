@@ -21,6 +21,10 @@ type workers struct {
 	active  map[string]bool
 	wg      sync.WaitGroup
 	changed chan struct{}
+	// memories are the memory writes of finished steps still under way:
+	// off a step's path (the next step starts meanwhile), but the run ends
+	// only after them (afterSteps).
+	memories sync.WaitGroup
 }
 
 func newWorkers(c *Controller, runID string) *workers {
@@ -79,7 +83,15 @@ func (w *workers) start(ctx context.Context, st *RunState, stepID string, dec ba
 	}
 	// The driver must see the step as running before it asks the router again.
 	_ = w.c.catchUp(ctx, st)
-	w.run(stepID, func() { w.c.execute(ctx, snap, stepID, attempt) })
+	w.run(stepID, func() {
+		if remember := w.c.execute(ctx, snap, stepID, attempt); remember != nil {
+			w.memories.Add(1)
+			go func() {
+				defer w.memories.Done()
+				remember()
+			}()
+		}
+	})
 	return true
 }
 
@@ -111,11 +123,18 @@ func (w *workers) waitOne(ctx context.Context, wake <-chan struct{}) {
 	}
 }
 
-func (w *workers) wait() { w.wg.Wait() }
+func (w *workers) wait() {
+	w.wg.Wait()
+	w.memories.Wait()
+}
+
+// afterMemories waits for the memory writes of the steps that finished.
+func (w *workers) afterMemories() { w.memories.Wait() }
 
 // execute runs one started step through its tool, stores its output, has
-// the critic score it and checkpoints the run.
-func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, attempt int) {
+// the critic score it and checkpoints the run. It returns the step's memory
+// write, for the caller to run after (nil: none).
+func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, attempt int) (remember func()) {
 	rec := st.Steps[stepID]
 	call := backend.ToolCall{RunID: st.RunID, StepID: stepID, Tool: rec.Node.Tool, Args: rec.Args(),
 		Workspace: st.Request.Workspace, Network: rec.Network, Limits: st.Request.Limits}
@@ -192,13 +211,14 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 		c.d.Log("record step", "run", st.RunID, "step", stepID, "err", err)
 		return
 	}
-	c.remember(ctx, st, rec, finished.ID, fin, res, crit)
+	remember = func() { c.remember(ctx, st, rec, finished.ID, fin, res, crit) }
 	if delay > 0 {
 		select {
 		case <-time.After(delay):
 		case <-ctx.Done():
 		}
 	}
+	return remember
 }
 
 // criticGrace is how long a step's result waits for its critique to share
