@@ -28,6 +28,10 @@ type API struct {
 
 	openMu sync.Mutex
 	open   *OpenRequest // what `ducklm open` asked the window to show
+
+	// deliberating holds the cancel of each running deliberation, by op.
+	deliberatingMu sync.Mutex
+	deliberating   map[string]context.CancelFunc
 }
 
 // Dialogs are the native dialogs of the desktop window; the browser has none.

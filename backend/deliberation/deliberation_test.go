@@ -302,3 +302,22 @@ func TestCancelRecordsNoRound(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, rounds)
 }
+
+// A recorded round's choice can be applied later, while the run is still
+// where the round began; not after it moved.
+func TestApplyARecordedRound(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	run := grid(t, f, 2, `{"params":{"noise":0}}`)
+	res, err := f.delib.Deliberate(f.ctx, deliberation.Options{RunID: run.ID, Depth: 3, Budget: 30})
+	require.NoError(t, err)
+	idx := res.Rounds[0].DeliberationIndex
+	out, err := f.delib.Apply(f.ctx, run.ID, idx)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, out.Run.WorldLocalTime)
+	_, err = f.delib.Apply(f.ctx, run.ID, idx)
+	require.Equal(t, backend.ECONFLICT, backend.ErrorCode(err), "%v", err)
+	require.ErrorContains(t, err, "deliberate again")
+	_, err = f.delib.Apply(f.ctx, run.ID, 9)
+	require.Equal(t, backend.ENOTFOUND, backend.ErrorCode(err))
+}

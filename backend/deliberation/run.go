@@ -211,3 +211,32 @@ func itoa(i int64) string {
 	b, _ := json.Marshal(i)
 	return string(b)
 }
+
+// Apply takes the choice of a recorded round: it steps the parent run with
+// the round's chosen action, provided the run is still where the round
+// began (else the choice was made for a state that is gone).
+func (s *Service) Apply(ctx context.Context, runID string, index int64) (world.StepOutcome, error) {
+	if err := backend.CheckID(runID, backend.KindRun); err != nil {
+		return world.StepOutcome{}, err
+	}
+	mu, _ := runLocks.LoadOrStore(runID, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
+	rounds, err := s.Rounds(ctx, runID)
+	if err != nil {
+		return world.StepOutcome{}, err
+	}
+	if index < 1 || index > int64(len(rounds)) {
+		return world.StepOutcome{}, backend.Errorf(backend.ENOTFOUND, "run %s has no round of deliberation %d", runID, index)
+	}
+	r := rounds[index-1]
+	run, err := s.worlds.Run(ctx, runID)
+	if err != nil {
+		return world.StepOutcome{}, err
+	}
+	if run.WorldLocalTime != r.ParentTime {
+		return world.StepOutcome{}, backend.Errorf(backend.ECONFLICT,
+			"round %d chose for time %d, but run %s is at time %d now; deliberate again", index, r.ParentTime, runID, run.WorldLocalTime)
+	}
+	return s.worlds.Step(ctx, runID, r.Chosen)
+}

@@ -1,0 +1,50 @@
+package api_test
+
+import (
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"ducklm/backend/api"
+	"ducklm/backend/service"
+)
+
+func TestDeliberateFromTheWindow(t *testing.T) {
+	a, svc := setupSvc(t)
+	c, err := a.CreateWorld(api.WorldInput{Example: "branching_grid", Seed: 4})
+	require.NoError(t, err)
+
+	// A long search, cancelled as soon as its progress shows.
+	var reports atomic.Int64
+	stop := svc.Progress.Subscribe(func(p service.Progress) {
+		if p.Op == "long" && reports.Add(1) == 1 {
+			go a.CancelDeliberation("long")
+		}
+	})
+	_, err = a.Deliberate(api.DeliberateInput{RunID: c.Run.ID, Strategy: "mcts", Depth: 20, Budget: 100000, Op: "long"})
+	stop()
+	require.ErrorContains(t, err, "the deliberation was cancelled")
+	require.Positive(t, reports.Load())
+	rounds, err := a.Deliberations(c.Run.ID)
+	require.NoError(t, err)
+	require.Empty(t, rounds, "a cancelled round has no record")
+	was, err := a.CancelDeliberation("long")
+	require.NoError(t, err)
+	require.False(t, was, "nothing runs as long any more")
+
+	res, err := a.Deliberate(api.DeliberateInput{RunID: c.Run.ID, Strategy: "beam", Width: 2, Depth: 3, Budget: 30, Op: "short"})
+	require.NoError(t, err)
+	require.Len(t, res.Rounds, 1)
+	rounds, err = a.Deliberations(c.Run.ID)
+	require.NoError(t, err)
+	require.Len(t, rounds, 1)
+	out, err := a.ApplyDeliberation(c.Run.ID, rounds[0].DeliberationIndex)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, out.Run.WorldLocalTime)
+	_, err = a.ApplyDeliberation(c.Run.ID, rounds[0].DeliberationIndex)
+	require.ErrorContains(t, err, "deliberate again")
+
+	_, err = a.Deliberate(api.DeliberateInput{RunID: c.Run.ID, Strategy: "greedy"})
+	require.ErrorContains(t, err, `unknown strategy "greedy"`)
+}
