@@ -119,6 +119,40 @@ export namespace api {
 		    return a;
 		}
 	}
+	export class DeliberateInput {
+	    runId: string;
+	    checkpointId: string;
+	    strategy: string;
+	    width: number;
+	    depth: number;
+	    budget: number;
+	    seeds: number;
+	    rounds: number;
+	    untilDone: boolean;
+	    apply: boolean;
+	    timeLimitMs: number;
+	    op: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new DeliberateInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runId = source["runId"];
+	        this.checkpointId = source["checkpointId"];
+	        this.strategy = source["strategy"];
+	        this.width = source["width"];
+	        this.depth = source["depth"];
+	        this.budget = source["budget"];
+	        this.seeds = source["seeds"];
+	        this.rounds = source["rounds"];
+	        this.untilDone = source["untilDone"];
+	        this.apply = source["apply"];
+	        this.timeLimitMs = source["timeLimitMs"];
+	        this.op = source["op"];
+	    }
+	}
 	export class ModelInfo {
 	    host: string;
 	    reachable: boolean;
@@ -1442,6 +1476,185 @@ export namespace bundle {
 	        this.ancestry = source["ancestry"];
 	        this.descendants = source["descendants"];
 	    }
+	}
+
+}
+
+export namespace deliberation {
+	
+	export class Branch {
+	    worldId: string;
+	    runId: string;
+	    parent: string;
+	    action: number[];
+	    depth: number;
+	    seed: number;
+	    score: number;
+	    hasScore: boolean;
+	    done: boolean;
+	    failed?: string;
+	    duplicate?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Branch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.worldId = source["worldId"];
+	        this.runId = source["runId"];
+	        this.parent = source["parent"];
+	        this.action = source["action"];
+	        this.depth = source["depth"];
+	        this.seed = source["seed"];
+	        this.score = source["score"];
+	        this.hasScore = source["hasScore"];
+	        this.done = source["done"];
+	        this.failed = source["failed"];
+	        this.duplicate = source["duplicate"];
+	    }
+	}
+	export class Budget {
+	    branches: number;
+	    used: number;
+	    steps: number;
+	    deduplicated: number;
+	    depth: number;
+	    wallMs: number;
+	    stopped: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Budget(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.branches = source["branches"];
+	        this.used = source["used"];
+	        this.steps = source["steps"];
+	        this.deduplicated = source["deduplicated"];
+	        this.depth = source["depth"];
+	        this.wallMs = source["wallMs"];
+	        this.stopped = source["stopped"];
+	    }
+	}
+	export class Candidate {
+	    action: number[];
+	    score: number;
+	    mean: number;
+	    visits: number;
+	    line: number[][];
+	    branches: string[];
+	    bestBranches: string[];
+	    state?: number[];
+	    failed?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Candidate(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.action = source["action"];
+	        this.score = source["score"];
+	        this.mean = source["mean"];
+	        this.visits = source["visits"];
+	        this.line = source["line"];
+	        this.branches = source["branches"];
+	        this.bestBranches = source["bestBranches"];
+	        this.state = source["state"];
+	        this.failed = source["failed"];
+	    }
+	}
+	export class Round {
+	    eventId?: string;
+	    deliberationIndex: number;
+	    parentRunId: string;
+	    parentWorldId: string;
+	    checkpointId: string;
+	    parentTime: number;
+	    strategy: string;
+	    width?: number;
+	    depth: number;
+	    seeds: number[];
+	    budget: Budget;
+	    candidates: Candidate[];
+	    chosen: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Round(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.eventId = source["eventId"];
+	        this.deliberationIndex = source["deliberationIndex"];
+	        this.parentRunId = source["parentRunId"];
+	        this.parentWorldId = source["parentWorldId"];
+	        this.checkpointId = source["checkpointId"];
+	        this.parentTime = source["parentTime"];
+	        this.strategy = source["strategy"];
+	        this.width = source["width"];
+	        this.depth = source["depth"];
+	        this.seeds = source["seeds"];
+	        this.budget = this.convertValues(source["budget"], Budget);
+	        this.candidates = this.convertValues(source["candidates"], Candidate);
+	        this.chosen = source["chosen"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Result {
+	    rounds: Round[];
+	    run: backend.WorldRun;
+	    done: boolean;
+	    state?: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Result(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.rounds = this.convertValues(source["rounds"], Round);
+	        this.run = this.convertValues(source["run"], backend.WorldRun);
+	        this.done = source["done"];
+	        this.state = source["state"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }

@@ -6,8 +6,16 @@ export function Answer(arg1) {
   return window['go']['app']['App']['Answer'](arg1);
 }
 
+export function ApplyDeliberation(arg1, arg2) {
+  return window['go']['app']['App']['ApplyDeliberation'](arg1, arg2);
+}
+
 export function Approvals() {
   return window['go']['app']['App']['Approvals']();
+}
+
+export function CancelDeliberation(arg1) {
+  return window['go']['app']['App']['CancelDeliberation'](arg1);
 }
 
 export function CancelReindex() {
@@ -48,6 +56,14 @@ export function CreateWorld(arg1) {
 
 export function DeleteMemory(arg1) {
   return window['go']['app']['App']['DeleteMemory'](arg1);
+}
+
+export function Deliberate(arg1) {
+  return window['go']['app']['App']['Deliberate'](arg1);
+}
+
+export function Deliberations(arg1) {
+  return window['go']['app']['App']['Deliberations'](arg1);
 }
 
 export function Diff(arg1, arg2) {
