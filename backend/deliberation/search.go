@@ -247,12 +247,14 @@ func (sr *search) settle(c *node) {
 	}
 }
 
-// better orders nodes: higher value, then reached sooner, then found first.
+// better orders nodes: higher value, then the one looked at further ahead
+// (an equal value confirmed deeper), then found first. A program that
+// prefers reaching its goal sooner says so in its score.
 func better(a, b *node) bool {
 	if a.value != b.value {
 		return a.value > b.value
 	}
-	return a.depth < b.depth
+	return a.depth > b.depth
 }
 
 // beam runs beam search from the root.
@@ -367,16 +369,26 @@ func (sr *search) uct(p, c *node) float64 {
 
 // rank turns the tree under the root into ranked candidates.
 func (sr *search) rank() []Candidate {
-	var bestOf func(n *node) *node
-	bestOf = func(n *node) *node {
-		b := n
+	var bestOf func(n *node) (*node, int, float64)
+	bestOf = func(n *node) (*node, int, float64) {
+		b, size, sum := n, 1, n.value
+		if math.IsInf(n.value, -1) {
+			sum = 0
+		}
 		for _, c := range n.children {
-			if cb := bestOf(c); better(cb, b) {
+			cb, cs, csum := bestOf(c)
+			if better(cb, b) {
 				b = cb
 			}
+			size, sum = size+cs, sum+csum
 		}
 		n.best = b
-		return b
+		if sr.opt.Strategy == Beam {
+			// Beam search backs nothing up: a candidate's visits and mean
+			// are over the nodes under it (MCTS counted them as it went).
+			n.visits, n.total = size, sum
+		}
+		return b, size, sum
 	}
 	var cands []Candidate
 	order := append([]*node(nil), sr.root.children...)

@@ -21,6 +21,9 @@ import type {
   BranchDiff,
   CatalogEntry,
   Check,
+  DeliberationCandidate,
+  DeliberationResult,
+  DeliberationRound,
   Example,
   RiskRule,
   DucklmApi,
@@ -107,6 +110,19 @@ function events(v: LedgerEvent[] | null | undefined): LedgerEvent[] {
 
 function text(v: unknown): string {
   return typeof v === 'string' ? v : '';
+}
+
+function round(r: DeliberationRound): DeliberationRound {
+  return {
+    ...r,
+    seeds: list<number>(r.seeds),
+    candidates: list<DeliberationCandidate>(r.candidates).map((c) => ({
+      ...c,
+      line: list(c.line),
+      branches: list<string>(c.branches),
+      bestBranches: list<string>(c.bestBranches),
+    })),
+  };
 }
 
 function bundleReport(v: unknown): BundleReport {
@@ -231,6 +247,16 @@ export function createApi(channel: Channel): DucklmApi {
       };
     },
     verify: async (runId) => obj(await invoke('Verify', runId), 'verification report'),
+    async deliberate(input) {
+      const r = obj<DeliberationResult>(await invoke('Deliberate', input), 'deliberation');
+      return { ...r, rounds: list<DeliberationRound>(r.rounds).map(round) };
+    },
+    cancelDeliberation: async (op) => (await invoke('CancelDeliberation', op)) === true,
+    deliberations: async (runId) => list<DeliberationRound>(await invoke('Deliberations', runId)).map(round),
+    async applyDeliberation(runId, index) {
+      const o = obj<StepOutcome>(await invoke('ApplyDeliberation', runId, index), 'step outcome');
+      return { ...o, emitted: list(o.emitted) };
+    },
     exportBundle: async (input) => obj<ExportResult>(await invoke('ExportBundle', input), 'export result'),
     verifyBundle: async (path, op) => bundleReport(await invoke('VerifyBundle', path, op)),
     async importBundle(input) {

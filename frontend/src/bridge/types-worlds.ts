@@ -260,3 +260,74 @@ export interface VerifyReport {
   ok: boolean;
   divergence?: VerifyDivergence;
 }
+
+/** DeliberateInput starts a search over forks of a simulated world's run (Go: api.DeliberateInput). */
+export interface DeliberateInput {
+  runId: string;
+  /** "" starts at the run's current state. */
+  checkpointId: string;
+  strategy: 'beam' | 'mcts';
+  width: number;
+  depth: number;
+  budget: number;
+  seeds: number;
+  rounds: number;
+  untilDone: boolean;
+  apply: boolean;
+  timeLimitMs: number;
+  /** The id progress is reported under (done/total count branches) and cancelDeliberation stops it by. */
+  op: string;
+}
+
+/** DeliberationCandidate is a first action a round tried (Go: deliberation.Candidate). */
+export interface DeliberationCandidate {
+  action: unknown;
+  /** The best mean score found under this action. */
+  score: number;
+  mean: number;
+  visits: number;
+  /** The actions of the best line found, this one first. */
+  line: unknown[];
+  /** This action's own branch worlds (one per seed). */
+  branches: string[];
+  bestBranches: string[];
+  /** The state at the end of the best line. */
+  state?: unknown;
+  failed?: string;
+}
+
+/** DeliberationBudget is what a round spent (Go: deliberation.Budget). */
+export interface DeliberationBudget {
+  branches: number;
+  used: number;
+  steps: number;
+  deduplicated: number;
+  depth: number;
+  wallMs: number;
+  stopped: string;
+}
+
+/** DeliberationRound is the record of one round (Go: deliberation.Round). */
+export interface DeliberationRound {
+  eventId?: string;
+  deliberationIndex: number;
+  parentRunId: string;
+  parentWorldId: string;
+  checkpointId: string;
+  parentTime: number;
+  strategy: string;
+  width?: number;
+  depth: number;
+  seeds: number[];
+  budget: DeliberationBudget;
+  candidates: DeliberationCandidate[];
+  chosen: unknown;
+}
+
+/** DeliberationResult is what a deliberation did (Go: deliberation.Result). */
+export interface DeliberationResult {
+  rounds: DeliberationRound[];
+  run: WorldRun;
+  done: boolean;
+  state?: unknown;
+}

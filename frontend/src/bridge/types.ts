@@ -38,6 +38,9 @@ import type { Settings, SettingsCheck, SettingsSaved, SettingsView } from './typ
 import type {
   BranchDiff,
   Created,
+  DeliberateInput,
+  DeliberationResult,
+  DeliberationRound,
   Example,
   ForkInput,
   Forked,
@@ -109,6 +112,14 @@ export interface DucklmApi {
   historyTypes(runId: string): Promise<TypeCount[]>;
   diff(runA: string, runB: string): Promise<BranchDiff>;
   verify(runId: string): Promise<VerifyReport>;
+  /** Searches forks of a simulated run's world and ranks its next actions; rejects with why it stopped. */
+  deliberate(input: DeliberateInput): Promise<DeliberationResult>;
+  /** Stops the deliberation running as op; false when none was. */
+  cancelDeliberation(op: string): Promise<boolean>;
+  /** The recorded rounds of a run's deliberations, oldest first. */
+  deliberations(runId: string): Promise<DeliberationRound[]>;
+  /** Steps the run with the choice of its recorded round index, if the run is still where that round began. */
+  applyDeliberation(runId: string, index: number): Promise<StepOutcome>;
   /** Writes a run or world to one signed .ducklm file. */
   exportBundle(input: ExportInput): Promise<ExportResult>;
   /** Checks a bundle file without writing anything; a bad bundle is a report with its problem. */

@@ -8,7 +8,9 @@ type Mock = ReturnType<typeof vi.fn>;
 /** The methods the generated bindings call (wailsjs/go/app/App.d.ts). */
 export const METHODS = [
   'Answer',
+  'ApplyDeliberation',
   'Approvals',
+  'CancelDeliberation',
   'CancelReindex',
   'CancelRun',
   'CheckSettings',
@@ -19,6 +21,8 @@ export const METHODS = [
   'ChooseFolder',
   'CreateWorld',
   'DeleteMemory',
+  'Deliberate',
+  'Deliberations',
   'Diff',
   'ExportBundle',
   'Fork',

@@ -12,6 +12,7 @@ import { RunStatusBadge } from '../ui/StatusBadge';
 import { useLoad, useThrottled } from '../ui/useLoad';
 import { useRelativeNow } from '../ui/useNow';
 import { navigate } from '../ui/useRoute';
+import { DeliberateDialog } from './DeliberateDialog';
 import { ForkDialog } from './ForkDialog';
 import { useWorldList } from './useWorldList';
 import { GridView } from './GridView';
@@ -31,6 +32,7 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
   const [picked, setPicked] = useState<string[]>([]);
   const [comparing, setComparing] = useState<[string, string]>();
   const [showJson, setShowJson] = useState(false);
+  const [deliberating, setDeliberating] = useState(false);
   const stop = useRef(false);
   // Leaving the screen stops a run of steps between chunks.
   useEffect(
@@ -249,12 +251,21 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
                     </button>
                   </div>
                 ) : (
-                  <div className="row">
+                  <div className="row wrap">
                     <button type="button" className="button primary" onClick={() => void runSteps()} disabled={!stepsOk || ended}>
                       Run {stepsOk ? n : ''} {n === 1 ? 'step' : 'steps'}
                     </button>
                     <button type="button" className="button" onClick={checkpoint} disabled={progress !== undefined}>
                       Checkpoint
+                    </button>
+                    <button
+                      type="button"
+                      className="button"
+                      onClick={() => setDeliberating(true)}
+                      disabled={ended}
+                      title="Search forks of this world for the best next action (the program must define actions and score)"
+                    >
+                      Deliberate…
                     </button>
                   </div>
                 )}
@@ -363,6 +374,26 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
 
       {comparing && (
         <CompareView api={api} runA={comparing[0]} runB={comparing[1]} labelA={labelOf(comparing[0])} labelB={labelOf(comparing[1])} onClose={() => setComparing(undefined)} />
+      )}
+
+      {deliberating && (
+        <DeliberateDialog
+          api={api}
+          runId={runId}
+          worldId={d.world.id}
+          parentName={d.world.name || shortId(d.world.id)}
+          onClose={() => {
+            setDeliberating(false);
+            forks.reload();
+          }}
+          onApplied={(out) => {
+            setDeliberating(false);
+            setTrail((t) => [...t, ...trailOf(out.emitted)].slice(-400));
+            setMessage({ kind: 'ok', text: `Applied the deliberation's choice: world time ${out.run.worldLocalTime}${out.done ? ', the world ended' : ''}.` });
+            forks.reload();
+            reload();
+          }}
+        />
       )}
 
       {forkFrom && (

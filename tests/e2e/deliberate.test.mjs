@@ -1,0 +1,78 @@
+// Journeys through deliberation: from a Branching Grid world, search forks
+// of it before acting, see the ranked candidates with the best two side by
+// side, apply the best; and cancel a long search while it runs.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { go, journey, screenshot, startStack } from './harness.mjs';
+
+describe('Deliberation', { timeout: 150_000 }, () => {
+  let stack;
+  let run;
+  before(async () => {
+    stack = await startStack();
+    const created = await stack.call('CreateWorld', { name: 'grid', example: 'branching_grid', program: '', seed: 3 });
+    run = created.run.id;
+  });
+  after(async () => {
+    await stack?.stop();
+  });
+
+  it('deliberates, compares the best two candidates and applies the best', async () => {
+    await journey(stack, 'deliberate-apply', async (page) => {
+      await go(stack, page, `#/worlds/${encodeURIComponent(run)}`);
+      await page.getByTestId('grid-view').waitFor();
+      await page.getByRole('button', { name: 'Deliberate…' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Deliberate' });
+      await dialog.waitFor();
+      await dialog.getByLabel('Depth').fill('4');
+      await dialog.getByLabel('Budget').fill('60');
+      await dialog.getByRole('button', { name: 'Deliberate', exact: true }).click();
+      const cands = dialog.getByRole('region', { name: 'Candidates' });
+      await cands.waitFor({ timeout: 30_000 });
+      assert.match(await dialog.getByTestId('round-summary').textContent(), /^Round 1 at time 0: \d+ of 60 branches/);
+      await cands.getByRole('article', { name: 'Candidate 1' }).getByTestId('grid-view').waitFor();
+      await cands.getByRole('article', { name: 'Candidate 2' }).getByTestId('grid-view').waitFor();
+
+      await screenshot(page, 'deliberate-candidates');
+      const apply = dialog.getByRole('button', { name: /^Apply best: / });
+      const chosen = (await apply.textContent()).replace('Apply best: ', '');
+      await apply.click();
+      await dialog.waitFor({ state: 'detached' });
+      await page.getByText('world time 1', { exact: true }).waitFor();
+      await page.getByText("Applied the deliberation's choice: world time 1.").waitFor();
+
+      const rounds = await stack.call('Deliberations', run);
+      assert.equal(rounds.length, 1);
+      assert.equal(JSON.stringify(rounds[0].chosen), chosen);
+      const used = rounds[0].budget.used;
+      assert.ok(used > 0 && used <= 60, `branches used: ${used}`);
+      // Every branch is a world forked from this one or from another branch.
+      const page1 = await stack.call('ListWorlds', { limit: 500 });
+      assert.equal(page1.total, 1 + used);
+      assert.deepEqual(page.problems, []);
+    });
+  });
+
+  it('cancels a long search while it runs', async () => {
+    await journey(stack, 'deliberate-cancel', async (page) => {
+      await go(stack, page, `#/worlds/${encodeURIComponent(run)}`);
+      await page.getByRole('button', { name: 'Deliberate…' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Deliberate' });
+      await dialog.getByText('Tree search (MCTS)').click();
+      assert.equal(await dialog.getByLabel('Beam width').count(), 0, 'a tree search has no width');
+      await dialog.getByLabel('Depth').fill('20');
+      await dialog.getByLabel('Budget').fill('100000');
+      await dialog.getByRole('button', { name: 'Deliberate', exact: true }).click();
+      await dialog.getByTestId('deliberation-progress').filter({ hasText: /of 100000 branches/ }).waitFor({ timeout: 30_000 });
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      const alert = dialog.getByRole('alert');
+      await alert.waitFor({ timeout: 30_000 });
+      assert.match(await alert.textContent(), /the deliberation was cancelled/);
+      assert.equal((await stack.call('Deliberations', run)).length, 1, 'the cancelled round has no record');
+      await dialog.getByRole('button', { name: 'Close' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      // The cancelled call answers with its sentence (HTTP 422), as it should.
+      assert.deepEqual(page.problems, ['HTTP 422 for POST /api/call/Deliberate']);
+    });
+  });
+});
