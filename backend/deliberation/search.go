@@ -247,14 +247,14 @@ func (sr *search) settle(c *node) {
 	}
 }
 
-// better orders nodes: higher value, then the one looked at further ahead
-// (an equal value confirmed deeper), then found first. A program that
-// prefers reaching its goal sooner says so in its score.
+// better orders nodes: higher value, then reached sooner (a deeper node
+// that only ties has had more chances to be lucky under a noisy seed), then
+// found first.
 func better(a, b *node) bool {
 	if a.value != b.value {
 		return a.value > b.value
 	}
-	return a.depth > b.depth
+	return a.depth < b.depth
 }
 
 // beam runs beam search from the root.
