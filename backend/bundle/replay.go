@@ -1,8 +1,11 @@
 package bundle
 
 import (
+	"archive/tar"
+	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"io"
 	"slices"
@@ -24,6 +27,10 @@ func (c *checked) replay(ctx context.Context, open func() (io.ReadCloser, error)
 		return nil
 	}
 	src := &replaySource{c: c, open: open, limits: limits, local: c.local}
+	defer src.closeCursor()
+	if err := src.preload(ctx); err != nil {
+		return err
+	}
 	svc := world.New(src, src, src, starlark.DefaultLimits())
 	for _, r := range c.runs {
 		if c.heads[r.ID] == 0 {
@@ -61,6 +68,31 @@ type replaySource struct {
 	open   func() (io.ReadCloser, error)
 	limits Limits
 	local  Local
+
+	// held are entries read in one pass before the replay (events of
+	// simulated runs and their programs), when they fit preloadBytes.
+	held map[string][]byte
+	// cur continues reading a stream that was not held where the last
+	// page of it ended, so a long run is read once, a page at a time.
+	cur *streamCursor
+}
+
+// preloadBytes bounds what a replay holds of a bundle in memory; past it,
+// streams are read from the file a page at a time.
+var preloadBytes int64 = 256 << 20
+
+// streamCursor is an open pass over the bundle, inside one events entry.
+type streamCursor struct {
+	stream string
+	next   int64 // the seq the next line holds
+	f      io.Closer
+	rd     *reader
+	sc     *bufio.Scanner
+}
+
+func (k *streamCursor) close() {
+	k.rd.close()
+	k.f.Close()
 }
 
 var (
@@ -72,45 +104,64 @@ var (
 // entry streams one entry of the bundle to fn, checked against the
 // manifest as it is read.
 func (s *replaySource) entry(name string, fn func(io.Reader) error) error {
+	if data, ok := s.held[name]; ok {
+		return fn(bytes.NewReader(data))
+	}
 	f, err := s.open()
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	rd, err := newReader(f, s.limits)
+	rd, h, want, err := s.seek(f, name)
 	if err != nil {
 		return err
 	}
 	defer rd.close()
-	h, _, err := readManifest(rd)
+	er, err := rd.open(h, want)
 	if err != nil {
 		return err
+	}
+	if err := fn(er); err != nil {
+		return err
+	}
+	return er.finish()
+}
+
+// seek reads the bundle in f up to the header of entry name.
+func (s *replaySource) seek(f io.Reader, name string) (*reader, *tar.Header, Entry, error) {
+	rd, err := newReader(f, s.limits)
+	if err != nil {
+		return nil, nil, Entry{}, err
+	}
+	h, data, err := readManifest(rd)
+	if err != nil {
+		rd.close()
+		return nil, nil, Entry{}, err
+	}
+	if sha256.Sum256(data) != s.c.sum {
+		rd.close()
+		return nil, nil, Entry{}, corrupt("the bundle changed while it was being read; nothing was written")
 	}
 	m := s.c.report.Manifest
 	rd.allow(m, h.Size)
 	i := slices.IndexFunc(m.Entries, func(e Entry) bool { return e.Name == name })
 	if i < 0 {
-		return corrupt("the bundle has no entry %s", name)
+		rd.close()
+		return nil, nil, Entry{}, corrupt("the bundle has no entry %s", name)
 	}
 	for {
 		h, err := rd.next()
 		if errors.Is(err, io.EOF) {
-			return corrupt("the bundle is truncated: entry %s is missing", name)
+			rd.close()
+			return nil, nil, Entry{}, corrupt("the bundle is truncated: entry %s is missing", name)
 		}
 		if err != nil {
-			return err
+			rd.close()
+			return nil, nil, Entry{}, err
 		}
-		if h.Name != name {
-			continue
+		if h.Name == name {
+			return rd, h, m.Entries[i], nil
 		}
-		er, err := rd.open(h, m.Entries[i])
-		if err != nil {
-			return err
-		}
-		if err := fn(er); err != nil {
-			return err
-		}
-		return er.finish()
 	}
 }
 
@@ -122,21 +173,171 @@ func (s *replaySource) Query(ctx context.Context, q backend.EventQuery) ([]backe
 		}
 		return s.local.Events.Query(ctx, q)
 	}
-	var out []backend.Event
 	name := eventsName(q.Stream)
-	err := s.entry(name, func(r io.Reader) error {
-		return scanLines(r, name, s.limits.MaxLineBytes, func(data []byte) error {
-			e, err := decodeEvent(data)
-			if err != nil {
-				return corrupt("an event of %s is not readable", name)
+	var out []backend.Event
+	keep := func(data []byte) (bool, error) {
+		e, err := decodeEvent(data)
+		if err != nil {
+			return false, corrupt("an event of %s is not readable", name)
+		}
+		if q.ToSeq != 0 && e.Seq > q.ToSeq {
+			return false, nil
+		}
+		if e.Seq >= q.FromSeq {
+			out = append(out, e)
+		}
+		return true, nil
+	}
+	if data, ok := s.held[name]; ok {
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
 			}
-			if e.Seq >= q.FromSeq && (q.ToSeq == 0 || e.Seq <= q.ToSeq) {
-				out = append(out, e)
+			if more, err := keep(line); err != nil || !more {
+				return out, err
 			}
-			return nil
-		})
-	})
-	return out, err
+		}
+		return out, nil
+	}
+	k, err := s.cursor(q.Stream, max(q.FromSeq, 1))
+	if err != nil {
+		return nil, err
+	}
+	for q.ToSeq == 0 || k.next <= q.ToSeq {
+		if !k.sc.Scan() {
+			if err := k.sc.Err(); err != nil {
+				s.closeCursor()
+				return nil, k.rd.wrap(err)
+			}
+			break
+		}
+		line := k.sc.Bytes()
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		k.next++
+		if _, err := keep(line); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// cursor returns a pass over stream positioned at seq from: the open one
+// when it is there, else a new pass over the file.
+func (s *replaySource) cursor(stream string, from int64) (*streamCursor, error) {
+	if k := s.cur; k != nil && k.stream == stream && k.next == from {
+		return k, nil
+	}
+	s.closeCursor()
+	name := eventsName(stream)
+	f, err := s.open()
+	if err != nil {
+		return nil, err
+	}
+	rd, h, want, err := s.seek(f, name)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	er, err := rd.open(h, want)
+	if err != nil {
+		rd.close()
+		f.Close()
+		return nil, err
+	}
+	sc := bufio.NewScanner(er)
+	sc.Buffer(make([]byte, 0, min(64<<10, s.limits.MaxLineBytes)), s.limits.MaxLineBytes)
+	k := &streamCursor{stream: stream, next: 1, f: f, rd: rd, sc: sc}
+	for k.next < from && sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) > 0 {
+			k.next++
+		}
+	}
+	s.cur = k
+	return k, nil
+}
+
+func (s *replaySource) closeCursor() {
+	if s.cur != nil {
+		s.cur.close()
+		s.cur = nil
+	}
+}
+
+// preload reads, in one pass, the events entries of the bundle's simulated
+// runs and the programs of its simulated worlds, when together they fit
+// preloadBytes: a bundle of many small worlds is then read twice in all,
+// not once more for every run.
+func (s *replaySource) preload(ctx context.Context) error {
+	want := map[string]bool{}
+	for _, r := range s.c.runs {
+		if s.c.heads[r.ID] == 0 {
+			continue
+		}
+		spec, err := s.GetSpec(ctx, r.WorldID)
+		if err != nil {
+			return err
+		}
+		if spec.Backend != world.BackendStarlark {
+			continue
+		}
+		want[eventsName(r.ID)] = true
+		if s.c.blobs[spec.Program.Digest] {
+			want[blobName(spec.Program.Digest)] = true
+		}
+	}
+	var total int64
+	for _, e := range s.c.report.Manifest.Entries {
+		if want[e.Name] {
+			total += e.Size
+		}
+	}
+	if len(want) == 0 || total > preloadBytes {
+		return nil
+	}
+	f, err := s.open()
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rd, err := newReader(f, s.limits)
+	if err != nil {
+		return err
+	}
+	defer rd.close()
+	h, data, err := readManifest(rd)
+	if err != nil {
+		return err
+	}
+	if sha256.Sum256(data) != s.c.sum {
+		return corrupt("the bundle changed while it was being read; nothing was written")
+	}
+	m := s.c.report.Manifest
+	rd.allow(m, h.Size)
+	s.held = map[string][]byte{}
+	for _, e := range m.Entries {
+		h, err := rd.next()
+		if err == nil && h.Name == SignatureName {
+			h, err = rd.next()
+		}
+		if err != nil {
+			return err
+		}
+		if !want[e.Name] {
+			continue
+		}
+		er, err := rd.open(h, e)
+		if err != nil {
+			return err
+		}
+		data, err := io.ReadAll(er)
+		if err != nil {
+			return err
+		}
+		s.held[e.Name] = data
+	}
+	return nil
 }
 
 // Head implements world.Events.

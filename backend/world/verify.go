@@ -55,80 +55,84 @@ func (s *Service) Verify(ctx context.Context, runID string) (VerifyReport, error
 		if seg.ToSeq == 0 {
 			continue
 		}
-		events, err := s.events.Query(ctx, backend.EventQuery{Stream: seg.Stream, FromSeq: 1, ToSeq: seg.ToSeq})
-		if err != nil {
-			return rep, err
-		}
-		for _, e := range events {
-			rep.Events++
-			diverged := func(expected, actual, msg string) (VerifyReport, error) {
-				rep.Divergence = &Divergence{Stream: e.Stream, Seq: e.Seq, Type: e.Type, Expected: expected, Actual: actual, Message: msg}
-				return rep, nil
+		// A page at a time: re-executing a long run holds one page of its
+		// events, not the whole history.
+		for from := int64(1); from <= seg.ToSeq; from += verifyPage {
+			events, err := s.events.Query(ctx, backend.EventQuery{Stream: seg.Stream, FromSeq: from, ToSeq: min(seg.ToSeq, from+verifyPage-1)})
+			if err != nil {
+				return rep, err
 			}
-			var p map[string]json.RawMessage
-			_ = json.Unmarshal(e.Payload, &p)
-			str := func(k string) string {
-				var v string
-				_ = json.Unmarshal(p[k], &v)
-				return v
-			}
-			switch e.Type {
-			case EventInitialized:
-				prog, err := s.program(ctx, spec)
-				if err != nil {
-					return rep, err
+			for _, e := range events {
+				rep.Events++
+				diverged := func(expected, actual, msg string) (VerifyReport, error) {
+					rep.Divergence = &Divergence{Stream: e.Stream, Seq: e.Seq, Type: e.Type, Expected: expected, Actual: actual, Message: msg}
+					return rep, nil
 				}
-				w = prog.New()
-				state, err := w.Initialize(ctx, uint64(spec.Seed))
-				if err != nil {
-					return diverged(str("stateDigest"), "", "init failed on re-execution: "+backend.ErrorMessage(err))
+				var p map[string]json.RawMessage
+				_ = json.Unmarshal(e.Payload, &p)
+				str := func(k string) string {
+					var v string
+					_ = json.Unmarshal(p[k], &v)
+					return v
 				}
-				if got := digest(state); got != str("stateDigest") {
-					return diverged(str("stateDigest"), got, "the initial state differs")
-				}
-			case EventForked:
-				if w, err = s.replayFork(ctx, spec, w); err != nil {
-					return diverged(str("stateDigest"), "", backend.ErrorMessage(err))
-				}
-				if got := digest(w.State()); got != str("stateDigest") {
-					return diverged(str("stateDigest"), got, "the state after the fork's divergence differs")
-				}
-			case EventStep:
-				if w == nil {
-					return diverged("", "", "a step is recorded before the world was initialized")
-				}
-				var sp stepPayload
-				if err := json.Unmarshal(e.Payload, &sp); err != nil {
-					return diverged("", "", "the step record is unreadable")
-				}
-				res, err := w.Step(ctx, actionOrNull(sp.Action))
-				if err != nil {
-					return diverged(sp.StateDigest, "", "the step failed on re-execution: "+backend.ErrorMessage(err))
-				}
-				rep.Steps++
-				if got := digest(res.State); got != sp.StateDigest {
-					return diverged(sp.StateDigest, got, "the state after this step differs")
-				}
-				pending = res.Emitted
-			case EventEmitted:
-				if len(pending) == 0 {
-					return diverged(string(e.Payload), "", "re-execution emitted fewer events")
-				}
-				if !bytes.Equal(pending[0], e.Payload) {
-					return diverged(string(e.Payload), string(pending[0]), "an emitted event differs")
-				}
-				pending = pending[1:]
-			case EventCheckpoint:
-				if w == nil {
-					return diverged("", "", "a checkpoint is recorded before the world was initialized")
-				}
-				data, err := w.CheckpointBytes()
-				if err != nil {
-					return rep, err
-				}
-				rep.Checkpoints++
-				if got := digest(data); got != str("digest") {
-					return diverged(str("digest"), got, "the checkpoint "+str("checkpointId")+" differs")
+				switch e.Type {
+				case EventInitialized:
+					prog, err := s.program(ctx, spec)
+					if err != nil {
+						return rep, err
+					}
+					w = prog.New()
+					state, err := w.Initialize(ctx, uint64(spec.Seed))
+					if err != nil {
+						return diverged(str("stateDigest"), "", "init failed on re-execution: "+backend.ErrorMessage(err))
+					}
+					if got := digest(state); got != str("stateDigest") {
+						return diverged(str("stateDigest"), got, "the initial state differs")
+					}
+				case EventForked:
+					if w, err = s.replayFork(ctx, spec, w); err != nil {
+						return diverged(str("stateDigest"), "", backend.ErrorMessage(err))
+					}
+					if got := digest(w.State()); got != str("stateDigest") {
+						return diverged(str("stateDigest"), got, "the state after the fork's divergence differs")
+					}
+				case EventStep:
+					if w == nil {
+						return diverged("", "", "a step is recorded before the world was initialized")
+					}
+					var sp stepPayload
+					if err := json.Unmarshal(e.Payload, &sp); err != nil {
+						return diverged("", "", "the step record is unreadable")
+					}
+					res, err := w.Step(ctx, actionOrNull(sp.Action))
+					if err != nil {
+						return diverged(sp.StateDigest, "", "the step failed on re-execution: "+backend.ErrorMessage(err))
+					}
+					rep.Steps++
+					if got := digest(res.State); got != sp.StateDigest {
+						return diverged(sp.StateDigest, got, "the state after this step differs")
+					}
+					pending = res.Emitted
+				case EventEmitted:
+					if len(pending) == 0 {
+						return diverged(string(e.Payload), "", "re-execution emitted fewer events")
+					}
+					if !bytes.Equal(pending[0], e.Payload) {
+						return diverged(string(e.Payload), string(pending[0]), "an emitted event differs")
+					}
+					pending = pending[1:]
+				case EventCheckpoint:
+					if w == nil {
+						return diverged("", "", "a checkpoint is recorded before the world was initialized")
+					}
+					data, err := w.CheckpointBytes()
+					if err != nil {
+						return rep, err
+					}
+					rep.Checkpoints++
+					if got := digest(data); got != str("digest") {
+						return diverged(str("digest"), got, "the checkpoint "+str("checkpointId")+" differs")
+					}
 				}
 			}
 		}
@@ -136,6 +140,9 @@ func (s *Service) Verify(ctx context.Context, runID string) (VerifyReport, error
 	rep.OK = true
 	return rep, nil
 }
+
+// verifyPage is how many events Verify reads at once.
+const verifyPage = 4096
 
 // replayFork re-applies a recorded fork to the world re-executed so far.
 func (s *Service) replayFork(ctx context.Context, child backend.WorldSpec, parent *starlark.World) (*starlark.World, error) {

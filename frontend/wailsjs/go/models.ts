@@ -1372,6 +1372,7 @@ export namespace bundle {
 	    signature: boolean;
 	    entries: boolean;
 	    references: boolean;
+	    replay: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Checks(source);
@@ -1383,6 +1384,7 @@ export namespace bundle {
 	        this.signature = source["signature"];
 	        this.entries = source["entries"];
 	        this.references = source["references"];
+	        this.replay = source["replay"];
 	    }
 	}
 	export class Counts {
