@@ -9,10 +9,11 @@ import (
 
 // The tools the risk policy knows.
 const (
-	ToolShell     = "shell_exec"
-	ToolFileRead  = "file_read"
-	ToolFileWrite = "file_write"
-	ToolWorldSim  = "world_sim"
+	ToolShell       = "shell_exec"
+	ToolFileRead    = "file_read"
+	ToolFileWrite   = "file_write"
+	ToolWorldSim    = "world_sim"
+	ToolWorldSearch = "world_search"
 	// ToolCoder stands for a coder step: a model writes a script, which then
 	// runs as a sandboxed step.
 	ToolCoder = "coder"
@@ -152,6 +153,8 @@ func Risk(tool string, args json.RawMessage, sandboxed bool) Assessment {
 		return Assessment{Level: Low, Rule: RuleReadOnly, Why: "it reads a file in the workspace"}
 	case ToolWorldSim:
 		return Assessment{Level: Low, Rule: RuleSimulation, Why: "it runs a simulated world"}
+	case ToolWorldSearch:
+		return Assessment{Level: Low, Rule: RuleSimulation, Why: "it searches forks of a simulated world"}
 	case ToolFileWrite:
 		return Assessment{Level: Medium, Rule: RuleFileWrite, Why: "it writes a file in the workspace"}
 	case ToolCoder:

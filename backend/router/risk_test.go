@@ -143,6 +143,7 @@ func TestRiskTools(t *testing.T) {
 	}{
 		{router.ToolFileRead, router.Low, router.RuleReadOnly, false},
 		{router.ToolWorldSim, router.Low, router.RuleSimulation, false},
+		{router.ToolWorldSearch, router.Low, router.RuleSimulation, false},
 		{router.ToolFileWrite, router.Medium, router.RuleFileWrite, false},
 		{router.ToolCoder, router.High, router.RuleGeneratedCode, true},
 		{"browser", router.High, router.RuleUnknownTool, false},

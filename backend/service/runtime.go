@@ -12,6 +12,7 @@ import (
 	"ducklm/backend/bwrap"
 	"ducklm/backend/coder"
 	"ducklm/backend/critic"
+	"ducklm/backend/deliberation"
 	"ducklm/backend/ollama"
 	"ducklm/backend/planner"
 	"ducklm/backend/runtime"
@@ -22,7 +23,7 @@ import (
 
 // newRuntime wires the loop controller: the model client, the tools, the
 // sandbox and the stores.
-func newRuntime(dir string, db *sqlite.DB, ledger *sqlite.Ledger, blobs backend.BlobStore, worlds *world.Service, oc *ollama.Client, models *modelCache, tokens *TokenHub, mem *memoryHub, log *slog.Logger) (*runtime.Controller, *tool.Registry, bool) {
+func newRuntime(dir string, db *sqlite.DB, ledger *sqlite.Ledger, blobs backend.BlobStore, worlds *world.Service, delib *deliberation.Service, oc *ollama.Client, models *modelCache, tokens *TokenHub, mem *memoryHub, log *slog.Logger) (*runtime.Controller, *tool.Registry, bool) {
 	_, sandboxed, _ := bwrap.Available()
 	mode := tool.RequireSandbox
 	if !sandboxed {
@@ -30,7 +31,8 @@ func newRuntime(dir string, db *sqlite.DB, ledger *sqlite.Ledger, blobs backend.
 		// step, so what runs unsandboxed is what a person approved.
 		mode = tool.AllowUnsandboxed
 	}
-	tools := tool.NewRegistry(&tool.Shell{Sandbox: mode}, &tool.FileRead{}, &tool.FileWrite{}, &tool.WorldSim{Worlds: worlds})
+	tools := tool.NewRegistry(&tool.Shell{Sandbox: mode}, &tool.FileRead{}, &tool.FileWrite{}, &tool.WorldSim{Worlds: worlds},
+		&tool.WorldSearch{Worlds: worlds, Deliberation: delib})
 	rt := runtime.New(runtime.Deps{
 		Store: sqlite.NewWorlds(db, ledger), Events: ledger, Blobs: blobs, Tools: tools,
 		Planner: planner.LLM{Client: oc}, Offline: planner.Offline{},

@@ -93,7 +93,8 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 	models := &modelCache{c: oc}
 	tokens := &TokenHub{}
 	mem := &memoryHub{dir: dir, db: db, ledger: ledger, oc: oc, log: opts.Log}
-	rt, tools, sandboxed := newRuntime(dir, db, ledger, blobs, worlds, oc, models, tokens, mem, opts.Log)
+	delib := deliberation.New(worlds, ledger)
+	rt, tools, sandboxed := newRuntime(dir, db, ledger, blobs, worlds, delib, oc, models, tokens, mem, opts.Log)
 	worlds.SetStateReader(runtime.BackendTask, func(ctx context.Context, runID string) (json.RawMessage, error) {
 		st, _, err := rt.Load(ctx, runID)
 		if err != nil {
@@ -101,7 +102,7 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 		}
 		return json.Marshal(st)
 	})
-	return &Service{Dir: dir, DB: db, Ledger: ledger, Bus: b, Blobs: blobs, Worlds: worlds, Deliberation: deliberation.New(worlds, ledger),
+	return &Service{Dir: dir, DB: db, Ledger: ledger, Bus: b, Blobs: blobs, Worlds: worlds, Deliberation: delib,
 		Runtime: rt, Tools: tools, Ollama: oc, Sandboxed: sandboxed, Tokens: tokens, Progress: &ProgressHub{}, models: models, memory: mem,
 		fallbackHost: fallback, wake: make(chan struct{}, 1)}, nil
 }
