@@ -4,6 +4,7 @@ import { Home } from './home/Home';
 import { type Route, type Section, fromOpen, href, sectionOf } from './lib/route';
 import { DuckMark } from './ui/icons';
 import { Opening } from './ui/LoadState';
+import { ScreenBoundary } from './ui/ScreenBoundary';
 import { lazyScreen } from './ui/lazyScreen';
 import { useApprovals } from './ui/useApprovals';
 import { navigate, useRoute } from './ui/useRoute';
@@ -53,6 +54,19 @@ const NAV: readonly { section: Section; label: string; href: string }[] = [
   { section: 'memory', label: 'Memory', href: href({ screen: 'memory' }) },
   { section: 'settings', label: 'Settings', href: href({ screen: 'settings' }) },
 ];
+
+/** SCREEN_NAMES names each screen in the sentence a failed screen shows. */
+const SCREEN_NAMES: Record<Route['screen'], string> = {
+  home: 'the runs',
+  new: 'the new task form',
+  run: 'the run',
+  worlds: 'the worlds',
+  world: 'the world',
+  lineage: 'the lineage',
+  timeline: 'the timeline',
+  memory: 'the memory',
+  settings: 'the settings',
+};
 
 /** App is the window's shell: a sidebar with the sections and the current screen. */
 export function App({ api }: AppProps) {
@@ -134,19 +148,21 @@ export function App({ api }: AppProps) {
             </button>
           </div>
         )}
-        {route.screen === 'home' && <Home api={api} onVersion={setVersion} />}
-        <Suspense fallback={<Opening what="the screen" />}>
-        {route.screen === 'new' && <NewTask api={api} />}
-        {route.screen === 'run' && <RunView key={route.runId} api={api} runId={route.runId} />}
-        {route.screen === 'worlds' && <Worlds api={api} />}
-        {route.screen === 'world' && <WorldView key={route.runId} api={api} runId={route.runId} />}
-        {route.screen === 'lineage' && <LineageView api={api} {...(route.select ? { select: route.select } : {})} />}
-        {route.screen === 'timeline' && (
-          <TimelineView key={route.runId} api={api} runId={route.runId} {...(route.seq ? { seq: route.seq } : {})} />
-        )}
-        {route.screen === 'memory' && <MemoryView api={api} />}
-        {route.screen === 'settings' && <SettingsView api={api} />}
-        </Suspense>
+        <ScreenBoundary resetKey={href(route)} screen={SCREEN_NAMES[route.screen]}>
+          {route.screen === 'home' && <Home api={api} onVersion={setVersion} />}
+          <Suspense fallback={<Opening what="the screen" />}>
+          {route.screen === 'new' && <NewTask api={api} />}
+          {route.screen === 'run' && <RunView key={route.runId} api={api} runId={route.runId} />}
+          {route.screen === 'worlds' && <Worlds api={api} />}
+          {route.screen === 'world' && <WorldView key={route.runId} api={api} runId={route.runId} />}
+          {route.screen === 'lineage' && <LineageView api={api} {...(route.select ? { select: route.select } : {})} />}
+          {route.screen === 'timeline' && (
+            <TimelineView key={route.runId} api={api} runId={route.runId} {...(route.seq ? { seq: route.seq } : {})} />
+          )}
+          {route.screen === 'memory' && <MemoryView api={api} />}
+          {route.screen === 'settings' && <SettingsView api={api} />}
+          </Suspense>
+        </ScreenBoundary>
       </main>
     </div>
   );

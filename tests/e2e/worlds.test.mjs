@@ -85,4 +85,52 @@ describe('Worlds, forks and lineage', { timeout: 150_000 }, () => {
       assert.deepEqual(page.problems, []);
     });
   });
+
+  it('closes a comparison and leaves by the sidebar without a blank page', async () => {
+    assert.ok(childRun, 'the fork journey ran first');
+    await journey(stack, 'lineage-compare-close', async (page) => {
+      const nav = page.getByRole('navigation', { name: 'Sections' });
+      const notBlank = async (what) => {
+        await nav.waitFor();
+        assert.equal(await page.getByTestId('screen-error').count(), 0, `${what}: a screen failed to draw`);
+        const text = (await page.locator('main').innerText()).trim();
+        assert.ok(text.length > 20, `${what}: the screen is blank`);
+        assert.deepEqual(page.problems, [], what);
+      };
+      await go(stack, page, '#/lineage');
+      const graph = page.getByRole('group', { name: 'Lineage graph' });
+      await graph.waitFor();
+      await graph.getByRole('button', { name: /^branching_grid, simulated/ }).click();
+      await graph.getByRole('button', { name: /^e2e child, simulated/ }).click({ modifiers: ['Shift'] });
+      await page.getByRole('button', { name: 'Compare these two' }).click();
+      const compare = page.getByTestId('compare');
+      await compare.getByRole('table', { name: 'State changes' }).waitFor();
+      await notBlank('after Compare');
+      await compare.getByRole('button', { name: 'Close' }).click();
+      await compare.waitFor({ state: 'detached' });
+      await graph.waitFor();
+      await notBlank('after Close');
+
+      // Compare again, then leave by a sidebar link while it is open.
+      await page.getByRole('button', { name: 'Compare these two' }).click();
+      await compare.getByRole('table', { name: 'State changes' }).waitFor();
+      await nav.getByRole('link', { name: 'Runs' }).click();
+      await page.getByRole('region', { name: 'Data location' }).waitFor();
+      await notBlank('after the sidebar link');
+
+      // Compare on a world's page, then Close.
+      await go(stack, page, `#/worlds/${encodeURIComponent(parentRun)}`);
+      const forks = page.getByRole('region', { name: 'Forks of this world' });
+      await forks.getByRole('checkbox', { name: 'this world' }).check();
+      await forks.getByRole('checkbox', { name: 'e2e child' }).check();
+      await forks.getByRole('button', { name: 'Compare 2/2' }).click();
+      await compare.getByRole('table', { name: 'State changes' }).waitFor();
+      await compare.getByRole('button', { name: 'Close' }).click();
+      await compare.waitFor({ state: 'detached' });
+      await notBlank('after Close on the world');
+      await nav.getByRole('link', { name: 'Lineage' }).click();
+      await graph.waitFor();
+      await notBlank('after the Lineage link');
+    });
+  });
 });

@@ -19,7 +19,11 @@ export function CompareView({ api, runA, runB, labelA, labelB, onClose }: Compar
   const [diff, reload] = useLoad(() => api.diff(runA, runB), [api, runA, runB]);
   // The comparison opens below the graph or the world; bring it into view.
   const self = useRef<HTMLElement>(null);
-  useEffect(() => self.current?.scrollIntoView?.({ block: 'start', behavior: 'smooth' }), [runA, runB]);
+  // The braces matter: scrollIntoView returns a Promise in current Chromium,
+  // and whatever an effect returns React later calls as its cleanup.
+  useEffect(() => {
+    self.current?.scrollIntoView?.({ block: 'start', behavior: 'smooth' });
+  }, [runA, runB]);
   return (
     <section className="panel compare" aria-label="Comparison" data-testid="compare" ref={self}>
       <header className="panel-head">

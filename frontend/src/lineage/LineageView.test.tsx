@@ -95,6 +95,31 @@ describe('LineageView', () => {
     expect(vi.mocked(layoutModule.layoutDag).mock.calls.length).toBe(layouts);
   });
 
+  it('closes Compare without calling what scrollIntoView returns (a Promise in Chromium) as a cleanup', async () => {
+    // Chromium's scrollIntoView returns a Promise; an effect that returned it
+    // made React call it on Close: "TypeError: l is not a function", a blank page.
+    const scroll = vi.fn(() => Promise.resolve());
+    const original = Element.prototype.scrollIntoView;
+    Element.prototype.scrollIntoView = scroll as unknown as typeof original;
+    const errors = vi.spyOn(console, 'error');
+    try {
+      setup();
+      await screen.findByRole('group', { name: 'Lineage graph' });
+      fireEvent.click(node(/^grid \/ noisy,/));
+      fireEvent.click(node(/^grid \/ calm,/), { shiftKey: true });
+      fireEvent.click(screen.getByRole('button', { name: 'Compare these two' }));
+      const compare = await screen.findByTestId('compare');
+      expect(scroll).toHaveBeenCalled();
+      fireEvent.click(within(compare).getByRole('button', { name: 'Close' }));
+      await waitFor(() => expect(screen.queryByTestId('compare')).toBeNull());
+      expect(screen.getByRole('group', { name: 'Lineage graph' })).toBeTruthy();
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      Element.prototype.scrollIntoView = original;
+      errors.mockRestore();
+    }
+  });
+
   it('collapses a subtree and finds worlds by name', async () => {
     setup();
     await screen.findByRole('group', { name: 'Lineage graph' });
