@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend"
@@ -15,117 +14,25 @@ import (
 	"ducklm/backend/world"
 )
 
-// Without noise, deliberating until done walks a shortest path: as many
-// moves as the test's own breadth-first search says, from two starts and
-// with both strategies.
-func TestUntilDoneOnTheNoiselessGridIsOptimal(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		name  string
-		patch string
-		opt   deliberation.Options
-	}{
-		{"beam from the corner", `{"params":{"noise":0}}`, deliberation.Options{Strategy: deliberation.Beam, Width: 2, Depth: 3, Budget: 24}},
-		{"beam from the middle", `{"params":{"noise":0},"pos":[3,7]}`, deliberation.Options{Strategy: deliberation.Beam, Width: 3, Depth: 2, Budget: 24}},
-		{"mcts from the corner", `{"params":{"noise":0}}`, deliberation.Options{Strategy: deliberation.MCTS, Depth: 4, Budget: 16}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			f := setup(t)
-			run := grid(t, f, 1, c.patch)
-			want := bfs(readGrid(t, f, run.ID))
-			require.Positive(t, want)
-			opt := c.opt
-			opt.RunID, opt.UntilDone, opt.Apply = run.ID, true, true
-			res, err := f.delib.Deliberate(f.ctx, opt)
-			require.NoError(t, err)
-			require.True(t, res.Done, "the goal is reached")
-			require.Len(t, res.Rounds, want, "one round per move, as many moves as the shortest path")
-			end := readGrid(t, f, run.ID)
-			require.Equal(t, end.Goal, end.Pos)
-			require.Equal(t, want, end.Steps-readGridAt(t, f, run))
-			require.Equal(t, backend.RunCompleted, res.Run.Status)
-			for i, r := range res.Rounds {
-				require.NotEmpty(t, r.Candidates)
-				require.Equal(t, r.Chosen, r.Candidates[0].Action)
-				require.LessOrEqual(t, r.Budget.Used, opt.Budget)
-				if i > 0 {
-					require.Equal(t, res.Rounds[i-1].DeliberationIndex+1, r.DeliberationIndex)
-					require.Equal(t, res.Rounds[i-1].ParentTime+1, r.ParentTime)
-				}
-			}
-			recorded, err := f.delib.Rounds(f.ctx, run.ID)
-			require.NoError(t, err)
-			require.Len(t, recorded, want)
-		})
-	}
-}
 
-// readGridAt is the steps the parent had taken before deliberating.
-func readGridAt(t *testing.T, f fixture, run backend.WorldRun) int {
-	t.Helper()
-	return int(run.WorldLocalTime)
-}
 
-// With noise, a choice made on the mean over K seeds picks the action that
-// is better in expectation more often than a choice made on one seed. At
-// (5,3), in the corridor between two walls, only N and S are open and only S
-// is on a shortest path; but when the one seed slips, N often lands better.
-func TestExpectedScoreBeatsOneSeedUnderNoise(t *testing.T) {
+
+
+// Without noise, deliberating until done walks a shortest path (the
+// acceptance test with a breadth-first search and both strategies from the
+// corner is tests/worlds; this short walk keeps the loop under the race
+// detector).
+func TestUntilDoneWalksAShortestPath(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	base := grid(t, f, 1, `{"params":{"noise":0.5},"pos":[5,3]}`)
-	cp, err := f.worlds.Checkpoint(f.ctx, base.ID)
+	run := grid(t, f, 1, `{"params":{"noise":0},"pos":[6,6]}`)
+	want := bfs(readGrid(t, f, run.ID))
+	require.Equal(t, 4, want)
+	res, err := f.delib.Deliberate(f.ctx, deliberation.Options{RunID: run.ID, Strategy: deliberation.MCTS, Depth: 3, Budget: 12,
+		UntilDone: true, Apply: true})
 	require.NoError(t, err)
-	right := json.RawMessage(`"S"`)
-	var single, expected int
-	const trials = 100
-	// Trials run four at a time: a deliberation waits on its commits most
-	// of the time, so the disk and the cores are shared better.
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
-	for seed := range int64(trials) {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			_, _, run, err := f.worlds.Fork(f.ctx, world.ForkRequest{CheckpointID: cp.ID, Divergence: backend.DivergeSeedChange,
-				Delta: json.RawMessage(`{"seed":` + itoa(seed) + `}`)})
-			if !assert.NoError(t, err) {
-				return
-			}
-			for _, k := range []int{1, 10} {
-				res, err := f.delib.Deliberate(f.ctx, deliberation.Options{RunID: run.ID, Depth: 1, Seeds: k, Budget: 100})
-				if !assert.NoError(t, err) {
-					return
-				}
-				r := res.Rounds[0]
-				assert.Len(t, r.Seeds, k)
-				assert.Len(t, r.Candidates, 2, "N and S are open at (5,3)")
-				if string(r.Chosen) == string(right) {
-					mu.Lock()
-					if k == 1 {
-						single++
-					} else {
-						expected++
-					}
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	wg.Wait()
-	require.False(t, t.Failed())
-	t.Logf("right choices out of %d: one seed %d, ten seeds %d", trials, single, expected)
-	// Expected about 50 against 90 (see above); the margins are several
-	// standard deviations of a 100-trial count.
-	require.Greater(t, expected, single+15)
-	require.GreaterOrEqual(t, expected, 75)
-}
-
-func itoa(i int64) string {
-	b, _ := json.Marshal(i)
-	return string(b)
+	require.True(t, res.Done)
+	require.Len(t, res.Rounds, want)
 }
 
 // Every branch event carries the round's deliberation index and the
