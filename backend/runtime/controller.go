@@ -424,6 +424,9 @@ func (c *Controller) appendAt(ctx context.Context, st *RunState, expect int64, c
 			next.Seq = stored[len(stored)-1].Seq
 			m.head = next
 			m.remember(stored)
+			if next.Status.Terminal() {
+				m.recent = nil // no driver folds an ended run's events any more
+			}
 		} else {
 			m.head, m.recent = nil, nil // another writer moved the run: the next load knows
 		}
