@@ -77,11 +77,8 @@ func (s *Service) Branch(ctx context.Context, req BranchRequest) (BranchResult, 
 	if err != nil {
 		return out, err
 	}
-	parentRun, err := s.store.GetRun(ctx, cp.RunID)
-	if err != nil {
-		return out, err
-	}
-	parent, err := s.store.GetSpec(ctx, parentRun.WorldID)
+	// A checkpoint names its run and that run's world: no run to read.
+	parent, err := s.specOf(ctx, cp.WorldID)
 	if err != nil {
 		return out, err
 	}
@@ -111,7 +108,7 @@ func (s *Service) Branch(ctx context.Context, req BranchRequest) (BranchResult, 
 	}
 	deltaDoc := map[string]any{"actions": actions}
 	f := backend.Fork{
-		ID: backend.NewID(backend.KindFork), ParentWorldID: parent.ID, ParentRunID: parentRun.ID,
+		ID: backend.NewID(backend.KindFork), ParentWorldID: parent.ID, ParentRunID: cp.RunID,
 		CheckpointID: cp.ID, Divergence: backend.DivergeActionOverride, SeedPolicy: backend.SeedInherit,
 		CreatedAt: s.now().UTC(),
 	}
@@ -137,10 +134,10 @@ func (s *Service) Branch(ctx context.Context, req BranchRequest) (BranchResult, 
 	inst := &instance{spec: child, world: w, run: backend.WorldRun{
 		ID: backend.NewID(backend.KindRun), WorldID: child.ID, Status: backend.RunRunning,
 		WorldLocalTime: cp.WorldLocalTime, ParentTime: req.ParentTime, DeliberationIndex: req.DeliberationIndex,
-		BaseRunID: parentRun.ID, BaseSeq: cp.LedgerSeq, CreatedAt: f.CreatedAt, UpdatedAt: f.CreatedAt,
+		BaseRunID: cp.RunID, BaseSeq: cp.LedgerSeq, CreatedAt: f.CreatedAt, UpdatedAt: f.CreatedAt,
 	}}
 	events := []backend.Event{s.event(inst, EventForked, map[string]any{
-		"forkId": f.ID, "parentWorldId": parent.ID, "parentRunId": parentRun.ID, "checkpointId": cp.ID,
+		"forkId": f.ID, "parentWorldId": parent.ID, "parentRunId": cp.RunID, "checkpointId": cp.ID,
 		"divergence": f.Divergence, "delta": json.RawMessage(f.Delta), "seedPolicy": f.SeedPolicy, "seed": seed,
 		"stateDigest": digest(w.State()),
 	})}
@@ -259,4 +256,30 @@ func (s *Service) Assess(ctx context.Context, checkpointID string) (Assessment, 
 		}
 	}
 	return out, nil
+}
+
+// specCacheSize bounds the specs specOf keeps; past it the cache starts over.
+const specCacheSize = 4096
+
+// specOf returns a spec, from memory when it was read before: a spec never
+// changes once stored, and a deliberation forks the same few worlds many
+// times.
+func (s *Service) specOf(ctx context.Context, worldID string) (backend.WorldSpec, error) {
+	s.mu.Lock()
+	spec, ok := s.specs[worldID]
+	s.mu.Unlock()
+	if ok {
+		return spec, nil
+	}
+	spec, err := s.store.GetSpec(ctx, worldID)
+	if err != nil {
+		return spec, err
+	}
+	s.mu.Lock()
+	if len(s.specs) >= specCacheSize {
+		s.specs = map[string]backend.WorldSpec{}
+	}
+	s.specs[worldID] = spec
+	s.mu.Unlock()
+	return spec, nil
 }

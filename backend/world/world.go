@@ -69,6 +69,7 @@ type Service struct {
 
 	mu       sync.Mutex
 	programs map[string]*starlark.Program // by program digest
+	specs    map[string]backend.WorldSpec // immutable specs read before (specOf)
 	live     map[string]*instance         // open runs, by run id
 	runLocks map[string]*sync.Mutex
 }
@@ -86,7 +87,7 @@ type instance struct {
 func New(store Store, events Events, blobs backend.BlobStore, limits starlark.Limits) *Service {
 	return &Service{
 		store: store, events: events, blobs: blobs, limits: limits, now: time.Now,
-		programs: map[string]*starlark.Program{}, live: map[string]*instance{}, runLocks: map[string]*sync.Mutex{},
+		programs: map[string]*starlark.Program{}, specs: map[string]backend.WorldSpec{}, live: map[string]*instance{}, runLocks: map[string]*sync.Mutex{},
 		stateOf: map[string]func(context.Context, string) (json.RawMessage, error){},
 	}
 }
