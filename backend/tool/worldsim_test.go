@@ -65,6 +65,23 @@ func TestWorldSimReportsAHypothesis(t *testing.T) {
 	require.Error(t, err)
 }
 
+func TestWorldSimRefusesAStepWhoseStateIsNotAnObject(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	worlds, _ := newWorlds(t)
+	ws := &tool.WorldSim{Worlds: worlds}
+	program := "def init(seed):\n    return {}\ndef step(s, a, r):\n    return 42\ndef observe(s, r):\n    return s\n"
+	res, err := ws.Run(context.Background(), f.call(t, "world_sim", map[string]any{"program": program, "steps": 3}))
+	require.NoError(t, err, "the simulation ran; its step failed")
+	require.Equal(t, 1, res.ExitCode, "a bare number is not taken as the new state")
+	require.Contains(t, string(res.Stderr), "step returned a number as the state; a state is a dict")
+	var out struct {
+		Steps int64 `json:"steps"`
+	}
+	require.NoError(t, json.Unmarshal(res.Output, &out))
+	require.Zero(t, out.Steps, "no step was taken")
+}
+
 func TestScriptRunsInTheSandbox(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
