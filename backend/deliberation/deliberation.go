@@ -30,7 +30,9 @@ type Worlds interface {
 	Checkpoint(ctx context.Context, runID string) (backend.Checkpoint, error)
 	GetCheckpoint(ctx context.Context, id string) (backend.Checkpoint, error)
 	Assess(ctx context.Context, checkpointID string) (world.Assessment, error)
-	Step(ctx context.Context, runID string, action json.RawMessage) (world.StepOutcome, error)
+	// StepBecause applies a round's choice, its step pointing back to the
+	// round's record.
+	StepBecause(ctx context.Context, runID string, action json.RawMessage, causationID string) (world.StepOutcome, error)
 }
 
 // Ledger is where a round's record goes.

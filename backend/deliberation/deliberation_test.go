@@ -79,20 +79,24 @@ func TestBranchesCarryTheRoundsClocksAndVerify(t *testing.T) {
 		require.Equal(t, backend.ExternalReal, e.Reality)
 		require.EqualValues(t, i+1, e.DeliberationIndex)
 	}
-	// The parent's own step after the round is its applied choice.
+	// The parent's own step after the round is its applied choice, and
+	// points back to the round's record.
 	hist, err := f.worlds.History(f.ctx, run.ID)
 	require.NoError(t, err)
 	var last json.RawMessage
+	var cause string
 	for _, e := range hist {
 		if e.Type == world.EventStep {
 			var p struct {
 				Action json.RawMessage `json:"action"`
 			}
 			require.NoError(t, json.Unmarshal(e.Payload, &p))
-			last = p.Action
+			last, cause = p.Action, e.CausationID
 		}
 	}
 	require.JSONEq(t, string(r.Chosen), string(last))
+	require.Equal(t, r.EventID, cause)
+	require.Equal(t, events[1].ID, cause)
 }
 
 // Identical states reached by different actions are recognised by digest and

@@ -67,7 +67,7 @@ func (s *Service) Deliberate(ctx context.Context, opt Options) (Result, error) {
 			return res, err
 		}
 		if opt.Apply {
-			out, err := s.worlds.Step(ctx, run.ID, round.Chosen)
+			out, err := s.worlds.StepBecause(ctx, run.ID, round.Chosen, round.EventID)
 			if err != nil {
 				res.Rounds = append(res.Rounds, round)
 				return res, err
@@ -238,5 +238,5 @@ func (s *Service) Apply(ctx context.Context, runID string, index int64) (world.S
 		return world.StepOutcome{}, backend.Errorf(backend.ECONFLICT,
 			"round %d chose for time %d, but run %s is at time %d now; deliberate again", index, r.ParentTime, runID, run.WorldLocalTime)
 	}
-	return s.worlds.Step(ctx, runID, r.Chosen)
+	return s.worlds.StepBecause(ctx, runID, r.Chosen, r.EventID)
 }

@@ -27,10 +27,29 @@ func (s *Service) Step(ctx context.Context, runID string, action json.RawMessage
 	return s.step(ctx, inst, action)
 }
 
-func (s *Service) step(ctx context.Context, inst *instance, action json.RawMessage) (StepOutcome, error) {
+// StepBecause is Step whose step event points back (as its causation) to
+// the event that decided it: a deliberation's round applies its choice so.
+func (s *Service) StepBecause(ctx context.Context, runID string, action json.RawMessage, causationID string) (StepOutcome, error) {
+	if causationID != "" {
+		if err := backend.CheckID(causationID, backend.KindEvent); err != nil {
+			return StepOutcome{}, err
+		}
+	}
+	defer s.lockRun(runID)()
+	inst, err := s.open(ctx, runID)
+	if err != nil {
+		return StepOutcome{}, err
+	}
+	return s.step(ctx, inst, action, causationID)
+}
+
+func (s *Service) step(ctx context.Context, inst *instance, action json.RawMessage, causationID ...string) (StepOutcome, error) {
 	out, events, err := s.advance(ctx, inst, action)
 	if err != nil {
 		return StepOutcome{}, err
+	}
+	if len(causationID) > 0 {
+		events[0].CausationID = causationID[0] // events[0] is the step itself
 	}
 	if err := s.save(ctx, inst, events, nil); err != nil {
 		return StepOutcome{}, err
