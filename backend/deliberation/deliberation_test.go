@@ -14,10 +14,6 @@ import (
 	"ducklm/backend/world"
 )
 
-
-
-
-
 // Without noise, deliberating until done walks a shortest path (the
 // acceptance test with a breadth-first search and both strategies from the
 // corner is tests/worlds; this short walk keeps the loop under the race
