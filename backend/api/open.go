@@ -1,6 +1,7 @@
 package api
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 
@@ -38,6 +39,16 @@ type Opened struct {
 var openScreens = map[string]string{
 	"runs": "home", "home": "home", "new": "new", "worlds": "worlds",
 	"lineage": "lineage", "memory": "memory", "settings": "settings",
+}
+
+// OpenScreens lists the screen names `ducklm open` takes, sorted.
+func OpenScreens() []string {
+	names := make([]string, 0, len(openScreens))
+	for n := range openScreens {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // ParseOpen reads the arguments of `ducklm open`. No argument opens the

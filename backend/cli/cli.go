@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"ducklm/backend"
@@ -53,6 +52,16 @@ func usageError(format string, args ...any) error {
 
 // Run runs the command named by args[0] and returns the process exit code.
 func Run(env Env, args []string) int {
+	if len(args) == 2 && args[0] == "help" {
+		switch args[1] {
+		case "--man":
+			printMan(env.Stdout)
+			return ExitOK
+		case "--bash":
+			printBashCompletion(env.Stdout)
+			return ExitOK
+		}
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printHelp(env.Stdout)
 		return ExitOK
@@ -78,20 +87,4 @@ func Run(env Env, args []string) int {
 		return ExitUsage
 	}
 	return ExitFail
-}
-
-func printHelp(w io.Writer) {
-	fmt.Fprintf(w, "ducklm %s: a local runtime for autonomous, multi-model tasks.\n\n", backend.Version)
-	fmt.Fprintln(w, "Usage:")
-	fmt.Fprintln(w, "  ducklm                 open the desktop window")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  ducklm %-15s %s\n", n, commands[n].summary)
-	}
-	fmt.Fprintln(w, "\nData directory: $DUCKLM_HOME, else $XDG_DATA_HOME/ducklm, else ~/.local/share/ducklm.")
-	fmt.Fprintln(w, "Ollama: $OLLAMA_HOST, else http://127.0.0.1:11434.")
 }

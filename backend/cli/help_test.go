@@ -1,0 +1,73 @@
+package cli_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// helpCommands reads the command names out of `ducklm help`.
+func helpCommands(t *testing.T) []string {
+	t.Helper()
+	r := ducklm(t, "help")
+	require.Equal(t, 0, r.code)
+	var names []string
+	for _, m := range regexp.MustCompile(`(?m)^  ducklm ([a-z]+) `).FindAllStringSubmatch(r.stdout, -1) {
+		names = append(names, m[1])
+	}
+	require.Greater(t, len(names), 10, "help lists the commands:\n%s", r.stdout)
+	return names
+}
+
+// The manual page is written from the help text: every command and its
+// summary, and the closing notes, appear in it, and man renders it cleanly.
+func TestHelpManIsTheHelpText(t *testing.T) {
+	r := ducklm(t, "help", "--man")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.True(t, strings.HasPrefix(r.stdout, ".TH DUCKLM 1 "), r.stdout[:min(80, len(r.stdout))])
+	help := ducklm(t, "help").stdout
+	unescape := strings.NewReplacer(`\-`, "-", `\e`, `\`, `\&`, "")
+	man := unescape.Replace(r.stdout)
+	for _, name := range helpCommands(t) {
+		require.Regexp(t, `(?m)^\.B ducklm `+name+`\b`, man, "command %s has an entry", name)
+		summary := regexp.MustCompile(`(?m)^  ducklm ` + name + ` +(.*)$`).FindStringSubmatch(help)[1]
+		require.Contains(t, man, "\n"+summary+"\n", "command %s has its help summary", name)
+	}
+	require.Contains(t, man, "Data directory: $DUCKLM_HOME")
+	require.Contains(t, man, "Ollama: $OLLAMA_HOST")
+
+	if _, err := exec.LookPath("man"); err == nil {
+		page := filepath.Join(t.TempDir(), "ducklm.1")
+		require.NoError(t, os.WriteFile(page, []byte(r.stdout), 0o644))
+		cmd := exec.Command("man", "--warnings", "-l", page)
+		cmd.Env = append(os.Environ(), "MANWIDTH=80", "MANPAGER=cat", "PAGER=cat")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		require.Contains(t, string(out), "ducklm export RUN|WORLD")
+		require.NotContains(t, string(out), "warning", "roff warnings:\n%s", out)
+	}
+}
+
+// The bash completion offers every command of the help, and the screens of
+// `ducklm open`, and bash reads it without error.
+func TestHelpBashCompletion(t *testing.T) {
+	r := ducklm(t, "help", "--bash")
+	require.Equal(t, 0, r.code, r.stderr)
+	for _, name := range helpCommands(t) {
+		require.Regexp(t, `compgen -W "[^"]*\b`+name+`\b`, r.stdout)
+	}
+	require.Contains(t, r.stdout, "complete -o default -F _ducklm ducklm")
+	script := filepath.Join(t.TempDir(), "ducklm.bash")
+	require.NoError(t, os.WriteFile(script, []byte(r.stdout), 0o644))
+	// Complete "ducklm open ru" as bash would, and "ducklm exp".
+	out, err := exec.Command("bash", "-c", `source "$1"
+COMP_WORDS=(ducklm open ru); COMP_CWORD=2; _ducklm; echo "${COMPREPLY[*]}"
+COMP_WORDS=(ducklm exp); COMP_CWORD=1; _ducklm; echo "${COMPREPLY[*]}"`, "bash", script).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Equal(t, "runs\nexport\n", string(out))
+}
