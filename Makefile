@@ -10,6 +10,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X ducklm/backend.Version=$(VERSION)
 BIN := build/bin/ducklm
 APT_PACKAGES := libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config xvfb chromium bubblewrap imagemagick xdotool fonts-noto-color-emoji
+APT_PACKAGE_TOOLS := dpkg-dev imagemagick lintian desktop-file-utils appstream libglib2.0-bin
 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './frontend/*' -not -path './tests/*' -not -name '*_test.go') \
 	go.mod go.sum $(wildcard migrations/*.sql) build/appicon.png
@@ -17,20 +18,29 @@ BINDING_SOURCES := $(wildcard app/*.go) $(shell find backend -name '*.go' -not -
 FRONT_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
 	frontend/index.html frontend/package.json $(wildcard frontend/vite.config.ts frontend/tsconfig*.json)
 
-.PHONY: run test build deps go-deps frontend-deps install uninstall bench bench-task perf clean test-go test-fuzz test-frontend test-desktop test-e2e test-real
+.PHONY: run test build deps go-deps frontend-deps install uninstall bench bench-task perf clean test-go test-fuzz test-frontend test-desktop test-e2e test-real package test-package
 
 ## deps: system packages (apt, only when missing), Go modules, frontend packages
 deps: .deps/apt go-deps frontend-deps
 
-.deps/apt: Makefile
-	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
-	command -v node >/dev/null || missing="$$missing nodejs npm"; \
+# apt_install installs the packages of $(1) that are missing (sudo when not root).
+define apt_install
+	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	$(2) \
 	if [ -n "$$missing" ]; then \
 		echo "Installing:$$missing"; \
 		sudo=""; [ "$$(id -u)" -ne 0 ] && sudo=sudo; \
 		$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; \
 	fi
 	@mkdir -p .deps && touch $@
+endef
+
+.deps/apt: Makefile
+	$(call apt_install,$(APT_PACKAGES),command -v node >/dev/null || missing="$$missing nodejs npm";)
+
+# The tools that build and check the Debian package (make package, test-package).
+.deps/apt-package: Makefile
+	$(call apt_install,$(APT_PACKAGE_TOOLS))
 
 # Go fetches the modules a build needs by itself; this only checks the
 # toolchain is there, with a sentence when it is not.
@@ -67,7 +77,7 @@ run: build
 ## test: every test — Go (with the race detector), frontend (Vitest), desktop smoke (Xvfb), browser journeys,
 ## and the real-model suite against a real Ollama server
 test: deps
-	$(MAKE) --no-print-directory test-go test-fuzz test-frontend test-desktop test-e2e
+	$(MAKE) --no-print-directory test-go test-fuzz test-frontend test-desktop test-e2e test-package
 
 # The real Ollama server of the real-model tests: built once per version from
 # the Go module proxy (12–14 min on 2 cores) and cached outside the checkout;
@@ -77,7 +87,7 @@ OLLAMA_SERVER = ollama_bin=$$(scripts/ollama-server.sh) && export DUCKLM_OLLAMA_
 test-go: .deps/go frontend/dist/index.html
 	go vet ./...
 	go test -race -count=1 ./backend/... ./app/... .
-	$(OLLAMA_SERVER) go test -count=1 -timeout 25m $$(go list ./tests/... | grep -v /tests/desktop)
+	$(OLLAMA_SERVER) go test -count=1 -timeout 25m $$(go list ./tests/... | grep -v -e /tests/desktop -e /tests/package)
 
 ## test-real: only the real-model suite (tests/realmodel) against a real Ollama server
 test-real: .deps/go
@@ -105,11 +115,20 @@ test-e2e: $(BIN)
 		DUCKLM_BIN=$(CURDIR)/$(BIN) FAKE_OLLAMA_BIN=$(CURDIR)/$(E2E_FAKE_OLLAMA) \
 		REAL_OLLAMA_BIN=$(CURDIR)/$(E2E_REAL_OLLAMA) node --test
 
+## package: the Debian package build/ducklm_<version>_<arch>.deb (then: sudo apt install ./build/ducklm_*.deb)
+package: build .deps/apt-package
+	scripts/package.sh $(BIN)
+
+## test-package: lintian, desktop-file-validate and appstreamcli on the package; install it with apt,
+## launch the installed entry under Xvfb, remove it; the data directory stays byte-identical (needs root)
+test-package: package
+	DUCKLM_DEB="$$(ls $(CURDIR)/build/ducklm_*.deb)" scripts/with-display.sh go test -count=1 -timeout 10m -v ./tests/package/
+
 ## install: the binary, icon and desktop entry into your local dirs
 install: build
 	install -Dm755 $(BIN) $(HOME)/.local/bin/ducklm
 	install -Dm644 build/appicon.png $(HOME)/.local/share/icons/hicolor/512x512/apps/ducklm.png
-	sed "s|^Exec=.*|Exec=$(HOME)/.local/bin/ducklm|" build/linux/ducklm.desktop > /tmp/ducklm.desktop.$$$$ && \
+	sed "s|^Exec=ducklm|Exec=$(HOME)/.local/bin/ducklm|" build/linux/ducklm.desktop > /tmp/ducklm.desktop.$$$$ && \
 		install -Dm644 /tmp/ducklm.desktop.$$$$ $(HOME)/.local/share/applications/ducklm.desktop && rm /tmp/ducklm.desktop.$$$$
 	-update-desktop-database $(HOME)/.local/share/applications 2>/dev/null
 	@echo "installed: $(HOME)/.local/bin/ducklm and the ducklm desktop entry"
@@ -131,4 +150,4 @@ perf: $(BIN)
 	DUCKLM_BIN=$(CURDIR)/$(BIN) scripts/perf.sh
 
 clean:
-	rm -rf build/bin frontend/dist/assets frontend/dist/index.html .deps
+	rm -rf build/bin build/package build/ducklm_*.deb frontend/dist/assets frontend/dist/index.html .deps

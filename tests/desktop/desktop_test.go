@@ -7,14 +7,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"fmt"
 	"image"
-	"image/png"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,6 +22,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/service"
+	"ducklm/tests/xwindow"
 )
 
 // binary returns the built app, or skips outside `make test` (which always
@@ -106,15 +104,6 @@ func (w *lineWatcher) String() string {
 		}
 	}
 	return all
-}
-
-func xdotool(t *testing.T, args ...string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "xdotool", args...).CombinedOutput()
-	require.NoError(t, err, "xdotool %v: %s", args, out)
-	return strings.TrimSpace(string(out))
 }
 
 // seed records a few events so the first screen has real ledger data to show.
@@ -221,91 +210,14 @@ func TestDesktopWindowOpensOnHome(t *testing.T) {
 	lock.Release()
 }
 
-// capture screenshots the screen cropped to the window: WebKit paints
-// through its own surfaces, which `import -window ID` misses.
-func capture(t *testing.T, wid, path string) {
-	t.Helper()
-	geo := geometry(t, wid)
-	crop := fmt.Sprintf("%sx%s+%s+%s", geo["WIDTH"], geo["HEIGHT"], geo["X"], geo["Y"])
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "import", "-window", "root", "-crop", crop, "+repage", path).CombinedOutput()
-	require.NoError(t, err, "import: %s", out)
-}
-
-// mainWindow returns the largest visible window titled ducklm (GTK also
-// maps small helper windows with the same title).
-func mainWindow(t *testing.T) string {
-	t.Helper()
-	best, bestArea := "", 0
-	for _, wid := range strings.Fields(xdotool(t, "search", "--sync", "--onlyvisible", "--name", "^ducklm$")) {
-		geo := geometry(t, wid)
-		w, _ := strconv.Atoi(geo["WIDTH"])
-		h, _ := strconv.Atoi(geo["HEIGHT"])
-		if w*h > bestArea {
-			best, bestArea = wid, w*h
-		}
-	}
-	require.NotEmpty(t, best)
-	return best
-}
-
-func geometry(t *testing.T, wid string) map[string]string {
-	geo := map[string]string{}
-	for _, line := range strings.Split(xdotool(t, "getwindowgeometry", "--shell", wid), "\n") {
-		if k, v, ok := strings.Cut(line, "="); ok {
-			geo[k] = v
-		}
-	}
-	return geo
-}
-
-// drawn checks the screenshot has the variety of a drawn screen (text,
-// cards, colours), not one flat colour of an empty or failed webview.
-func drawn(t *testing.T, path string) error {
-	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	img, err := png.Decode(f)
-	require.NoError(t, err)
-	b := img.Bounds()
-	require.GreaterOrEqual(t, b.Dx(), 900, "window width")
-	require.GreaterOrEqual(t, b.Dy(), 600, "window height")
-	colours := map[uint32]int{}
-	for y := b.Min.Y; y < b.Max.Y; y += 2 {
-		for x := b.Min.X; x < b.Max.X; x += 2 {
-			colours[key(img, x, y)]++
-		}
-	}
-	// The most common colour is the background; a drawn screen has many
-	// pixels of others.
-	most, total := 0, 0
-	for _, n := range colours {
-		total += n
-		most = max(most, n)
-	}
-	other := float64(total-most) / float64(total)
-	if len(colours) <= 40 || other <= 0.03 {
-		return fmt.Errorf("%s looks blank: %d distinct colours, %.1f%% non-background pixels", path, len(colours), other*100)
-	}
-	return nil
-}
-
-func key(img image.Image, x, y int) uint32 {
-	r, g, b, _ := img.At(x, y).RGBA()
-	return (r>>8)<<16 | (g>>8)<<8 | b>>8
-}
-
-func decode(t *testing.T, path string) image.Image {
-	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	img, err := png.Decode(f)
-	require.NoError(t, err)
-	return img
-}
+// The window helpers are shared with tests/package (tests/xwindow).
+func xdotool(t *testing.T, args ...string) string         { return xwindow.Xdotool(t, args...) }
+func capture(t *testing.T, wid, path string)              { xwindow.Capture(t, wid, path) }
+func mainWindow(t *testing.T) string                      { return xwindow.Main(t) }
+func geometry(t *testing.T, wid string) map[string]string { return xwindow.Geometry(t, wid) }
+func drawn(t *testing.T, path string) error               { return xwindow.Drawn(t, path) }
+func key(img image.Image, x, y int) uint32                { return xwindow.Key(img, x, y) }
+func decode(t *testing.T, path string) image.Image        { return xwindow.Decode(t, path) }
 
 // difference is the share of pixels that differ between two screenshots.
 func difference(t *testing.T, a, b string) float64 {
