@@ -219,22 +219,7 @@ func drawn(t *testing.T, path string) error               { return xwindow.Drawn
 func key(img image.Image, x, y int) uint32                { return xwindow.Key(img, x, y) }
 func decode(t *testing.T, path string) image.Image        { return xwindow.Decode(t, path) }
 
-// difference is the share of pixels that differ between two screenshots.
-func difference(t *testing.T, a, b string) float64 {
-	t.Helper()
-	ia, ib := decode(t, a), decode(t, b)
-	bounds := ia.Bounds().Intersect(ib.Bounds())
-	diff, total := 0, 0
-	for y := bounds.Min.Y; y < bounds.Max.Y; y += 2 {
-		for x := bounds.Min.X; x < bounds.Max.X; x += 2 {
-			total++
-			if key(ia, x, y) != key(ib, x, y) {
-				diff++
-			}
-		}
-	}
-	return float64(diff) / float64(max(total, 1))
-}
+func difference(t *testing.T, a, b string) float64 { return xwindow.Difference(t, a, b) }
 
 func pixel(t *testing.T, path string, x, y int) uint32 {
 	t.Helper()

@@ -256,11 +256,18 @@ func TestPackageInstallLaunchRemove(t *testing.T) {
 	}, 30*time.Second, time.Second, "the launched window stays blank")
 
 	// The entry's actions run `ducklm open …`: with the window open they
-	// hand the screen to it and exit at once.
-	for _, action := range desktopActions(t, "/usr/share/applications/ducklm.desktop") {
+	// hand their screen to it and exit at once, and the window shows it.
+	prev := shot
+	for i, action := range desktopActions(t, "/usr/share/applications/ducklm.desktop") {
 		fields := strings.Fields(action)
 		require.Equal(t, "ducklm", fields[0])
 		run(t, env, fields[0], fields[1:]...)
+		next := filepath.Join(t.TempDir(), fmt.Sprintf("action-%d.png", i))
+		require.Eventually(t, func() bool {
+			xwindow.Capture(t, wid, next)
+			return xwindow.Difference(t, prev, next) > 0.02
+		}, 20*time.Second, 500*time.Millisecond, "the window did not change to the screen of %q", action)
+		prev = next
 	}
 	require.NoError(t, syscall.Kill(pid, 0), "the window is still running after the actions")
 

@@ -114,3 +114,20 @@ func Decode(t testing.TB, path string) image.Image {
 	require.NoError(t, err)
 	return img
 }
+
+// Difference is the share of pixels that differ between two screenshots.
+func Difference(t testing.TB, a, b string) float64 {
+	t.Helper()
+	ia, ib := Decode(t, a), Decode(t, b)
+	bounds := ia.Bounds().Intersect(ib.Bounds())
+	diff, total := 0, 0
+	for y := bounds.Min.Y; y < bounds.Max.Y; y += 2 {
+		for x := bounds.Min.X; x < bounds.Max.X; x += 2 {
+			total++
+			if Key(ia, x, y) != Key(ib, x, y) {
+				diff++
+			}
+		}
+	}
+	return float64(diff) / float64(max(total, 1))
+}
