@@ -271,6 +271,16 @@ func TestPackageInstallLaunchRemove(t *testing.T) {
 	}
 	require.NoError(t, syscall.Kill(pid, 0), "the window is still running after the actions")
 
+	// A second launch from the menu raises the running window: the new
+	// process hands over and exits, and one window stays.
+	launch(t, env)
+	require.Eventually(t, func() bool {
+		pids := instances(t, data)
+		return len(pids) == 1 && pids[0] == pid
+	}, 20*time.Second, 200*time.Millisecond, "a second launch left another process running: %v", instances(t, data))
+	require.Len(t, strings.Fields(xwindow.Xdotool(t, "search", "--onlyvisible", "--name", "^ducklm$")), len(strings.Fields(xwindow.Xdotool(t, "search", "--onlyvisible", "--pid", strconv.Itoa(pid), "--name", "^ducklm$"))),
+		"every ducklm window belongs to the first process")
+
 	require.NoError(t, syscall.Kill(pid, syscall.SIGTERM))
 	require.Eventually(t, func() bool { return syscall.Kill(pid, 0) != nil }, 20*time.Second, 100*time.Millisecond, "the window did not exit")
 	// The app used its data directory, and the session's own data under
@@ -303,6 +313,30 @@ func launch(t *testing.T, env []string) {
 	err = cmd.Run()
 	out, _ := os.ReadFile(log.Name())
 	require.NoError(t, err, "gtk-launch ducklm: %s", out)
+}
+
+// instances lists the running /usr/bin/ducklm processes on the data
+// directory dir.
+func instances(t *testing.T, dir string) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	require.NoError(t, err)
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		if err != nil || exe != "/usr/bin/ducklm" {
+			continue
+		}
+		environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		if err == nil && strings.Contains(string(environ), "\x00DUCKLM_HOME="+dir+"\x00") {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // desktopActions returns the Exec lines of the entry's actions.
