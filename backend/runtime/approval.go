@@ -70,6 +70,9 @@ type Approval struct {
 	// RetryOnTimeout: the step runs once more if it times out (its plan
 	// says that is safe); otherwise a timeout fails it.
 	RetryOnTimeout bool `json:"retryOnTimeout"`
+	// Current is what the file a file_write step names holds now (nil for
+	// other tools), so the card shows the change, not only the new text.
+	Current *CurrentFile `json:"current,omitempty"`
 }
 
 // Approvals lists the open requests of one run, or of every run ("").
@@ -97,7 +100,8 @@ func (c *Controller) Approvals(ctx context.Context, runID string) ([]Approval, e
 			a := s.Approval
 			out = append(out, Approval{RunID: id, RequestID: a.RequestID, Step: a.Step, Title: s.Node.Title, Tool: a.Tool,
 				Args: a.Args, Rule: a.Rule, Risk: a.Risk, Why: a.Why, Network: a.Network, Sandboxed: a.Sandboxed,
-				InDoubt: a.InDoubt, Limits: a.Limits, RetryOnTimeout: s.Node.RetryOnTimeout})
+				InDoubt: a.InDoubt, Limits: a.Limits, RetryOnTimeout: s.Node.RetryOnTimeout,
+				Current: c.currentFile(ctx, st, a.Tool, a.Args)})
 		}
 	}
 	return out, nil

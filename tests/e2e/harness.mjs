@@ -132,9 +132,10 @@ class Child {
  * startStack starts a fake Ollama (or with realOllama a real one serving the
  * tiny test models: "tiny", "tiny-random", "tiny-loop", "tiny-endless"),
  * `ducklm serve` on a fresh data directory and a browser with a fresh
- * profile. Stop it with stack.stop().
+ * profile. With noOllama, no Ollama at all: ducklm is pointed at a
+ * loopback port nothing listens on. Stop it with stack.stop().
  */
-export async function startStack({ script = SCRIPT, realOllama = false } = {}) {
+export async function startStack({ script = SCRIPT, realOllama = false, noOllama = false } = {}) {
   const work = await mkdtemp(path.join(tmpdir(), 'ducklm-e2e-'));
   const home = path.join(work, 'home');
   const children = [];
@@ -159,7 +160,9 @@ export async function startStack({ script = SCRIPT, realOllama = false } = {}) {
       .then((c) => (context = c));
     const servers = (async () => {
       let ollamaUrl;
-      if (realOllama) {
+      if (noOllama) {
+        ollamaUrl = 'http://127.0.0.1:9'; // the discard port: refused on loopback
+      } else if (realOllama) {
         const ollama = new Child('realollama', await realOllamaBin(work), [], process.env);
         children.push(ollama);
         [, ollamaUrl] = await ollama.ready(REAL_OLLAMA_LINE, 180_000);

@@ -176,6 +176,19 @@ export interface Approval {
   limits: Limits;
   /** The step runs once more if it times out (its plan says that is safe); otherwise a timeout fails it. */
   retryOnTimeout: boolean;
+  /** For file_write: what the file holds now (Go: runtime.CurrentFile). */
+  current?: CurrentFile;
+}
+
+/** CurrentFile is what a file a file_write would write holds now (Go: runtime.CurrentFile). */
+export interface CurrentFile {
+  /** False when the write creates the file. */
+  exists: boolean;
+  content?: string;
+  bytes: number;
+  truncated?: boolean;
+  binary?: boolean;
+  error?: string;
 }
 
 /** RunSummary is one row of the runs list (Go: runtime.RunSummary). */

@@ -12,6 +12,8 @@ export interface StepNode {
   state: StepState;
   attempts: number;
   score?: number;
+  /** The user said no to it (its state is failed). */
+  denied?: boolean;
 }
 
 export interface RunGraphModel {
@@ -39,6 +41,7 @@ export function buildRunGraph(state: RunState | null | undefined): RunGraphModel
       attempts: rec?.attempts ?? 0,
     };
     if (rec?.critique) node.score = rec.critique.score;
+    if (rec?.denied) node.denied = true;
     nodes.push(node);
     for (const d of n.depends_on ?? []) edges.push({ id: `${d}\u2192${n.id}`, from: d, to: n.id });
     parts.push(`${n.id}<${(n.depends_on ?? []).join(',')}`);

@@ -3,6 +3,7 @@ import { type Approval, type DucklmApi, type RiskRule, toBridgeError } from '../
 import { argsText, commandOf } from '../lib/approvals';
 import { formatBytes, formatNanos } from '../lib/format';
 import { RiskBadge } from '../ui/StatusBadge';
+import { FileChange, fileWriteArgs } from './FileChange';
 
 interface ApprovalCardProps {
   api: DucklmApi;
@@ -30,7 +31,8 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered }: ApprovalCa
   const key = useRef(`${a.requestId}:${Math.random().toString(36).slice(2)}`);
 
   const rule = rules.find((r) => r.id === a.rule);
-  const cmd = commandOf(a.args);
+  const write = a.tool === 'file_write' ? fileWriteArgs(a.args) : undefined;
+  const cmd = write ? undefined : commandOf(a.args);
   const isScript = a.tool === 'coder' || (typeof a.args === 'object' && a.args !== null && 'script' in a.args);
   const editError = useMemo(() => {
     if (!editing) return undefined;
@@ -97,9 +99,10 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered }: ApprovalCa
           </pre>
         </div>
       )}
+      {!editing && write && <FileChange args={write} current={a.current} />}
       {!editing && (!cmd || !isScript) && (
-        <details className="approval-args" open={!cmd}>
-          <summary className="summary-toggle">{cmd ? 'All arguments (JSON)' : 'Arguments (JSON)'}</summary>
+        <details className="approval-args" open={!cmd && !write}>
+          <summary className="summary-toggle">{cmd || write ? 'All arguments (JSON)' : 'Arguments (JSON)'}</summary>
           <pre className="code-block">{argsText(a.args)}</pre>
         </details>
       )}

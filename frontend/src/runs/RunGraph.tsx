@@ -34,15 +34,16 @@ export function RunGraph({ model, selected, onSelect }: RunGraphProps) {
           const b = layout.nodes.get(n.id);
           if (!b) return null;
           const isSel = n.id === selected;
+          const word = n.denied ? 'denied' : stepStateLabel(n.state);
           return (
             <g
               key={n.id}
               transform={`translate(${b.x},${b.y})`}
-              className={`step-node step-${n.state}${isSel ? ' selected' : ''}`}
+              className={`step-node step-${n.state}${n.denied ? ' step-denied' : ''}${isSel ? ' selected' : ''}`}
               role="button"
               tabIndex={0}
               aria-pressed={isSel}
-              aria-label={`${n.label}: ${stepStateLabel(n.state)}`}
+              aria-label={`${n.label}: ${word}`}
               data-step={n.id}
               onClick={() => onSelect(n.id)}
               onKeyDown={(e) => {
@@ -58,7 +59,7 @@ export function RunGraph({ model, selected, onSelect }: RunGraphProps) {
                 {clip(n.label, 22)}
               </text>
               <text x={14} y={35} className="step-sub">
-                {n.tool} · {stepStateLabel(n.state)}
+                {n.tool} · {word}
                 {n.attempts > 1 ? ` · try ${n.attempts}` : ''}
                 {n.score !== undefined ? ` · ${n.score.toFixed(2)}` : ''}
               </text>

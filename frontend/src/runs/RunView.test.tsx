@@ -81,6 +81,36 @@ describe('ApprovalCard', () => {
   });
 });
 
+describe('ApprovalCard for a file_write', () => {
+  const write = (current: unknown, args: unknown = { path: 'notes.txt', content: 'one\nthree\n' }) => {
+    const { api } = fakeApi({ Answer: () => null });
+    render(<ApprovalCard api={api} approval={approval({ tool: 'file_write', rule: 'file_write', args, ...(current ? { current } : {}) } as never)} rules={RULES as never} onAnswered={() => {}} />);
+  };
+
+  it('shows the change to a file that exists as a line diff, not only the path', () => {
+    write({ exists: true, content: 'one\ntwo\n', bytes: 8 });
+    expect(screen.getByText(/^Replaces/).textContent).toContain('notes.txt');
+    const diff = screen.getByTestId('file-diff');
+    expect([...diff.querySelectorAll('.diff-removed')].map((e) => e.textContent)).toEqual(['- two\n']);
+    expect([...diff.querySelectorAll('.diff-added')].map((e) => e.textContent)).toEqual(['+ three\n']);
+    expect(screen.getByText('1 lines removed, 1 added')).toBeTruthy();
+  });
+
+  it('shows the whole content of a file it creates', () => {
+    write({ exists: false, bytes: 0 });
+    expect(screen.getByText(/^Creates/)).toBeTruthy();
+    expect(screen.getByTestId('file-content').textContent).toBe('one\nthree\n');
+  });
+
+  it('shows an append as the lines it adds at the end', () => {
+    write({ exists: true, content: 'one\n', bytes: 4 }, { path: 'log.txt', content: 'two\n', append: true });
+    expect(screen.getByText(/^Appends to/)).toBeTruthy();
+    const diff = screen.getByTestId('file-diff');
+    expect([...diff.querySelectorAll('.diff-added')].map((e) => e.textContent)).toEqual(['+ two\n']);
+    expect(diff.querySelectorAll('.diff-removed')).toHaveLength(0);
+  });
+});
+
 describe('RunView', () => {
   function view() {
     const detail = vi.fn(() => runDetail());
@@ -172,6 +202,108 @@ describe('RunView', () => {
     expect(rev.textContent).toContain('Step "step-2" failed, so tiny revises the plan');
     expect(rev.textContent).toContain('Kept as they ran: step-1.');
     expect(within(panel).getByRole('listitem', { name: 'Revision 1' })).toBeTruthy();
+  });
+
+  it('shows a finished file_write with its content and its approval history: as asked, as approved, who, when', async () => {
+    const base = runDetail().state!;
+    const node = { id: 'w', kind: 'tool', tool: 'file_write', args: { path: 'a.txt', content: 'A' }, depends_on: [], title: 'write a' };
+    const d = runDetail({
+      run: { ...runDetail().run, status: 'completed' },
+      state: { ...base, status: 'completed', graph: { nodes: [node] }, steps: { w: { node, state: 'done', attempts: 1, approved: true, approvedArgs: { path: 'a.txt', content: 'B' }, network: false } } },
+      approvals: [],
+    });
+    const events = [
+      event({ seq: 3, pos: 3, type: 'step.approval_requested', payload: { requestId: 'apr_1', step: 'w', args: node.args, rule: 'file_write', risk: 'medium' } }),
+      event({ seq: 4, pos: 4, type: 'step.approved', payload: { requestId: 'apr_1', step: 'w', args: { path: 'a.txt', content: 'B' }, by: 'cli', network: false } }),
+    ];
+    const { api, channel } = fakeApi({
+      RunDetail: () => d,
+      RiskRules: () => [],
+      SearchHistory: () => ({ total: 9, inherited: 0, from: 0, next: 9, matches: events.map((e, i) => ({ index: i, event: e })) }),
+    });
+    render(<RunView api={api} runId={RUN} />);
+    const panel = await screen.findByTestId('step-panel');
+    expect(within(panel).getByTestId('file-content').textContent).toBe('B');
+    const history = await within(panel).findByTestId('approval-history');
+    expect(within(history).getByTestId('approval-answer').textContent).toMatch(/^Approved with edited arguments in the CLI, /);
+    expect(JSON.parse(within(history).getByTestId('args-asked').textContent!)).toEqual({ path: 'a.txt', content: 'A' });
+    expect(JSON.parse(within(history).getByTestId('args-approved').textContent!)).toEqual({ path: 'a.txt', content: 'B' });
+    expect(channel.calls('SearchHistory')[0]![1]).toMatchObject({ types: ['step.approval_requested', 'step.approved', 'step.denied'] });
+  });
+
+  const NEEDS = 'natural-language tasks need a model: start Ollama (ollama serve) or give an explicit plan';
+  function paused(models: () => unknown) {
+    const d = runDetail({
+      run: { ...runDetail().run, status: 'paused' },
+      state: { ...runDetail().state!, status: 'paused', statusReason: NEEDS, graph: undefined, steps: {} },
+      approvals: [],
+    });
+    const { api, channel } = fakeApi({ RunDetail: () => d, RiskRules: () => [], Models: models, ResumeRun: () => null });
+    render(<RunView api={api} runId={RUN} />);
+    return channel;
+  }
+
+  it('paused for a model without Ollama: says what to do, never that the planner works, and offers no Resume', async () => {
+    const channel = paused(() => ({ host: 'http://127.0.0.1:11434', reachable: false, error: 'connection refused', models: null, sandboxed: false }));
+    const next = await screen.findByTestId('next-step');
+    await within(next).findByText(/^connection refused\. Resume cannot help/);
+    expect(within(next).getByRole('link', { name: /choose the Ollama host and a planning model in Settings/ }).getAttribute('href')).toBe('#/settings');
+    expect(within(next).getByRole('link', { name: 'New task' })).toBeTruthy();
+    expect(screen.queryByText(/planner is working/)).toBeNull();
+    expect(screen.getByText('No plan yet: the run is paused, and nothing plans it until it goes on.')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Resume' })).toBeNull();
+    expect(screen.getByRole('button', { name: 'Cancel run' })).toBeTruthy();
+    expect(channel.calls('Models')).toHaveLength(1);
+  });
+
+  it('paused for a model that is reachable now: offers Resume', async () => {
+    const channel = paused(() => ({ host: 'http://127.0.0.1:11434', reachable: true, models: [{ name: 'qwen2.5:7b' }], sandboxed: false }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Resume' }));
+    expect(screen.getByText(/A model is reachable now/)).toBeTruthy();
+    await waitFor(() => expect(channel.calls('ResumeRun')).toEqual([[RUN]]));
+  });
+
+  it('shows a denied step as denied and offers a fork with the current plan from the run view', async () => {
+    const base = runDetail().state!;
+    const reason = 'The run cannot go on: you denied "step-2", and ducklm does not plan around a no. Fork the run before the step with an edited plan';
+    const d = runDetail({
+      run: { ...runDetail().run, status: 'failed', error: reason, latestCheckpointId: 'cp_latest' },
+      state: {
+        ...base,
+        status: 'failed',
+        statusReason: reason,
+        error: reason,
+        steps: { ...base.steps, 'step-2': { ...base.steps['step-2']!, approval: undefined, state: 'failed', denied: true, error: 'denied by the user: keep the build' } },
+      },
+      approvals: [],
+    });
+    const forked = { fork: { id: 'frk_1' }, world: { id: 'wld_child', name: 'x' }, run: { id: 'run_child' } };
+    const { api, channel } = fakeApi({ RunDetail: () => d, RiskRules: () => [], ValidatePlan: () => ({ valid: true, problems: [], steps: 3 }), Fork: () => forked });
+    render(<RunView api={api} runId={RUN} />);
+    const graph = await screen.findByRole('group', { name: 'Task graph' });
+    expect(within(graph).getByRole('button', { name: 'step-2: denied' })).toBeTruthy();
+    const panel = screen.getByTestId('step-panel');
+    expect(within(panel).getByText('denied')).toBeTruthy();
+    expect(within(panel).getByTestId('step-denied').textContent).toBe('You denied this step: keep the build. It did not run.');
+    const next = screen.getByTestId('next-step');
+    expect(within(next).getByText('You denied step-2')).toBeTruthy();
+
+    fireEvent.click(within(next).getByRole('button', { name: 'Fork with an edited plan…' }));
+    const dialog = screen.getByRole('dialog', { name: 'Fork this run with an edited plan' });
+    expect(within(dialog).queryByText(/seed/i)).toBeNull();
+    expect(within(dialog).queryByText(/world/i)).toBeNull();
+    const plan = within(dialog).getByRole('textbox', { name: 'Plan (JSON)' }) as HTMLTextAreaElement;
+    expect(JSON.parse(plan.value).nodes.map((n: { id: string }) => n.id)).toEqual(['step-1', 'step-2', 'step-3']);
+    const name = within(dialog).getByRole('textbox', { name: 'Name of the new run' }) as HTMLInputElement;
+    expect(name.value).toBe('Clean the build folder (edited plan)');
+    const edited = JSON.stringify({ nodes: [JSON.parse(plan.value).nodes[0]] });
+    fireEvent.change(plan, { target: { value: edited } });
+    await within(dialog).findByText('3 steps, valid.');
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Fork with this plan' }));
+    await waitFor(() => expect(channel.calls('Fork')).toHaveLength(1));
+    expect(channel.calls('Fork')[0]![0]).toMatchObject({ checkpointId: 'cp_latest', parentRunId: RUN, divergence: 'plan_edit', delta: edited, name: 'Clean the build folder (edited plan)' });
+    await waitFor(() => expect(window.location.hash).toBe('#/runs/run_child'));
+    window.location.hash = '';
   });
 
   it('says why a run cannot be opened', async () => {

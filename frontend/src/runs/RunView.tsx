@@ -1,17 +1,21 @@
 import { useEffect, useMemo, useState } from 'react';
 import { type DucklmApi, toBridgeError } from '../bridge';
 import { ExportButton } from '../bundles/BundleButtons';
-import { formatDuration, isTerminal, runDuration } from '../lib/format';
+import { formatDuration, isTerminal, runDuration, sentence } from '../lib/format';
 import { shortId } from '../lib/ids';
 import { href } from '../lib/route';
+import { APPROVAL_EVENTS, approvalHistory } from '../lib/approvalHistory';
 import { buildRunGraph, stepCounts } from '../lib/runGraph';
+import { deniedSteps, forkName, needsModel, planText } from '../lib/runStory';
 import { formatAbsolute, formatRelative } from '../lib/time';
 import { type TokenStreams, appendTokens } from '../lib/tokens';
 import { OpenFailed, Opening } from '../ui/LoadState';
 import { RunStatusBadge } from '../ui/StatusBadge';
 import { useLoad, useThrottled } from '../ui/useLoad';
 import { useRelativeNow } from '../ui/useNow';
+import { navigate } from '../ui/useRoute';
 import { ApprovalCard } from './ApprovalCard';
+import { PlanForkDialog } from './PlanForkDialog';
 import { PlanningPanel } from './PlanningPanel';
 import { RunGraph } from './RunGraph';
 import { StepPanel } from './StepPanel';
@@ -23,6 +27,24 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
   const [tokens, setTokens] = useState<TokenStreams>({});
   const [selected, setSelected] = useState<string>();
   const [action, setAction] = useState<{ busy: boolean; error?: string }>({ busy: false });
+  const [forking, setForking] = useState(false);
+  // A run paused for a model can go on only when one is reachable: ask Ollama, and again after each change.
+  const waitsForModel = needsModel(detail.value?.state);
+  const [models, reloadModels] = useLoad(() => (waitsForModel ? api.models() : Promise.resolve(undefined)), [api, waitsForModel]);
+  // A fork's title is its own name (the parent's task stays below it).
+  const forkOf = detail.value?.run.baseRunId;
+  // A step's approval history is in the run's events: read them for the step shown, again when it moves on.
+  const [shownId, setShownId] = useState<string>();
+  const shownStep = shownId ? detail.value?.state?.steps[shownId] : undefined;
+  const askKey = shownStep && (shownStep.state !== 'pending' || shownStep.approval) ? `${shownId}:${shownStep.state}:${shownStep.approval?.requestId ?? ''}` : '';
+  const [answers] = useLoad(
+    () =>
+      askKey !== ''
+        ? api.searchHistory(runId, { types: APPROVAL_EVENTS, reality: '', text: '', regex: false }, 0, 1000).then((m) => m.matches.map((x) => x.event))
+        : Promise.resolve([]),
+    [api, runId, askKey],
+  );
+  const [world] = useLoad(() => (forkOf ? api.worldDetail(runId) : Promise.resolve(undefined)), [api, runId, forkOf]);
 
   // The ledger is the truth: any event of this run re-reads its folded state.
   const refresh = useThrottled(reload, 250);
@@ -41,6 +63,7 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
   const firstWaiting = model.nodes.find((n) => n.state === 'awaiting_approval' || n.state === 'running' || n.state === 'failed')?.id;
   const shown = selected ?? firstWaiting ?? model.nodes[0]?.id;
   const step = shown ? state?.steps[shown] : undefined;
+  useEffect(() => setShownId(shown), [shown]);
 
   if (detail.status === 'loading') {
     return <Opening what="the run" />;
@@ -70,6 +93,11 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
     );
   };
   const planner = tokens[''];
+  const denied = deniedSteps(state);
+  const modelReady = Boolean(models.value?.reachable && (models.value.models?.length ?? 0) > 0);
+  const canResume = status === 'paused' && (!waitsForModel || modelReady);
+  const checkpointId = run.latestCheckpointId;
+  const childName = world.value?.fork ? world.value.world.name : undefined;
   // The planner's text matters while there is no plan yet, while it replans, or while it revises a plan.
   const thinking = planner && !isTerminal(status) && (model.nodes.length === 0 || Boolean(state?.invalidPlan) || Boolean(state?.revision));
 
@@ -77,9 +105,18 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
     <div className="screen run-view">
       <header className="screen-head run-head">
         <div className="min0">
-          <h1 className="ellipsis" title={state?.request.task}>
-            {state?.request.task || 'Explicit plan'}
+          <h1 className="ellipsis" title={childName ?? state?.request.task}>
+            {childName ?? (state?.request.task || 'Explicit plan')}
           </h1>
+          {run.baseRunId && (
+            <p className="muted small fork-of" data-testid="fork-of">
+              Fork of{' '}
+              <a href={href({ screen: 'run', runId: run.baseRunId })} className="mono" title={run.baseRunId}>
+                {shortId(run.baseRunId)}
+              </a>
+              {childName && state?.request.task ? <> · task: {state.request.task}</> : null}
+            </p>
+          )}
           <div className="meta-line">
             <RunStatusBadge status={status} />
             <span className="mono" title={run.id}>
@@ -110,7 +147,7 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
             forked={Boolean(run.baseRunId)}
             unavailable={isTerminal(status) ? undefined : 'A task run can be exported once it has finished: a moving one would go on running wherever it was imported.'}
           />
-          {status === 'paused' && (
+          {canResume && (
             <button type="button" className="button small" disabled={action.busy} onClick={() => doAction(() => api.resumeRun(runId))}>
               Resume
             </button>
@@ -141,6 +178,75 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
         </p>
       )}
 
+      {waitsForModel && (
+        <section className="panel next-step" aria-label="What to do next" data-testid="next-step">
+          <h2>This task needs a planning model</h2>
+          {modelReady ? (
+            <p>A model is reachable now: Resume and the planner will plan this task.</p>
+          ) : (
+            <>
+              <p>
+                {models.status === 'loading'
+                  ? 'Asking Ollama for its models…'
+                  : models.value && !models.value.reachable
+                    ? sentence(models.value.error || 'Ollama is not reachable')
+                    : 'Ollama answers but has no models.'}{' '}
+                Resume cannot help until a model is there.
+              </p>
+              <ul className="next-list">
+                <li>
+                  Start Ollama (<span className="mono">ollama serve</span>) and pull a model, then{' '}
+                  <button type="button" className="link-button" onClick={reloadModels}>
+                    check again
+                  </button>
+                  .
+                </li>
+                <li>
+                  Or <a href={href({ screen: 'settings' })}>choose the Ollama host and a planning model in Settings</a>.
+                </li>
+                <li>
+                  Or give the task an explicit plan: <a href={href({ screen: 'new' })}>New task</a> takes one as JSON, and
+                  runs it without a model.
+                </li>
+              </ul>
+            </>
+          )}
+        </section>
+      )}
+      {denied.length > 0 && status === 'failed' && (
+        <section className="panel next-step" aria-label="What to do next" data-testid="next-step">
+          <h2>
+            You denied {denied.map((id) => state?.steps[id]?.node.title || id).join(', ')}
+          </h2>
+          <p>
+            ducklm does not plan around a no. To go on, fork the run with an edited plan: change or drop the denied step;
+            the steps already done keep their results.
+          </p>
+          {checkpointId ? (
+            <button type="button" className="button primary small" onClick={() => setForking(true)}>
+              Fork with an edited plan…
+            </button>
+          ) : (
+            <p className="muted small">This run has no checkpoint to fork from.</p>
+          )}
+        </section>
+      )}
+      {forking && checkpointId && (
+        <PlanForkDialog
+          api={api}
+          parentRunId={runId}
+          checkpointId={checkpointId}
+          plan={planText(state?.graph)}
+          name={forkName(state?.request.task ?? '')}
+          why={denied.length > 0 ? `You denied ${denied.join(', ')}: edit or drop it below.` : undefined}
+          onClose={() => setForking(false)}
+          onForked={(f) => {
+            setForking(false);
+            navigate({ screen: 'run', runId: f.run.id });
+          }}
+        />
+      )}
+
       {d.approvals.length > 0 && (
         <section className="approvals" aria-label="Waiting for your approval">
           {d.approvals.map((a) => (
@@ -169,7 +275,11 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
       {model.nodes.length === 0 ? (
         !thinking && (
           <p className="empty">
-            {isTerminal(status) ? 'This run ended before it had a plan.' : 'No plan yet: the planner is working on one.'}
+            {isTerminal(status)
+              ? 'This run ended before it had a plan.'
+              : status === 'paused'
+                ? 'No plan yet: the run is paused, and nothing plans it until it goes on.'
+                : 'No plan yet: the planner is working on one.'}
           </p>
         )
       ) : (
@@ -187,7 +297,9 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
               <RunGraph model={model} selected={shown} onSelect={setSelected} />
             </div>
           </section>
-          {step && <StepPanel step={step} tokens={shown ? tokens[shown] : undefined} />}
+          {step && (
+            <StepPanel step={step} tokens={shown ? tokens[shown] : undefined} approvals={shown && answers.value ? approvalHistory(answers.value, shown) : []} />
+          )}
         </div>
       )}
     </div>

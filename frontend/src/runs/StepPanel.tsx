@@ -1,26 +1,43 @@
 import type { StepRecord } from '../bridge';
+import type { ApprovalEntry } from '../lib/approvalHistory';
 import { argsText, commandOf } from '../lib/approvals';
 import { formatDuration } from '../lib/format';
+import { formatAbsolute } from '../lib/time';
 import { StepStateBadge } from '../ui/StatusBadge';
+import { FileChange, fileWriteArgs } from './FileChange';
 
-/** StepPanel shows one step: what it runs, its output tails, the files it changed and the critic's score. */
-export function StepPanel({ step, tokens }: { step: StepRecord; tokens?: string | undefined }) {
+/**
+ * StepPanel shows one step: what it runs (a file_write's content), who
+ * approved it and how, its output tails, the files it changed and the
+ * critic's score.
+ */
+export function StepPanel({ step, tokens, approvals = [] }: { step: StepRecord; tokens?: string | undefined; approvals?: ApprovalEntry[] }) {
   const n = step.node;
   const r = step.result;
-  const cmd = commandOf(step.approvedArgs ?? n.args);
+  const write = n.tool === 'file_write' ? fileWriteArgs(step.approvedArgs ?? n.args) : undefined;
+  const cmd = write ? undefined : commandOf(step.approvedArgs ?? n.args);
   return (
     <section className="panel step-panel" aria-label={`Step ${n.id}`} data-testid="step-panel">
       <header className="panel-head">
         <h2>{n.title || n.id}</h2>
-        <StepStateBadge state={step.state} />
+        <StepStateBadge state={step.denied ? 'denied' : step.state} />
         <span className="panel-meta mono">
           {n.id} · {n.kind === 'coder' ? 'coder' : n.tool}
           {step.attempts > 0 ? ` · attempt ${step.attempts}` : ''}
         </span>
       </header>
       <div className="step-body">
-        {step.error && <p className="inline-error">{step.error}</p>}
-        {cmd ? (
+        {step.error &&
+          (step.denied ? (
+            <p className="status-note" data-testid="step-denied">
+              You {step.error.replace(/^denied by the user/, 'denied this step')}. It did not run.
+            </p>
+          ) : (
+            <p className="inline-error">{step.error}</p>
+          ))}
+        {write ? (
+          <FileChange args={write} />
+        ) : cmd ? (
           <div>
             <span className="field-label">{cmd.label}</span>
             <pre className="code-block">{cmd.text}</pre>
@@ -33,6 +50,7 @@ export function StepPanel({ step, tokens }: { step: StepRecord; tokens?: string 
             </div>
           )
         )}
+        {approvals.length > 0 && <ApprovalHistory entries={approvals} />}
         {step.script && (
           <div>
             <span className="field-label">
@@ -123,5 +141,58 @@ export function StepPanel({ step, tokens }: { step: StepRecord; tokens?: string 
         {!r && !step.critique && !step.error && step.state === 'pending' && <p className="muted">Not run yet.</p>}
       </div>
     </section>
+  );
+}
+
+function when(at: string): string {
+  return formatAbsolute(at);
+}
+
+/** ApprovalHistory lists a step's requests and answers: the arguments as asked and as approved, who answered, when and why. */
+function ApprovalHistory({ entries }: { entries: ApprovalEntry[] }) {
+  return (
+    <div data-testid="approval-history">
+      <span className="field-label">Approvals</span>
+      <ol className="approval-history">
+        {entries.map((e) => {
+          const a = e.answer;
+          const edited = a?.editedArgs !== undefined;
+          return (
+            <li key={e.requestId}>
+              <span>
+                Asked {when(e.askedAt)}
+                {e.rule ? ` (rule ${e.rule}${e.risk ? `, ${e.risk} risk` : ''})` : ''}
+                {'. '}
+              </span>
+              {a ? (
+                <span data-testid="approval-answer">
+                  {a.approved ? (edited ? 'Approved with edited arguments' : 'Approved as asked') : 'Denied'} in {a.by}, {when(a.at)}
+                  {a.reason ? `: ${a.reason}` : ''}
+                  {a.approved && a.network ? ' (network allowed)' : ''}.
+                </span>
+              ) : (
+                <span className="muted">Not answered yet.</span>
+              )}
+              {edited && (
+                <div className="side-by-side">
+                  <div className="min0">
+                    <span className="field-label">As asked</span>
+                    <pre className="code-block" data-testid="args-asked">
+                      {argsText(e.args)}
+                    </pre>
+                  </div>
+                  <div className="min0">
+                    <span className="field-label">As approved</span>
+                    <pre className="code-block" data-testid="args-approved">
+                      {argsText(a!.editedArgs)}
+                    </pre>
+                  </div>
+                </div>
+              )}
+            </li>
+          );
+        })}
+      </ol>
+    </div>
   );
 }

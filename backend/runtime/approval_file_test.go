@@ -1,0 +1,50 @@
+package runtime_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"ducklm/backend"
+	"ducklm/backend/runtime"
+)
+
+// The approval card of a file_write shows the change: the request carries
+// what the file holds now (or that it does not exist yet), read inside the
+// workspace like file_read would.
+func TestFileWriteApprovalCarriesTheCurrentFile(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ws := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("one\ntwo\n"), 0o600))
+	run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "edit notes", ApprovalMode: runtime.AskEvery, Workspace: ws,
+		Plan: plan(
+			step("edit", "file_write", `{"path":"notes.txt","content":"one\nthree\n"}`),
+			step("new", "file_write", `{"path":"sub/new.txt","content":"fresh"}`, "edit"),
+		)})
+	require.NoError(t, err)
+	f.waitStatus(t, run.ID, backend.RunAwaitingApproval)
+	as, err := f.rt.Approvals(f.ctx, run.ID)
+	require.NoError(t, err)
+	require.Len(t, as, 1)
+	require.Equal(t, &runtime.CurrentFile{Exists: true, Content: "one\ntwo\n", Bytes: 8}, as[0].Current)
+
+	require.NoError(t, f.rt.Answer(f.ctx, run.ID, runtime.Answer{RequestID: as[0].RequestID, Approve: true, By: "test"}))
+	var next []runtime.Approval
+	require.Eventually(t, func() bool {
+		next, err = f.rt.Approvals(f.ctx, run.ID)
+		return err == nil && len(next) == 1 && next[0].Step == "new"
+	}, 30*time.Second, 10*time.Millisecond)
+	require.Equal(t, &runtime.CurrentFile{}, next[0].Current, "a file the write creates does not exist yet")
+
+	// Other tools carry nothing.
+	other, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "hi", ApprovalMode: runtime.AskEvery, Plan: plan(shell("hi", "echo hi"))})
+	require.NoError(t, err)
+	f.waitStatus(t, other.ID, backend.RunAwaitingApproval)
+	as, err = f.rt.Approvals(f.ctx, other.ID)
+	require.NoError(t, err)
+	require.Nil(t, as[0].Current)
+}

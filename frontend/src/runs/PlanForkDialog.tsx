@@ -1,0 +1,156 @@
+import { useEffect, useRef, useState } from 'react';
+import { type DucklmApi, type Forked, type PlanCheck, toBridgeError } from '../bridge';
+import { shortId } from '../lib/ids';
+import { forkName, planText } from '../lib/runStory';
+import { useDebounced } from '../ui/useDebounced';
+import { useLoad } from '../ui/useLoad';
+
+interface PlanForkDialogProps {
+  api: DucklmApi;
+  parentRunId: string;
+  checkpointId: string;
+  /** The run's current plan as JSON text ({"nodes": [...]}). */
+  plan: string;
+  /** The child's name, pre-filled. */
+  name: string;
+  /** A sentence on why the fork is offered (the denied step), shown at the top. */
+  why?: string | undefined;
+  onClose: () => void;
+  onForked: (f: Forked) => void;
+}
+
+/**
+ * PlanForkDialog forks a task run with an edited plan: it speaks of plans
+ * (a task run diverges by its plan, never by a seed), starts from the run's
+ * current plan, and checks the edited plan as the user types.
+ */
+export function PlanForkDialog({ api, parentRunId, checkpointId, plan, name: initialName, why, onClose, onForked }: PlanForkDialogProps) {
+  const [text, setText] = useState(plan);
+  const [name, setName] = useState(initialName);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const [check, setCheck] = useState<PlanCheck>();
+  const first = useRef<HTMLTextAreaElement>(null);
+  const settled = useDebounced(text, 250);
+
+  useEffect(() => {
+    first.current?.focus();
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && onClose();
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [onClose]);
+
+  useEffect(() => {
+    let live = true;
+    api.validatePlan(settled).then(
+      (c) => live && setCheck(c),
+      (e: unknown) => live && setCheck({ valid: false, problems: [toBridgeError(e).message], steps: 0 }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, settled]);
+
+  const unchanged = text.trim() === plan.trim();
+  const problem = check && !check.valid ? check.problems[0] : undefined;
+  const submit = () => {
+    setBusy(true);
+    setError(undefined);
+    api
+      .fork({ checkpointId, parentRunId, divergence: 'plan_edit', delta: unchanged ? '{}' : text, seedPolicy: 'inherit', name: name.trim(), deliberationIndex: 0 })
+      .then(onForked, (e: unknown) => {
+        setBusy(false);
+        setError(toBridgeError(e).message);
+      });
+  };
+
+  return (
+    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+      <div className="modal panel" role="dialog" aria-modal="true" aria-labelledby="plan-fork-title">
+        <header className="panel-head">
+          <h2 id="plan-fork-title">Fork this run with an edited plan</h2>
+          <span className="panel-meta mono" title={checkpointId}>
+            {shortId(parentRunId)} @ {shortId(checkpointId)}
+          </span>
+        </header>
+        <div className="modal-body">
+          {why && <p className="status-note">{why}</p>}
+          <p className="muted small">
+            The new run starts from this run's latest checkpoint. Steps already done keep their results where you leave
+            them unchanged; every other step runs under the plan below, and asks for approval again.
+          </p>
+          <label className="field">
+            <span className="field-label">Plan (JSON)</span>
+            <textarea
+              ref={first}
+              className="input mono plan-edit"
+              rows={14}
+              spellCheck={false}
+              value={text}
+              onChange={(e) => setText(e.target.value)}
+              aria-invalid={problem ? true : undefined}
+            />
+            {problem ? (
+              <span className="inline-error small" role="alert">
+                {problem}
+              </span>
+            ) : (
+              check && (
+                <span className="muted small">
+                  {unchanged ? 'The current plan, unchanged. ' : ''}
+                  {check.steps} {check.steps === 1 ? 'step' : 'steps'}, valid.
+                </span>
+              )
+            )}
+          </label>
+          <label className="field">
+            <span className="field-label">Name of the new run</span>
+            <input className="input" value={name} onChange={(e) => setName(e.target.value)} />
+          </label>
+          {error && (
+            <p className="inline-error" role="alert">
+              {error}
+            </p>
+          )}
+        </div>
+        <footer className="modal-foot">
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="button" className="button primary" disabled={busy || Boolean(problem)} onClick={submit}>
+            {busy ? 'Forking…' : 'Fork with this plan'}
+          </button>
+        </footer>
+      </div>
+    </div>
+  );
+}
+
+/**
+ * TaskRunForkDialog is PlanForkDialog for a checkpoint chosen elsewhere (the
+ * timeline): it reads the run's current plan and task first.
+ */
+export function TaskRunForkDialog(props: Omit<PlanForkDialogProps, 'plan' | 'name'>) {
+  const [detail] = useLoad(() => props.api.runDetail(props.parentRunId), [props.api, props.parentRunId]);
+  if (detail.status === 'error') {
+    return (
+      <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && props.onClose()}>
+        <div className="modal panel" role="dialog" aria-modal="true" aria-label="Fork this run with an edited plan">
+          <div className="modal-body">
+            <p className="inline-error" role="alert">
+              The run's plan could not be read: {detail.message}
+            </p>
+          </div>
+          <footer className="modal-foot">
+            <button type="button" className="button" onClick={props.onClose}>
+              Close
+            </button>
+          </footer>
+        </div>
+      </div>
+    );
+  }
+  if (!detail.value) return null;
+  const st = detail.value.state;
+  return <PlanForkDialog {...props} plan={planText(st?.graph)} name={forkName(st?.request.task ?? '')} />;
+}

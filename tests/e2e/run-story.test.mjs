@@ -1,0 +1,107 @@
+// Journeys through a stopped run: the view says why it stopped and offers
+// only what can help. A natural-language task with no Ollama at all waits
+// for a model (no Resume, no "the planner is working"); a denied step is
+// shown as denied and the run view offers the fork with an edited plan.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { appReady, go, journey, startStack } from './harness.mjs';
+
+describe('A stopped run says why and what next', { timeout: 150_000 }, () => {
+  let stack;
+  before(async () => {
+    stack = await startStack({ noOllama: true });
+  });
+  after(async () => {
+    await stack?.stop();
+  });
+
+  it('a natural-language task without Ollama says what to do and offers no Resume', async () => {
+    await journey(stack, 'run-needs-model', async (page) => {
+      await appReady(page);
+      await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'New task' }).click();
+      await page.getByRole('textbox', { name: 'Task' }).fill('summarise the notes in the workspace');
+      await page.getByRole('button', { name: 'Start run' }).click();
+      await page.waitForURL(/#\/runs\/run_/);
+      const next = page.getByTestId('next-step');
+      await next.getByText('This task needs a planning model').waitFor({ timeout: 30_000 });
+      await next.getByText(/Ollama is not reachable.*Resume cannot help/).waitFor();
+      await next.getByRole('link', { name: /planning model in Settings/ }).waitFor();
+      assert.equal(await page.locator('.run-head [data-status]').getAttribute('data-status'), 'paused');
+      assert.equal(await page.getByRole('button', { name: 'Resume' }).count(), 0, 'Resume cannot help without a model');
+      assert.equal(await page.getByText(/planner is working/).count(), 0);
+      assert.deepEqual(page.problems, []);
+    });
+  });
+
+  it('a denied step is shown as denied and the run view offers a fork with the plan', async () => {
+    await journey(stack, 'run-denied-fork', async (page) => {
+      const plan = JSON.stringify({
+        nodes: [
+          { id: 'a', kind: 'tool', tool: 'shell_exec', args: { command: 'echo one' }, depends_on: [], title: 'say one' },
+          { id: 'c', kind: 'tool', tool: 'shell_exec', args: { command: 'echo two' }, depends_on: ['a'], title: 'say two' },
+        ],
+      });
+      const run = await stack.call('SubmitTask', { task: 'say two things', plan, approvalMode: 'ask_every' });
+      await go(stack, page, `#/runs/${encodeURIComponent(run.id)}`);
+      const card = page.getByTestId('approval-card');
+      await card.getByRole('button', { name: 'Approve', exact: true }).click();
+      await page.getByTestId('approval-command').getByText('echo two', { exact: true }).waitFor({ timeout: 30_000 });
+      await page.getByRole('textbox', { name: 'Reason for denying' }).fill('not two');
+      await page.getByRole('button', { name: 'Deny', exact: true }).click();
+      await page.locator('.run-head [data-status="failed"]').waitFor({ timeout: 30_000 });
+
+      const graph = page.getByRole('group', { name: 'Task graph' });
+      await graph.getByRole('button', { name: 'say two: denied' }).click();
+      assert.match(await page.getByTestId('step-denied').textContent(), /You denied this step: not two/);
+      const next = page.getByTestId('next-step');
+      await next.getByText('You denied say two').waitFor();
+      await next.getByRole('button', { name: 'Fork with an edited plan…' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Fork this run with an edited plan' });
+      const text = await dialog.getByRole('textbox', { name: 'Plan (JSON)' }).inputValue();
+      assert.deepEqual(JSON.parse(text).nodes.map((n) => n.id), ['a', 'c']);
+      assert.equal(await dialog.getByText(/seed/i).count(), 0);
+      const edited = JSON.parse(text);
+      edited.nodes[1].args.command = 'echo three';
+      await dialog.getByRole('textbox', { name: 'Plan (JSON)' }).fill(JSON.stringify(edited));
+      await dialog.getByText('2 steps, valid.').waitFor();
+      await dialog.getByRole('button', { name: 'Fork with this plan' }).click();
+      await page.waitForURL((u) => u.hash.startsWith('#/runs/') && !u.hash.includes(run.id));
+      await page.getByRole('heading', { name: 'say two things (edited plan)' }).waitFor();
+      await page.getByTestId('fork-of').waitFor();
+      assert.deepEqual(page.problems, []);
+    });
+  });
+
+  it('a file_write approval shows the diff; the finished step shows the content and who approved what', async () => {
+    await journey(stack, 'approval-file-diff', async (page) => {
+      const w = (id, content, deps = []) => ({ id, kind: 'tool', tool: 'file_write', args: { path: 'notes.txt', content }, depends_on: deps, title: `write ${id}` });
+      const plan = JSON.stringify({ nodes: [w('first', 'one\ntwo\n'), w('second', 'one\nthree\n', ['first'])] });
+      const run = await stack.call('SubmitTask', { task: 'edit the notes', plan, approvalMode: 'ask_every' });
+      await go(stack, page, `#/runs/${encodeURIComponent(run.id)}`);
+      const card = page.getByTestId('approval-card');
+      await card.getByText(/^Creates/).waitFor({ timeout: 30_000 });
+      assert.equal(await card.getByTestId('file-content').textContent(), 'one\ntwo\n');
+      await card.getByRole('button', { name: 'Approve', exact: true }).click();
+
+      // The second write replaces a file that exists now: the card shows the change.
+      const diff = page.getByTestId('approval-card').getByTestId('file-diff');
+      await diff.waitFor({ timeout: 30_000 });
+      assert.deepEqual(await diff.locator('.diff-removed').allTextContents(), ['- two\n']);
+      assert.deepEqual(await diff.locator('.diff-added').allTextContents(), ['+ three\n']);
+      await page.getByRole('button', { name: 'Edit and approve…' }).click();
+      await page.getByRole('textbox', { name: 'Edited arguments' }).fill(JSON.stringify({ path: 'notes.txt', content: 'one\nfour\n' }));
+      await page.getByRole('button', { name: 'Approve edited' }).click();
+      await page.locator('.run-head [data-status="completed"]').waitFor({ timeout: 30_000 });
+
+      await page.getByRole('group', { name: 'Task graph' }).getByRole('button', { name: 'write second: done' }).click();
+      const panel = page.getByTestId('step-panel');
+      assert.equal(await panel.getByTestId('file-content').textContent(), 'one\nfour\n');
+      const answer = panel.getByTestId('approval-history').getByTestId('approval-answer');
+      await answer.waitFor();
+      assert.match(await answer.textContent(), /^Approved with edited arguments in the window, /);
+      assert.match(await panel.getByTestId('args-asked').textContent(), /one\\nthree/);
+      assert.match(await panel.getByTestId('args-approved').textContent(), /one\\nfour/);
+      assert.deepEqual(page.problems, []);
+    });
+  });
+});
