@@ -328,6 +328,9 @@ func TestCallsEndToEnd(t *testing.T) {
 
 	b.call(&o, "Overview")
 	require.Equal(t, int64(1), o.Counts.Runs)
+	require.Equal(t, int64(1), o.Counts.TaskRuns, "the Runs list's count")
+	require.Zero(t, o.Counts.SimulatedWorlds, "a task run's world is real: the Worlds screen does not list it")
+	require.Equal(t, int64(1), o.Counts.Worlds)
 	require.NotEmpty(t, o.RecentEvents)
 }
 

@@ -115,12 +115,17 @@ func (s *Service) Close() error {
 	return s.DB.Close()
 }
 
-// Counts are the sizes of what the data directory holds.
+// Counts are the sizes of what the data directory holds. Worlds and Runs
+// count every kind (a task run is a run of its own real world); TaskRuns
+// and SimulatedWorlds count what the Runs list and the Worlds screen show,
+// so the window's numbers agree with its lists.
 type Counts struct {
-	Worlds  int64 `json:"worlds"`
-	Runs    int64 `json:"runs"`
-	Streams int64 `json:"streams"`
-	Events  int64 `json:"events"`
+	Worlds          int64 `json:"worlds"`
+	Runs            int64 `json:"runs"`
+	TaskRuns        int64 `json:"taskRuns"`
+	SimulatedWorlds int64 `json:"simulatedWorlds"`
+	Streams         int64 `json:"streams"`
+	Events          int64 `json:"events"`
 }
 
 // Overview is what the first screen shows: where the data is, which schema
@@ -161,8 +166,10 @@ func (s *Service) counts(ctx context.Context) (Counts, error) {
 	row := s.DB.SQL.QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM world_specs),
 		(SELECT count(*) FROM world_runs),
-		(SELECT count(*) FROM streams)`)
-	if err := row.Scan(&c.Worlds, &c.Runs, &c.Streams); err != nil {
+		(SELECT count(*) FROM world_runs r JOIN world_specs w ON w.id = r.world_id WHERE w.backend = ?),
+		(SELECT count(*) FROM world_specs WHERE domain = ?),
+		(SELECT count(*) FROM streams)`, runtime.BackendTask, string(backend.DomainSimulated))
+	if err := row.Scan(&c.Worlds, &c.Runs, &c.TaskRuns, &c.SimulatedWorlds, &c.Streams); err != nil {
 		return c, backend.Wrap(err, backend.EINTERNAL, "cannot count what the data directory holds")
 	}
 	var err error

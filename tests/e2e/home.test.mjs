@@ -21,7 +21,7 @@ describe('Home', { timeout: 90_000 }, () => {
       await appReady(page);
       const location = page.getByRole('region', { name: 'Data location' });
       await location.getByText(stack.home, { exact: true }).first().waitFor();
-      assert.equal(await page.getByTestId('count-runs').textContent(), '0');
+      assert.equal(await page.getByTestId('count-task-runs').textContent(), '0');
       assert.equal(await page.getByTestId('count-events').textContent(), '0');
       await page.getByText('No events yet').waitFor();
 
@@ -74,7 +74,7 @@ describe('Home', { timeout: 90_000 }, () => {
       await page.goto(stack.base); // no token in the address: the tab's stored one is used
       await page.getByRole('region', { name: 'Data location' }).waitFor();
       await page.getByTestId('event-row').first().waitFor();
-      assert.equal(await page.getByTestId('count-runs').textContent(), '1');
+      assert.equal(await page.getByTestId('count-task-runs').textContent(), '1');
     });
   });
 });

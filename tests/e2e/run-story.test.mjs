@@ -104,4 +104,34 @@ describe('A stopped run says why and what next', { timeout: 150_000 }, () => {
       assert.deepEqual(page.problems, []);
     });
   });
+
+  it('counts what the lists show, and a task run forks from the timeline by its plan', async () => {
+    await journey(stack, 'counts-and-task-fork', async (page) => {
+      await appReady(page);
+      const rows = page.getByTestId('run-row');
+      await rows.first().waitFor();
+      const listed = await rows.count();
+      assert.ok(listed >= 4, `the runs of the journeys above are listed (${listed})`);
+      assert.equal(await page.getByTestId('count-task-runs').textContent(), String(listed), 'the tile counts the runs listed');
+      assert.equal(await page.getByTestId('count-simulated-worlds').textContent(), '0', 'task runs are not simulated worlds');
+      assert.ok((await page.getByTestId('fork-pill').count()) >= 1, 'the fork made above is marked in the list');
+      await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Worlds' }).click();
+      await page.getByText(/No simulated worlds yet/).waitFor();
+
+      const runs = await stack.call('Runs');
+      const done = runs.find((r) => r.task === 'edit the notes');
+      await go(stack, page, `#/timeline/${encodeURIComponent(done.run.id)}`);
+      await page.getByTestId('timeline-row').first().waitFor();
+      await page.getByRole('button', { name: 'Fork from here' }).first().click();
+      const dialog = page.getByRole('dialog', { name: 'Fork this run with an edited plan' });
+      await dialog.waitFor();
+      assert.equal(await dialog.getByText(/seed|delta/i).count(), 0, 'a task run forks by its plan');
+      const plan = JSON.parse(await dialog.getByRole('textbox', { name: 'Plan (JSON)' }).inputValue());
+      assert.deepEqual(plan.nodes.map((n) => n.id), ['first', 'second']);
+      assert.equal(await dialog.getByRole('textbox', { name: 'Name of the new run' }).inputValue(), 'edit the notes (edited plan)');
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      assert.deepEqual(page.problems, []);
+    });
+  });
 });

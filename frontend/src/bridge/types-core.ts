@@ -29,8 +29,14 @@ export interface LedgerEvent {
 
 /** Counts of what the ledger and the registries hold. */
 export interface Counts {
+  /** Every world, a task run's own real world included. */
   worlds: number;
+  /** Every run, of task runs and simulated worlds. */
   runs: number;
+  /** The runs the Runs list shows. */
+  taskRuns: number;
+  /** The worlds the Worlds screen shows. */
+  simulatedWorlds: number;
   streams: number;
   events: number;
 }

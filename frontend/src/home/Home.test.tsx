@@ -59,8 +59,10 @@ describe('Home', () => {
     expect(await screen.findByText('/home/ada/.local/share/ducklm')).toBeTruthy();
     expect(screen.getByText('/home/ada/.local/share/ducklm/ducklm.db')).toBeTruthy();
     expect(screen.getByTestId('schema').textContent).toBe('2 of 2');
-    expect(screen.getByTestId('count-worlds').textContent).toBe('3');
-    expect(screen.getByTestId('count-runs').textContent).toBe('7');
+    // What the Runs list and the Worlds screen show, not every world and run the ledger holds.
+    expect(screen.getByTestId('count-task-runs').textContent).toBe('5');
+    expect(screen.getByTestId('count-simulated-worlds').textContent).toBe('1');
+    expect(screen.getByTestId('count-streams').parentElement!.getAttribute('title')).toBe('Event streams: one per run (7 runs of 3 worlds, task runs included)');
     expect(screen.getByTestId('count-streams').textContent).toBe('10');
     expect(screen.getByTestId('count-events').textContent).toBe('2');
     // Told in an effect, which may run after the text is on the page.
@@ -96,7 +98,7 @@ describe('Home', () => {
   it('says so honestly when the ledger is empty', async () => {
     const { api } = fakeApi({
       overview: () =>
-        Promise.resolve(someOverview({ counts: { worlds: 0, runs: 0, streams: 0, events: 0 }, recentEvents: [] })),
+        Promise.resolve(someOverview({ counts: { worlds: 0, runs: 0, taskRuns: 0, simulatedWorlds: 0, streams: 0, events: 0 }, recentEvents: [] })),
     });
     render(<Home api={api} />);
     expect(await screen.findByText('No events yet. Events appear here as runs and worlds record them.')).toBeTruthy();
@@ -175,7 +177,7 @@ describe('Home', () => {
   it('replaces an empty state with the first live event', async () => {
     const { api, emit } = fakeApi({
       overview: () =>
-        Promise.resolve(someOverview({ counts: { worlds: 0, runs: 1, streams: 1, events: 0 }, recentEvents: [] })),
+        Promise.resolve(someOverview({ counts: { worlds: 0, runs: 1, taskRuns: 1, simulatedWorlds: 0, streams: 1, events: 0 }, recentEvents: [] })),
     });
     render(<Home api={api} />);
     await screen.findByText(/No events yet/);
@@ -188,10 +190,10 @@ describe('Home', () => {
   it('asks for the counts again, once, after a burst of live events', async () => {
     let worlds = 2;
     const { api, emit } = fakeApi({
-      overview: () => Promise.resolve(someOverview({ counts: { worlds, runs: 3, streams: 3, events: 2 } })),
+      overview: () => Promise.resolve(someOverview({ counts: { worlds: 4, runs: 3, taskRuns: 2, simulatedWorlds: worlds, streams: 3, events: 2 } })),
     });
     render(<Home api={api} />);
-    await waitFor(() => expect(screen.getByTestId('count-worlds').textContent).toBe('2'));
+    await waitFor(() => expect(screen.getByTestId('count-simulated-worlds').textContent).toBe('2'));
     expect(api.overview).toHaveBeenCalledTimes(1);
     worlds = 3;
     vi.useFakeTimers();
@@ -205,7 +207,7 @@ describe('Home', () => {
       vi.useRealTimers();
     }
     expect(api.overview).toHaveBeenCalledTimes(2);
-    await waitFor(() => expect(screen.getByTestId('count-worlds').textContent).toBe('3'));
+    await waitFor(() => expect(screen.getByTestId('count-simulated-worlds').textContent).toBe('3'));
     expect(rows()).toHaveLength(4); // the feed kept the live events
   });
 

@@ -28,6 +28,16 @@ describe('RunsPanel', () => {
     expect(screen.queryByRole('button', { name: /Show .* more/ })).toBeNull();
   });
 
+  it('marks a fork, so it does not read as its parent', async () => {
+    const parent = runSummary({ task: 'tidy', run: worldRun({ id: 'run_00000000000000000000000000000001' }) });
+    const child = runSummary({ task: 'tidy', run: worldRun({ id: 'run_00000000000000000000000000000002', baseRunId: 'run_00000000000000000000000000000001' }) });
+    render(<RunsPanel api={fakeApi({ Runs: () => [child, parent] }).api} />);
+    await waitFor(() => expect(screen.getAllByTestId('run-row')).toHaveLength(2));
+    const [c, p] = screen.getAllByTestId('run-row');
+    expect(within(c!).getByTestId('fork-pill').textContent).toMatch(/^fork of run_/);
+    expect(within(p!).queryByTestId('fork-pill')).toBeNull();
+  });
+
   it('finds runs by task, id or status', async () => {
     render(<RunsPanel api={fakeApi({ Runs: () => many }).api} />);
     const find = await screen.findByRole('searchbox', { name: 'Find a run' });

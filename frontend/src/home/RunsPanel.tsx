@@ -115,6 +115,11 @@ export function RunsPanel({ api }: { api: DucklmApi }) {
                     <a href={href({ screen: 'run', runId: r.run.id })} title={`${r.task}\n${r.run.id}`}>
                       {r.task}
                     </a>
+                    {r.run.baseRunId && (
+                      <span className="badge fork-pill" title={`A fork of ${r.run.baseRunId}: the same task with an edited plan`} data-testid="fork-pill">
+                        fork of {shortId(r.run.baseRunId)}
+                      </span>
+                    )}
                     {r.approvals > 0 && (
                       <span className="badge approvals-pill">
                         {r.approvals} {r.approvals === 1 ? 'approval' : 'approvals'}

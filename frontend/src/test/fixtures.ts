@@ -45,7 +45,7 @@ export function overview(over: Partial<Overview> = {}): Overview {
     databasePath: '/home/ada/.local/share/ducklm/ducklm.db',
     schemaVersion: 2,
     latestSchemaVersion: 2,
-    counts: { worlds: 3, runs: 7, streams: 10, events: 2 },
+    counts: { worlds: 3, runs: 7, taskRuns: 5, simulatedWorlds: 1, streams: 10, events: 2 },
     recentEvents: [
       event({ seq: 2, pos: 2, type: 'tool.finished', payload: { exitCode: 0 } }),
       event({ seq: 1, pos: 1, type: 'run.started' }),

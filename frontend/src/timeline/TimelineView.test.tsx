@@ -3,7 +3,7 @@ import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-li
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HistoryFilter, LedgerEvent } from '../bridge/types';
 import { fakeApi } from '../test/fakeChannel';
-import { event, worldRun, worldSpec } from '../test/fixtures';
+import { event, runDetail, worldRun, worldSpec } from '../test/fixtures';
 import { TimelineView } from './TimelineView';
 
 afterEach(cleanup);
@@ -134,6 +134,35 @@ describe('TimelineView', () => {
     await waitFor(() => expect(rows()).toHaveLength(6));
     fireEvent.click(within(rows()[2]!).getByRole('button', { name: 'Fork from here' }));
     expect(screen.getByRole('dialog', { name: 'Fork from checkpoint' })).toBeTruthy();
+  });
+
+  it('forks a task run with a plan, pre-filled with its current plan, never with worlds and seeds', async () => {
+    const task = [
+      event({ seq: 1, pos: 1, stream: OWN, type: 'task.received' }),
+      event({ seq: 2, pos: 2, stream: OWN, type: 'run.checkpoint', payload: { checkpointId: 'cpt_task' } }),
+    ];
+    const { api, channel } = fakeApi({
+      ...backend(task.length, 0, (i) => task[i]!),
+      WorldDetail: () => ({ world: worldSpec({ name: 'task', domain: 'real' }), run: worldRun({ id: OWN }), runs: [], checkpoints: [] }),
+      RunDetail: () => runDetail(),
+      ValidatePlan: () => ({ valid: true, problems: [], steps: 3 }),
+      Fork: () => ({ fork: { id: 'frk_1' }, world: { id: 'wld_c', domain: 'real' }, run: { id: 'run_child' } }),
+    });
+    render(<TimelineView api={api} runId={OWN} />);
+    await waitFor(() => expect(rows()).toHaveLength(2));
+    fireEvent.click(within(rows()[1]!).getByRole('button', { name: 'Fork from here' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Fork this run with an edited plan' });
+    expect(within(dialog).queryByText(/seed|world|delta/i)).toBeNull();
+    const plan = within(dialog).getByRole('textbox', { name: 'Plan (JSON)' }) as HTMLTextAreaElement;
+    expect(JSON.parse(plan.value).nodes).toHaveLength(3);
+    expect((within(dialog).getByRole('textbox', { name: 'Name of the new run' }) as HTMLInputElement).value).toBe('Clean the build folder (edited plan)');
+    await within(dialog).findByText(/^The current plan, unchanged\./);
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Fork with this plan' }));
+    await waitFor(() => expect(channel.calls('Fork')).toHaveLength(1));
+    // An unchanged plan is sent as {}: the child keeps the plan.
+    expect(channel.calls('Fork')[0]![0]).toMatchObject({ checkpointId: 'cpt_task', parentRunId: OWN, divergence: 'plan_edit', delta: '{}' });
+    await waitFor(() => expect(window.location.hash).toBe('#/runs/run_child'));
+    window.location.hash = '';
   });
 
   it('reads a million-event history page by page, drawing only the rows in view', async () => {

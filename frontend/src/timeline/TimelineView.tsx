@@ -10,6 +10,7 @@ import { contentHeight, rowWindow, scrollTopFor } from '../lib/timelineWindow';
 import { JsonTree } from '../ui/JsonTree';
 import { useLoad } from '../ui/useLoad';
 import { navigate } from '../ui/useRoute';
+import { TaskRunForkDialog } from '../runs/PlanForkDialog';
 import { ForkDialog } from '../worlds/ForkDialog';
 import { useHistory } from './useHistory';
 import { useSearch } from './useSearch';
@@ -42,6 +43,8 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
   const [jumpNote, setJumpNote] = useState<string>();
   const [selected, setSelected] = useState<TimelineRow>();
   const [forkFrom, setForkFrom] = useState<TimelineRow>();
+  // A task run forks by its plan, a simulated world by a delta and a seed: each has its own dialog.
+  const forkDomain = forkFrom && (world.value?.world.domain ?? (forkFrom.event.reality === 'external_real' ? 'real' : 'simulated'));
 
   useEffect(() => {
     if (filter.text === text) return;
@@ -408,12 +411,24 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
         </>
       )}
 
-      {forkFrom?.checkpointId && (
+      {forkFrom?.checkpointId && forkDomain === 'real' && (
+        <TaskRunForkDialog
+          api={api}
+          checkpointId={forkFrom.checkpointId}
+          parentRunId={runId}
+          onClose={() => setForkFrom(undefined)}
+          onForked={(f) => {
+            setForkFrom(undefined);
+            navigate({ screen: 'run', runId: f.run.id });
+          }}
+        />
+      )}
+      {forkFrom?.checkpointId && forkDomain === 'simulated' && (
         <ForkDialog
           api={api}
           checkpointId={forkFrom.checkpointId}
           parentRunId={runId}
-          domain={w?.world.domain ?? (forkFrom.event.reality === 'external_real' ? 'real' : 'simulated')}
+          domain="simulated"
           parentName={ownName}
           onClose={() => setForkFrom(undefined)}
           onForked={(f) => {

@@ -1911,6 +1911,28 @@ export namespace router {
 
 export namespace runtime {
 	
+	export class CurrentFile {
+	    exists: boolean;
+	    content?: string;
+	    bytes: number;
+	    truncated?: boolean;
+	    binary?: boolean;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new CurrentFile(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.exists = source["exists"];
+	        this.content = source["content"];
+	        this.bytes = source["bytes"];
+	        this.truncated = source["truncated"];
+	        this.binary = source["binary"];
+	        this.error = source["error"];
+	    }
+	}
 	export class Approval {
 	    runId: string;
 	    requestId: string;
@@ -1926,6 +1948,7 @@ export namespace runtime {
 	    inDoubt: boolean;
 	    limits: backend.Limits;
 	    retryOnTimeout: boolean;
+	    current?: CurrentFile;
 	
 	    static createFrom(source: any = {}) {
 	        return new Approval(source);
@@ -1947,6 +1970,7 @@ export namespace runtime {
 	        this.inDoubt = source["inDoubt"];
 	        this.limits = this.convertValues(source["limits"], backend.Limits);
 	        this.retryOnTimeout = source["retryOnTimeout"];
+	        this.current = this.convertValues(source["current"], CurrentFile);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1967,6 +1991,7 @@ export namespace runtime {
 		    return a;
 		}
 	}
+	
 	export class PlanningAttempt {
 	    attempt: number;
 	    revision?: number;
