@@ -6,26 +6,36 @@
 # binary links (dpkg-shlibdeps). The package has no maintainer scripts: it
 # never touches anyone's data directory.
 # Usage: scripts/package.sh BIN   (make package runs it)
+#        scripts/package.sh --debian-version DESCRIBE   (prints the Debian version of a git describe)
 set -euo pipefail
-bin=$(realpath "$1")
 cd "$(dirname "$0")/.."
-stage=build/package
-rm -rf "$stage" && mkdir -p "$stage"/{icons,doc}
+[ $# -ge 1 ] || { echo "usage: scripts/package.sh BIN | --debian-version DESCRIBE" >&2; exit 2; }
 
 # The version, as `ducklm version` prints it, made a Debian version: a tag
 # like v1.2.0-3-gabc1234 becomes 1.2.0+3.gabc1234; a bare commit (no tag yet)
-# becomes 0.0~git<commit date>.<sha>, which sorts below any tagged release.
-describe=$("$bin" version | awk '{print $2}')
-dirty=""
-case "$describe" in *-dirty) dirty=".dirty"; describe=${describe%-dirty} ;; esac
-if [[ $describe =~ ^v?([0-9][0-9A-Za-z.+~]*)(-([0-9]+)-(g[0-9a-f]+))?$ ]]; then
-  version=${BASH_REMATCH[1]}
-  [ -n "${BASH_REMATCH[3]}" ] && version="$version+${BASH_REMATCH[3]}.${BASH_REMATCH[4]}"
-  version="$version$dirty"
-else
-  sha=$(git rev-parse --short HEAD)
-  version="0.0~git$(git log -1 --format=%cd --date=format:%Y%m%d).$sha$dirty"
+# becomes 0.0~git<commit date>.<sha>, which sorts below any tagged release;
+# -dirty becomes .dirty.
+debian_version() {
+  local describe=$1 dirty="" version
+  case "$describe" in *-dirty) dirty=".dirty"; describe=${describe%-dirty} ;; esac
+  if [[ $describe =~ ^v?([0-9][0-9A-Za-z.+~]*)(-([0-9]+)-(g[0-9a-f]+))?$ ]]; then
+    version=${BASH_REMATCH[1]}
+    [ -n "${BASH_REMATCH[3]}" ] && version="$version+${BASH_REMATCH[3]}.${BASH_REMATCH[4]}"
+  else
+    local sha=$describe
+    [[ $sha =~ ^[0-9a-f]{7,40}$ ]] || sha=$(git rev-parse --short HEAD)
+    version="0.0~git$(git log -1 --format=%cd --date=format:%Y%m%d).$sha"
+  fi
+  echo "$version$dirty"
+}
+if [ "$1" = --debian-version ]; then
+  debian_version "${2:?the git describe to convert}"
+  exit
 fi
+bin=$(realpath "$1")
+stage=build/package
+rm -rf "$stage" && mkdir -p "$stage"/{icons,doc}
+version=$(debian_version "$("$bin" version | awk '{print $2}')")
 arch=$(dpkg --print-architecture)
 maintainer=$(git log -1 --format='%an <%ae>')
 date_rfc=$(git log -1 --format=%cd --date=rfc2822)

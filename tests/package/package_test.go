@@ -133,6 +133,29 @@ func seed(t *testing.T, dir string) {
 	require.NoError(t, err)
 }
 
+// The package version is the binary's git describe made a Debian version,
+// ordered as releases are: an untagged commit below the first tag, a commit
+// after a tag above it.
+func TestPackageDebianVersion(t *testing.T) {
+	script, err := filepath.Abs("../../scripts/package.sh")
+	require.NoError(t, err)
+	date := strings.TrimSpace(run(t, nil, "git", "log", "-1", "--format=%cd", "--date=format:%Y%m%d"))
+	for describe, want := range map[string]string{
+		"v1.2.0":                 "1.2.0",
+		"v1.2.0-3-gabc1234":      "1.2.0+3.gabc1234",
+		"1.2.0-3-gabc1234-dirty": "1.2.0+3.gabc1234.dirty",
+		"abc1234":                "0.0~git" + date + ".abc1234",
+		"abc1234-dirty":          "0.0~git" + date + ".abc1234.dirty",
+	} {
+		got := strings.TrimSpace(run(t, nil, script, "--debian-version", describe))
+		require.Equal(t, want, got, describe)
+		run(t, nil, "dpkg", "--validate-version", got)
+	}
+	for _, order := range [][2]string{{"0.0~git20261201.abc1234", "1.2.0"}, {"1.2.0", "1.2.0+3.gabc1234"}, {"1.2.0+3.gabc1234", "1.2.1"}} {
+		run(t, nil, "dpkg", "--compare-versions", order[0], "lt", order[1])
+	}
+}
+
 func TestPackageLintersPass(t *testing.T) {
 	pkg := deb(t)
 	// lintian: errors fail; warnings are printed for the reader.

@@ -30,32 +30,54 @@ func Xdotool(t testing.TB, args ...string) string {
 }
 
 // Main returns the largest visible window titled ducklm (GTK also maps
-// small helper windows with the same title), waiting up to 30s for one.
+// small helper windows with the same title, which may be gone by the time
+// they are measured), waiting up to 30s for one.
 func Main(t testing.TB) string {
 	t.Helper()
-	best, bestArea := "", 0
-	for _, wid := range strings.Fields(Xdotool(t, "search", "--sync", "--onlyvisible", "--name", "^ducklm$")) {
-		geo := Geometry(t, wid)
-		w, _ := strconv.Atoi(geo["WIDTH"])
-		h, _ := strconv.Atoi(geo["HEIGHT"])
-		if w*h > bestArea {
-			best, bestArea = wid, w*h
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		best, bestArea := "", 0
+		for _, wid := range strings.Fields(Xdotool(t, "search", "--sync", "--onlyvisible", "--name", "^ducklm$")) {
+			geo, err := geometry(wid)
+			if err != nil {
+				continue // unmapped since the search
+			}
+			w, _ := strconv.Atoi(geo["WIDTH"])
+			h, _ := strconv.Atoi(geo["HEIGHT"])
+			if w*h > bestArea {
+				best, bestArea = wid, w*h
+			}
 		}
+		if best != "" || time.Now().After(deadline) {
+			require.NotEmpty(t, best, "no ducklm window could be measured")
+			return best
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
-	require.NotEmpty(t, best)
-	return best
 }
 
 // Geometry is the window's X, Y, WIDTH and HEIGHT as xdotool reports them.
 func Geometry(t testing.TB, wid string) map[string]string {
 	t.Helper()
+	geo, err := geometry(wid)
+	require.NoError(t, err)
+	return geo
+}
+
+func geometry(wid string) (map[string]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "xdotool", "getwindowgeometry", "--shell", wid).CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("xdotool getwindowgeometry %s: %v: %s", wid, err, out)
+	}
 	geo := map[string]string{}
-	for _, line := range strings.Split(Xdotool(t, "getwindowgeometry", "--shell", wid), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		if k, v, ok := strings.Cut(line, "="); ok {
 			geo[k] = v
 		}
 	}
-	return geo
+	return geo, nil
 }
 
 // Capture screenshots the screen cropped to the window: WebKit paints
