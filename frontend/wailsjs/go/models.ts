@@ -2430,6 +2430,8 @@ export namespace service {
 	export class Counts {
 	    worlds: number;
 	    runs: number;
+	    taskRuns: number;
+	    simulatedWorlds: number;
 	    streams: number;
 	    events: number;
 	
@@ -2441,6 +2443,8 @@ export namespace service {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.worlds = source["worlds"];
 	        this.runs = source["runs"];
+	        this.taskRuns = source["taskRuns"];
+	        this.simulatedWorlds = source["simulatedWorlds"];
 	        this.streams = source["streams"];
 	        this.events = source["events"];
 	    }
