@@ -18,7 +18,8 @@ cd "$(dirname "$0")/.."
 debian_version() {
   local describe=$1 dirty="" version
   case "$describe" in *-dirty) dirty=".dirty"; describe=${describe%-dirty} ;; esac
-  if [[ $describe =~ ^v?([0-9][0-9A-Za-z.+~]*)(-([0-9]+)-(g[0-9a-f]+))?$ ]]; then
+  # A tag has a dot (1.2, v1.2.0); a bare abbreviated commit may start with a digit.
+  if [[ $describe =~ ^v?([0-9]+\.[0-9A-Za-z.+~]*)(-([0-9]+)-(g[0-9a-f]+))?$ ]]; then
     version=${BASH_REMATCH[1]}
     [ -n "${BASH_REMATCH[3]}" ] && version="$version+${BASH_REMATCH[3]}.${BASH_REMATCH[4]}"
   else

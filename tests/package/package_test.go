@@ -146,6 +146,8 @@ func TestPackageDebianVersion(t *testing.T) {
 		"1.2.0-3-gabc1234-dirty": "1.2.0+3.gabc1234.dirty",
 		"abc1234":                "0.0~git" + date + ".abc1234",
 		"abc1234-dirty":          "0.0~git" + date + ".abc1234.dirty",
+		"52f116a":                "0.0~git" + date + ".52f116a", // a commit that starts with a digit is no tag
+		"1234567-dirty":          "0.0~git" + date + ".1234567.dirty",
 	} {
 		got := strings.TrimSpace(run(t, nil, script, "--debian-version", describe))
 		require.Equal(t, want, got, describe)
