@@ -101,6 +101,8 @@ describe('A stopped run says why and what next', { timeout: 150_000 }, () => {
       assert.match(await answer.textContent(), /^Approved with edited arguments in the window, /);
       assert.match(await panel.getByTestId('args-asked').textContent(), /one\\nthree/);
       assert.match(await panel.getByTestId('args-approved').textContent(), /one\\nfour/);
+      // No critic model here: the heuristic's check is not shown as a score.
+      assert.match(await panel.getByTestId('critique').textContent(), /Not scored/);
       assert.deepEqual(page.problems, []);
     });
   });

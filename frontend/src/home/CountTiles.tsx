@@ -1,11 +1,10 @@
 import type { Counts } from '../bridge';
+import { formatCount } from '../lib/format';
 
 interface CountTilesProps {
   counts: Omit<Counts, 'events'>;
   events: number;
 }
-
-const number = new Intl.NumberFormat();
 
 /** CountTiles shows how much the ledger holds. */
 export function CountTiles({ counts, events }: CountTilesProps) {
@@ -13,7 +12,7 @@ export function CountTiles({ counts, events }: CountTilesProps) {
   const tiles: [string, string, number, string][] = [
     ['Task runs', 'task-runs', counts.taskRuns ?? 0, 'Task runs, as listed under Runs'],
     ['Simulated worlds', 'simulated-worlds', counts.simulatedWorlds ?? 0, 'Simulated worlds, as listed under Worlds'],
-    ['Streams', 'streams', counts.streams, `Event streams: one per run (${number.format(counts.runs)} runs of ${number.format(counts.worlds)} worlds, task runs included)`],
+    ['Streams', 'streams', counts.streams, `Event streams: one per run (${formatCount(counts.runs)} runs of ${formatCount(counts.worlds)} worlds, task runs included)`],
     ['Events', 'events', events, 'Events in the ledger'],
   ];
   return (
@@ -21,7 +20,7 @@ export function CountTiles({ counts, events }: CountTilesProps) {
       {tiles.map(([label, id, value, title]) => (
         <div className="panel count" key={label} title={title}>
           <span className="count-value" data-testid={`count-${id}`}>
-            {number.format(value)}
+            {formatCount(value)}
           </span>
           <span className="count-label">{label}</span>
         </div>

@@ -1,6 +1,7 @@
 import { memo } from 'react';
 import type { LedgerEvent } from '../bridge';
 import { type EventFeed, eventKey } from '../lib/feed';
+import { formatCount } from '../lib/format';
 import { shortId } from '../lib/ids';
 import { detailPayload, previewPayload } from '../lib/payload';
 import { formatAbsolute, formatRelative } from '../lib/time';
@@ -11,7 +12,6 @@ const REALITY = {
   world_local: { label: 'world-local', title: 'Happened inside a simulated world' },
 } as const;
 
-const number = new Intl.NumberFormat();
 
 interface EventTableProps {
   feed: EventFeed;
@@ -27,7 +27,7 @@ export function EventTable({ feed }: EventTableProps) {
         <h2 id="events-title">Recent events</h2>
         {shown > 0 && (
           <span className="panel-meta">
-            newest {number.format(shown)} of {number.format(Math.max(feed.total, shown))}, updating live
+            newest {formatCount(shown)} of {formatCount(Math.max(feed.total, shown))}, updating live
           </span>
         )}
       </header>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatDuration, formatNanos, lineOf, runDuration, runStatusLabel, sentence, stepStateLabel } from './format';
+import { formatBytes, formatCount, formatDuration, formatNanos, lineOf, runDuration, runStatusLabel, sentence, stepStateLabel } from './format';
 
 describe('durations', () => {
   it.each([
@@ -62,5 +62,11 @@ describe('sentence', () => {
     expect(sentence('Really?')).toBe('Really?');
     expect(sentence('and so on…')).toBe('and so on…');
     expect(sentence('')).toBe('');
+  });
+});
+
+describe('formatCount', () => {
+  it('groups thousands the same way everywhere', () => {
+    expect([formatCount(0), formatCount(999), formatCount(1000003)]).toEqual(['0', '999', '1,000,003']);
   });
 });

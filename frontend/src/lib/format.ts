@@ -4,6 +4,17 @@ import type { RunStatus, StepState } from '../bridge/types';
 
 const NS_PER_MS = 1_000_000;
 
+const COUNT = new Intl.NumberFormat('en');
+
+/**
+ * formatCount writes a count with thousands separators, the same in the
+ * desktop window and in a browser ("1,000,003"): the locale is fixed, since
+ * WebKitGTK under a C locale groups no digits while Chromium does.
+ */
+export function formatCount(n: number): string {
+  return COUNT.format(n);
+}
+
 /** formatDuration renders milliseconds as "41 ms", "3.2 s", "4 min 5 s", "2 h 3 min". */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '—';

@@ -10,7 +10,10 @@ describe('buildRunGraph', () => {
       ['step-2', 'awaiting_approval'],
       ['step-3', 'pending'],
     ]);
-    expect(m.nodes[0]!.score).toBe(0.8);
+    expect(m.nodes[0]!.score, "the heuristic's check is not a score").toBeUndefined();
+    const st = runState();
+    st.steps['step-1']!.critique = { step: 'step-1', score: 0.8, explanation: 'fine', source: 'model', model: 'm' };
+    expect(buildRunGraph(st).nodes[0]!.score).toBe(0.8);
     expect(m.edges.map((e) => [e.from, e.to])).toEqual([
       ['step-1', 'step-2'],
       ['step-2', 'step-3'],

@@ -40,7 +40,8 @@ export function buildRunGraph(state: RunState | null | undefined): RunGraphModel
       state: rec?.state ?? 'pending',
       attempts: rec?.attempts ?? 0,
     };
-    if (rec?.critique) node.score = rec.critique.score;
+    // A heuristic check without a critic model is not a score: the graph shows none.
+    if (rec?.critique && rec.critique.source !== 'heuristic') node.score = rec.critique.score;
     if (rec?.denied) node.denied = true;
     nodes.push(node);
     for (const d of n.depends_on ?? []) edges.push({ id: `${d}\u2192${n.id}`, from: d, to: n.id });

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { DucklmApi } from '../bridge';
 import { buildLineageOutline, descendants, hiddenBy, layoutInput, searchLineage, toggleSelection } from '../lib/lineage';
 import { shortId } from '../lib/ids';
-import { runStatusLabel } from '../lib/format';
+import { formatCount, runStatusLabel } from '../lib/format';
 import { formatRelative } from '../lib/time';
 import { useLoad } from '../ui/useLoad';
 import { useRelativeNow } from '../ui/useNow';
@@ -135,7 +135,7 @@ export function LineageView({ api, select }: { api: DucklmApi; select?: string }
           <section className="panel lineage-graph" aria-label="Fork graph">
             {layout.status === 'working' && (
               <p className="loading pad" role="status">
-                <span className="spinner" aria-hidden="true" /> Laying out {layout.nodes.toLocaleString()} worlds…
+                <span className="spinner" aria-hidden="true" /> Laying out {formatCount(layout.nodes)} worlds…
               </p>
             )}
             {layout.status === 'error' && (

@@ -139,10 +139,28 @@ describe('RunView', () => {
     expect(within(panel).getByTestId('stdout').textContent).toBe('Static hostname: ada-laptop\n');
     expect(within(panel).getByTestId('stderr').textContent).toBe('warning: something minor\n');
     expect(within(panel).getByText('notes/host.txt')).toBeTruthy();
-    expect(within(panel).getByText('0.80')).toBeTruthy();
+    // The fixture's critique is the heuristic's: no critic model, so no number.
+    expect(within(panel).getByTestId('critique').textContent).toContain('Not scored');
+    expect(within(panel).queryByText('0.80')).toBeNull();
     expect(within(panel).getByText('The output names the host.')).toBeTruthy();
     fireEvent.click(within(graph).getByRole('button', { name: 'step-3: pending' }));
     expect(vi.mocked(layoutModule.layoutDag).mock.calls.length).toBe(layouts);
+  });
+
+  it("shows a critic model's score with its model, in the panel and on the graph", async () => {
+    const base = runDetail().state!;
+    const s1 = base.steps['step-1']!;
+    const d = runDetail({
+      state: { ...base, steps: { ...base.steps, 'step-1': { ...s1, critique: { step: 'step-1', score: 0.8, explanation: 'The output names the host.', source: 'model', model: 'qwen2.5:7b' } } } },
+    });
+    const { api } = fakeApi({ RunDetail: () => d, RiskRules: () => RULES, SearchHistory: () => ({ total: 0, inherited: 0, from: 0, next: 0, matches: [] }) });
+    render(<RunView api={api} runId={RUN} />);
+    const graph = await screen.findByRole('group', { name: 'Task graph' });
+    expect(graph.textContent).toContain('0.80');
+    fireEvent.click(within(graph).getByRole('button', { name: 'step-1: done' }));
+    const critique = within(screen.getByTestId('step-panel')).getByTestId('critique');
+    expect(within(critique).getByText('0.80')).toBeTruthy();
+    expect(critique.textContent).toContain('model · qwen2.5:7b');
   });
 
   it('reads the run again when the ledger records an event of it', async () => {

@@ -124,20 +124,30 @@ export function StepPanel({ step, tokens, approvals = [] }: { step: StepRecord; 
             )}
           </>
         )}
-        {step.critique && (
-          <div className="critique">
-            <span className="field-label">Critic</span>
-            <div className="score-row">
-              <meter min={0} max={1} low={0.4} high={0.7} optimum={1} value={step.critique.score} aria-label="Critic score" />
-              <strong>{step.critique.score.toFixed(2)}</strong>
-              <span className="muted small">
-                {step.critique.source}
-                {step.critique.model ? ` · ${step.critique.model}` : ''}
-              </span>
+        {step.critique &&
+          (step.critique.source === 'heuristic' ? (
+            // Without a critic model the score is a rule of thumb over the exit status and output: say so, show no number.
+            <div className="critique" data-testid="critique">
+              <span className="field-label">Critic</span>
+              <p>
+                <strong>Not scored</strong> <span className="muted small">(no critic model; checked from the exit status and output)</span>
+              </p>
+              <p>{step.critique.explanation}</p>
             </div>
-            <p>{step.critique.explanation}</p>
-          </div>
-        )}
+          ) : (
+            <div className="critique" data-testid="critique">
+              <span className="field-label">Critic</span>
+              <div className="score-row">
+                <meter min={0} max={1} low={0.4} high={0.7} optimum={1} value={step.critique.score} aria-label="Critic score" />
+                <strong>{step.critique.score.toFixed(2)}</strong>
+                <span className="muted small">
+                  {step.critique.source}
+                  {step.critique.model ? ` · ${step.critique.model}` : ''}
+                </span>
+              </div>
+              <p>{step.critique.explanation}</p>
+            </div>
+          ))}
         {!r && !step.critique && !step.error && step.state === 'pending' && <p className="muted">Not run yet.</p>}
       </div>
     </section>

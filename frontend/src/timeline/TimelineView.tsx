@@ -1,5 +1,6 @@
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { DucklmApi } from '../bridge';
+import { formatCount } from '../lib/format';
 import { shortId } from '../lib/ids';
 import { previewPayload } from '../lib/payload';
 import { href } from '../lib/route';
@@ -194,7 +195,7 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
             <a href={href(w?.world.domain === 'real' ? { screen: 'run', runId } : { screen: 'world', runId })}>back to the {w?.world.domain === 'real' ? 'run' : 'world'}</a>
             {history && (
               <span>
-                {history.total.toLocaleString()} events, {history.inherited.toLocaleString()} inherited
+                {formatCount(history.total)} events, {formatCount(history.inherited)} inherited
               </span>
             )}
           </div>
@@ -242,7 +243,7 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
                 <option value="">all types</option>
                 {types.map((t) => (
                   <option key={t.type} value={t.type}>
-                    {t.type} ({t.count.toLocaleString()})
+                    {t.type} ({formatCount(t.count)})
                   </option>
                 ))}
               </select>
@@ -297,17 +298,17 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
             {lanes.map((l) => (
               <span key={l.stream} className={`lane-chip lane-${l.index % 6}`} title={l.stream}>
                 <span className="lane-dot" /> {l.inherited ? 'inherited ' : ''}
-                {shortId(l.stream)} ({l.events.toLocaleString()})
+                {shortId(l.stream)} ({formatCount(l.events)})
               </span>
             ))}
             <span className="muted" aria-live="polite">
               {!filtered
-                ? `${total.toLocaleString()} events`
+                ? `${formatCount(total)} events`
                 : !found
                   ? 'Searching…'
                   : found.next >= Math.max(found.total, total)
-                    ? `${found.rows.length.toLocaleString()} of ${total.toLocaleString()} events match`
-                    : `${found.rows.length.toLocaleString()} matches in the first ${found.next.toLocaleString()} of ${total.toLocaleString()} events${searching ? ', searching…' : ''}`}
+                    ? `${formatCount(found.rows.length)} of ${formatCount(total)} events match`
+                    : `${formatCount(found.rows.length)} matches in the first ${formatCount(found.next)} of ${formatCount(total)} events${searching ? ', searching…' : ''}`}
             </span>
           </div>
 
