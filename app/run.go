@@ -22,7 +22,7 @@ func Run(a *App, assets fs.FS, icon []byte) error {
 		Title:            Title,
 		Width:            1280,
 		Height:           820,
-		MinWidth:         900,
+		MinWidth:         800,
 		MinHeight:        600,
 		AssetServer:      &assetserver.Options{Assets: assets},
 		BackgroundColour: background(a),
