@@ -13,6 +13,10 @@ export class BridgeError extends Error {
 /** The sentence shown when a page has no way to reach the backend. */
 export const UNREACHABLE = "ducklm's backend is not reachable from this page";
 
+/** The sentence shown on a page `ducklm serve` served, opened without its token. */
+export const NO_TOKEN =
+  'This page was opened without its token. Open the address `ducklm serve` printed when it started (it ends in ?token=…); if that is lost, stop it and run `ducklm serve` again for a new one.';
+
 const NO_MESSAGE = "ducklm's backend reported an error without saying why";
 
 /**

@@ -8,7 +8,9 @@ import {
   createHttpChannel,
   httpAvailable,
   httpChannelFromLocation,
+  servedWithoutToken,
 } from './http';
+import { NO_TOKEN, selectChannel } from './index';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';
 
@@ -186,6 +188,17 @@ function memoryStorage(initial: Record<string, string> = {}) {
 }
 
 describe('choosing the HTTP transport', () => {
+  it('says how to open a served page that lost its token, instead of "not reachable"', async () => {
+    const bare = { location: { href: 'http://127.0.0.1:4321/' }, sessionStorage: memoryStorage() };
+    expect(servedWithoutToken(bare)).toBe(true);
+    expect(servedWithoutToken({ location: { href: `http://127.0.0.1:4321/?token=${TOKEN}` }, sessionStorage: memoryStorage() })).toBe(false);
+    expect(servedWithoutToken({ go: { app: {} }, location: { href: 'http://127.0.0.1:4321/' } })).toBe(false);
+    expect(servedWithoutToken({ location: { href: 'wails://wails/' } })).toBe(false);
+    const ch = selectChannel(bare);
+    await expect(ch.call('Overview', [])).rejects.toThrow(NO_TOKEN);
+    expect(NO_TOKEN).toContain('?token=');
+  });
+
   it('is available on a page served with a token, and never in the desktop window', () => {
     const href = `http://127.0.0.1:4321/?token=${TOKEN}`;
     expect(httpAvailable({ location: { href }, sessionStorage: memoryStorage() })).toBe(true);

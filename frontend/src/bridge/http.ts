@@ -188,6 +188,17 @@ export function httpAvailable(win: unknown = globalThis): boolean {
 }
 
 /**
+ * servedWithoutToken reports whether this page came from `ducklm serve` (an
+ * http page outside the desktop window) but carries no token: its calls can
+ * only fail, and the fix is the address the server printed.
+ */
+export function servedWithoutToken(win: unknown = globalThis): boolean {
+  const w = (win ?? {}) as PageWindow;
+  if (w.go !== undefined && w.go !== null) return false;
+  return isServedPage(w) && tokenInUrl(w) === null && storedToken(w) === null;
+}
+
+/**
  * httpChannelFromLocation returns the Channel to the server that served this
  * page, with the token from the page's address (kept in session storage, so
  * a reload without it keeps working) or, failing that, the stored one.

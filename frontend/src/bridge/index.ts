@@ -5,11 +5,12 @@
 import { createApi } from './api';
 import type { Channel } from './channel';
 import { createUnavailableChannel } from './unavailable';
-import { httpAvailable, httpChannelFromLocation } from './http';
+import { NO_TOKEN } from './errors';
+import { httpAvailable, httpChannelFromLocation, servedWithoutToken } from './http';
 import * as wails from './wails';
 import type { DucklmApi } from './types';
 
-export { BridgeError, UNREACHABLE, missingWorkspace, toBridgeError } from './errors';
+export { BridgeError, NO_TOKEN, UNREACHABLE, missingWorkspace, toBridgeError } from './errors';
 export { copyText } from './clipboard';
 export { createApi } from './api';
 export type { Channel } from './channel';
@@ -28,6 +29,8 @@ export interface ChannelFactory {
 export const channels: readonly ChannelFactory[] = [
   { name: 'wails', available: wails.available, create: () => wails.createWailsChannel() },
   { name: 'http', available: httpAvailable, create: (win) => httpChannelFromLocation(win) },
+  // A served page without its token: every call says how to open it with one.
+  { name: 'no-token', available: servedWithoutToken, create: () => createUnavailableChannel(NO_TOKEN) },
 ];
 
 /** selectChannel picks the first channel available in win, or one that explains why nothing works. */

@@ -3,11 +3,11 @@
 import type { Channel } from './channel';
 import { BridgeError, UNREACHABLE } from './errors';
 
-/** createUnavailableChannel returns a Channel whose calls all reject. */
-export function createUnavailableChannel(): Channel {
+/** createUnavailableChannel returns a Channel whose calls all reject with why (by default UNREACHABLE). */
+export function createUnavailableChannel(why: string = UNREACHABLE): Channel {
   return {
     name: 'unavailable',
-    call: () => Promise.reject(new BridgeError(UNREACHABLE)),
+    call: () => Promise.reject(new BridgeError(why)),
     on: () => () => {},
   };
 }
