@@ -5,6 +5,13 @@ import type { ChecksState } from './useHome';
 interface ChecksPanelProps {
   state: ChecksState;
   onRerun: () => void;
+  /** Checks another panel beside this one already shows (the Ollama check beside Models and sandbox). */
+  omit?: (c: Check) => boolean;
+}
+
+/** isOllamaCheck picks the doctor's Ollama check (backend/doctor: "Ollama (local models)"). */
+export function isOllamaCheck(c: Check): boolean {
+  return /^Ollama\b/.test(c.name);
 }
 
 const STATUS: Record<CheckStatus, { Icon: typeof OkIcon; label: string }> = {
@@ -36,12 +43,13 @@ function Summary({ checks }: { checks: Check[] }) {
 }
 
 /** ChecksPanel shows the doctor's checks of this machine, each with its fix. */
-export function ChecksPanel({ state, onRerun }: ChecksPanelProps) {
+export function ChecksPanel({ state, onRerun, omit }: ChecksPanelProps) {
+  const shown = state.status === 'ready' && omit ? { ...state, checks: state.checks.filter((c) => !omit(c)) } : state;
   return (
     <section className="panel checks" aria-labelledby="checks-title" aria-busy={state.status === 'loading'}>
       <header className="panel-head">
         <h2 id="checks-title">Machine checks</h2>
-        {state.status === 'ready' && state.checks.length > 0 && <Summary checks={state.checks} />}
+        {shown.status === 'ready' && shown.checks.length > 0 && <Summary checks={shown.checks} />}
         <button type="button" className="button small" onClick={onRerun} disabled={state.status === 'loading'}>
           Run again
         </button>
@@ -62,13 +70,13 @@ export function ChecksPanel({ state, onRerun }: ChecksPanelProps) {
             </div>
           </li>
         )}
-        {state.status === 'ready' && state.checks.length === 0 && (
+        {shown.status === 'ready' && shown.checks.length === 0 && (
           <li className="check">
             <span className="check-detail">The backend reported no checks.</span>
           </li>
         )}
-        {state.status === 'ready' &&
-          state.checks.map((c, i) => {
+        {shown.status === 'ready' &&
+          shown.checks.map((c, i) => {
             const status = STATUS[c.status] ?? STATUS.warn;
             return (
               <li className={`check check-${c.status in STATUS ? c.status : 'warn'}`} key={`${i}:${c.name}`}>
