@@ -137,13 +137,13 @@ func OpenFile(path string) (*os.File, error) {
 	f, err := os.Open(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, backend.Errorf(backend.EINVALID, "there is no file %s", path)
+		return nil, backend.Errorf(backend.EINVALID, "There is no file %s. Check the path: a bundle is the .ducklm file an export wrote", path)
 	case err != nil:
 		return nil, backend.Wrap(err, backend.EINVALID, "cannot read %s", path)
 	}
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 		f.Close()
-		return nil, backend.Errorf(backend.EINVALID, "%s is not a file", path)
+		return nil, backend.Errorf(backend.EINVALID, "%s is not a file. Choose the .ducklm file itself, not its folder", path)
 	}
 	return f, nil
 }

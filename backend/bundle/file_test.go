@@ -97,9 +97,10 @@ func TestOpenFileAndVerifyFileSayWhatIsWrong(t *testing.T) {
 	f := setup(t)
 	dir := t.TempDir()
 	_, err := bundle.OpenFile(filepath.Join(dir, "none.ducklm"))
-	require.ErrorContains(t, err, "there is no file")
+	// A sentence with the next step, as the import dialog and the CLI show it.
+	require.EqualError(t, err, "There is no file "+filepath.Join(dir, "none.ducklm")+". Check the path: a bundle is the .ducklm file an export wrote")
 	_, err = bundle.OpenFile(dir)
-	require.ErrorContains(t, err, "is not a file")
+	require.ErrorContains(t, err, "is not a file. Choose the .ducklm file itself, not its folder")
 	_, err = bundle.OpenFile("")
 	require.ErrorContains(t, err, "choose a bundle file")
 
