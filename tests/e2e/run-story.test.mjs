@@ -88,7 +88,11 @@ describe('A stopped run says why and what next', { timeout: 150_000 }, () => {
       await diff.waitFor({ timeout: 30_000 });
       assert.deepEqual(await diff.locator('.diff-removed').allTextContents(), ['- two\n']);
       assert.deepEqual(await diff.locator('.diff-added').allTextContents(), ['+ three\n']);
+      const before = await page.getByRole('button', { name: 'Edit and approve…' }).boundingBox();
       await page.getByRole('button', { name: 'Edit and approve…' }).click();
+      // The toggle stays where the pointer is: "Approve edited" does not push it aside.
+      const after = await page.getByRole('button', { name: 'Cancel edit' }).boundingBox();
+      assert.equal(Math.round(after.x), Math.round(before.x), 'the edit toggle did not move');
       await page.getByRole('textbox', { name: 'Edited arguments' }).fill(JSON.stringify({ path: 'notes.txt', content: 'one\nfour\n' }));
       await page.getByRole('button', { name: 'Approve edited' }).click();
       await page.locator('.run-head [data-status="completed"]').waitFor({ timeout: 30_000 });

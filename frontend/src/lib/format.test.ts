@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatCount, formatDuration, formatNanos, lineOf, runDuration, runStatusLabel, sentence, stepStateLabel } from './format';
+import { formatBytes, formatCount, formatDuration, formatNanos, lineOf, runDuration, runStatusLabel, sentence, stepStateLabel, waitingFor } from './format';
 
 describe('durations', () => {
   it.each([
@@ -68,5 +68,15 @@ describe('sentence', () => {
 describe('formatCount', () => {
   it('groups thousands the same way everywhere', () => {
     expect([formatCount(0), formatCount(999), formatCount(1000003)]).toEqual(['0', '999', '1,000,003']);
+  });
+});
+
+describe('waitingFor', () => {
+  it('counts from the last update while a run waits, and is undefined otherwise', () => {
+    const now = Date.parse('2025-03-12T14:10:00Z');
+    expect(waitingFor('2025-03-12T14:01:00Z', 'awaiting_approval', now)).toBe(540_000);
+    expect(waitingFor('2025-03-12T14:01:00Z', 'paused', now)).toBe(540_000);
+    expect(waitingFor('2025-03-12T14:01:00Z', 'running', now)).toBeUndefined();
+    expect(waitingFor('2025-03-12T14:01:00Z', 'completed', now)).toBeUndefined();
   });
 });

@@ -59,6 +59,17 @@ export function runDuration(createdAt: string, updatedAt: string, status: RunSta
   return Math.max(0, end - start);
 }
 
+/**
+ * waitingFor is how long a paused run or one waiting for an approval has
+ * waited, from its last update to now; undefined for any other run. Its
+ * duration stops while it waits, so the window says how long it has waited.
+ */
+export function waitingFor(updatedAt: string, status: RunStatus, now: number): number | undefined {
+  if (status !== 'paused' && status !== 'awaiting_approval') return undefined;
+  const since = Date.parse(updatedAt);
+  return Number.isNaN(since) ? undefined : Math.max(0, now - since);
+}
+
 /** isTerminal reports whether a run has ended for good. */
 export function isTerminal(s: RunStatus): boolean {
   return s === 'completed' || s === 'failed' || s === 'terminated';

@@ -272,6 +272,8 @@ describe('RunView', () => {
     expect(screen.queryByRole('button', { name: 'Resume' })).toBeNull();
     expect(screen.getByRole('button', { name: 'Cancel run' })).toBeTruthy();
     expect(channel.calls('Models')).toHaveLength(1);
+    // Its duration stops while it waits; the header says for how long it has waited.
+    expect(screen.getByTestId('waiting-for').textContent).toMatch(/^waiting \d/);
   });
 
   it('paused for a model that is reachable now: offers Resume', async () => {

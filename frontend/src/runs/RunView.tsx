@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { type DucklmApi, toBridgeError } from '../bridge';
 import { ExportButton } from '../bundles/BundleButtons';
-import { formatDuration, isTerminal, runDuration, sentence } from '../lib/format';
+import { formatDuration, isTerminal, runDuration, sentence, waitingFor } from '../lib/format';
 import { shortId } from '../lib/ids';
 import { href } from '../lib/route';
 import { APPROVAL_EVENTS, approvalHistory } from '../lib/approvalHistory';
@@ -123,7 +123,10 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
               {shortId(run.id)}
             </span>
             <span title={formatAbsolute(run.createdAt)}>started {formatRelative(run.createdAt, now)}</span>
-            <span>{formatDuration(runDuration(run.createdAt, run.updatedAt, status, now))}</span>
+            <span title="How long the run has worked">{formatDuration(runDuration(run.createdAt, run.updatedAt, status, now))}</span>
+            {waitingFor(run.updatedAt, status, now) !== undefined && (
+              <span data-testid="waiting-for">waiting {formatDuration(waitingFor(run.updatedAt, status, now)!)}</span>
+            )}
             {model.nodes.length > 0 && (
               <span>
                 {counts.done ?? 0}/{model.nodes.length} steps done
