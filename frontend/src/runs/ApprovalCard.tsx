@@ -166,8 +166,12 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered }: ApprovalCa
         </p>
       )}
       <div className="approval-actions">
-        <button type="button" className="button primary" disabled={busy !== undefined || editError !== undefined} onClick={() => answer(true)}>
-          {busy === 'approve' ? 'Approving…' : editing ? 'Approve edited' : 'Approve'}
+        {/* The widest label holds the width, so the buttons beside it stay under the pointer when the label changes. */}
+        <button type="button" className="button primary stable-label" disabled={busy !== undefined || editError !== undefined} onClick={() => answer(true)}>
+          <span className="label-sizer" aria-hidden="true">
+            Approve edited
+          </span>
+          <span>{busy === 'approve' ? 'Approving…' : editing ? 'Approve edited' : 'Approve'}</span>
         </button>
         {!isScript && (
           <button type="button" className="button" disabled={busy !== undefined} onClick={() => setEditing((v) => !v)}>
