@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { event } from '../test/fixtures';
 import {
+  CLOCKS,
   NO_FILTER,
   clockDomain,
   clockValue,
@@ -111,5 +112,13 @@ describe('mergeLive', () => {
     expect(out[5]!.event.seq).toBe(3);
     expect(mergeLive(rows, [dup], own, 3)).toBe(rows);
     expect(mergeLive(rows, [event({ seq: 5, pos: 13, stream: own })], own, 3)).toHaveLength(5);
+  });
+});
+
+describe('CLOCKS', () => {
+  it('names each clock in words, with the ledger field in the hint', () => {
+    expect(CLOCKS.map((c) => c.label)).toEqual(['Recorded time', 'Time in the parent', 'Deliberation round', 'World time']);
+    for (const c of CLOCKS) expect(c.label).not.toMatch(/_/);
+    expect(CLOCKS.find((c) => c.id === 'parentTime')!.hint).toContain('parent_time');
   });
 });

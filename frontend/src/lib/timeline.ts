@@ -6,11 +6,12 @@ import type { LedgerEvent, Reality } from '../bridge/types';
 /** Clock is what the swimlane's horizontal axis measures. */
 export type Clock = 'recorded' | 'parentTime' | 'deliberationIndex' | 'worldLocalTime';
 
-export const CLOCKS: readonly { id: Clock; label: string }[] = [
-  { id: 'recorded', label: 'Recorded time' },
-  { id: 'parentTime', label: 'parent_time' },
-  { id: 'deliberationIndex', label: 'deliberation_index' },
-  { id: 'worldLocalTime', label: 'world_local_time' },
+/** CLOCKS names each clock in words; the ledger's field is in the hint. */
+export const CLOCKS: readonly { id: Clock; label: string; hint: string }[] = [
+  { id: 'recorded', label: 'Recorded time', hint: 'When the ledger recorded the event (wall clock)' },
+  { id: 'parentTime', label: 'Time in the parent', hint: "The parent world's time at the fork (parent_time)" },
+  { id: 'deliberationIndex', label: 'Deliberation round', hint: 'Which deliberation round made the event (deliberation_index)' },
+  { id: 'worldLocalTime', label: 'World time', hint: "The world's own step count (world_local_time)" },
 ];
 
 /** TimelineRow is one event of a run's full history. */

@@ -226,7 +226,7 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
               <span>Swimlanes by</span>
               <select className="input" value={clock} onChange={(e) => setClock(e.target.value as Clock)} aria-label="Clock">
                 {CLOCKS.map((c) => (
-                  <option key={c.id} value={c.id}>
+                  <option key={c.id} value={c.id} title={c.hint}>
                     {c.label}
                   </option>
                 ))}
