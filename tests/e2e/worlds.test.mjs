@@ -131,6 +131,14 @@ describe('Worlds, forks and lineage', { timeout: 150_000 }, () => {
       await nav.getByRole('link', { name: 'Lineage' }).click();
       await graph.waitFor();
       await notBlank('after the Lineage link');
+
+      // A world's timeline belongs to Worlds in the sidebar, not to Runs.
+      await go(stack, page, `#/worlds/${encodeURIComponent(parentRun)}`);
+      await page.getByRole('link', { name: 'Timeline' }).click();
+      await page.getByTestId('timeline-row').first().waitFor();
+      assert.equal(await nav.getByRole('link', { name: 'Worlds' }).getAttribute('aria-current'), 'page');
+      assert.equal(await nav.getByRole('link', { name: 'Runs' }).getAttribute('aria-current'), null);
+      await notBlank('on the world timeline');
     });
   });
 });

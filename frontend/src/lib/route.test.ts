@@ -12,6 +12,8 @@ describe('routes', () => {
     { screen: 'lineage', select: 'wld_1' },
     { screen: 'timeline', runId: 'run_03' },
     { screen: 'timeline', runId: 'run_03', seq: 42 },
+    { screen: 'timeline', runId: 'run_03', world: true },
+    { screen: 'timeline', runId: 'run_03', seq: 42, world: true },
     { screen: 'memory' },
     { screen: 'settings' },
   ];
@@ -36,6 +38,8 @@ describe('routes', () => {
   it('maps screens to sidebar sections', () => {
     expect(sectionOf({ screen: 'run', runId: 'x' })).toBe('home');
     expect(sectionOf({ screen: 'world', runId: 'x' })).toBe('worlds');
+    expect(sectionOf({ screen: 'timeline', runId: 'x' })).toBe('home');
+    expect(sectionOf({ screen: 'timeline', runId: 'x', world: true }), "a world's timeline is under Worlds").toBe('worlds');
     expect(sectionOf({ screen: 'lineage' })).toBe('lineage');
     expect(sectionOf({ screen: 'memory' })).toBe('memory');
     expect(sectionOf({ screen: 'settings' })).toBe('settings');

@@ -10,7 +10,7 @@ export type Route =
   | { screen: 'worlds' }
   | { screen: 'world'; runId: string }
   | { screen: 'lineage'; select?: string }
-  | { screen: 'timeline'; runId: string; seq?: number }
+  | { screen: 'timeline'; runId: string; seq?: number; world?: true }
   | { screen: 'memory' }
   | { screen: 'settings' };
 
@@ -50,7 +50,9 @@ export function parseRoute(hash: string): Route {
     case 'timeline': {
       if (!id) return { screen: 'home' };
       const seq = Number(q.get('seq'));
-      return Number.isInteger(seq) && seq > 0 ? { screen: 'timeline', runId: id, seq } : { screen: 'timeline', runId: id };
+      // world: a simulated world's timeline (its sidebar section is Worlds, not Runs).
+      const world = q.get('world') === '1' ? { world: true as const } : {};
+      return Number.isInteger(seq) && seq > 0 ? { screen: 'timeline', runId: id, seq, ...world } : { screen: 'timeline', runId: id, ...world };
     }
     default:
       return { screen: 'home' };
@@ -72,8 +74,10 @@ export function href(r: Route): string {
       return `#/worlds/${encodeURIComponent(r.runId)}`;
     case 'lineage':
       return r.select ? `#/lineage?select=${encodeURIComponent(r.select)}` : '#/lineage';
-    case 'timeline':
-      return `#/timeline/${encodeURIComponent(r.runId)}${r.seq ? `?seq=${r.seq}` : ''}`;
+    case 'timeline': {
+      const q = [r.seq ? `seq=${r.seq}` : '', r.world ? 'world=1' : ''].filter(Boolean).join('&');
+      return `#/timeline/${encodeURIComponent(r.runId)}${q ? `?${q}` : ''}`;
+    }
     case 'memory':
       return '#/memory';
     case 'settings':
@@ -95,7 +99,7 @@ export function sectionOf(r: Route): Section {
     case 'lineage':
       return 'lineage';
     case 'timeline':
-      return 'home';
+      return r.world ? 'worlds' : 'home';
     case 'memory':
       return 'memory';
     case 'settings':

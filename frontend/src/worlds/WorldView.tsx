@@ -160,7 +160,7 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
           </div>
         </div>
         <div className="head-actions">
-          <a className="button small" href={href({ screen: 'timeline', runId })}>
+          <a className="button small" href={href({ screen: 'timeline', runId, world: true })}>
             Timeline
           </a>
           <a className="button small" href={href({ screen: 'lineage', select: d.world.id })}>
