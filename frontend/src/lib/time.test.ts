@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAbsolute, formatRelative, untilRelativeChange } from './time';
+import { formatAbsolute, formatRelative, formatSeconds, untilRelativeChange } from './time';
 
 const now = Date.parse('2025-03-12T14:00:00Z');
 const ago = (ms: number) => new Date(now - ms);
@@ -81,5 +81,14 @@ describe('untilRelativeChange', () => {
     expect(untilRelativeChange(t, at(8 * 86_400_000))).toBe(Infinity);
     expect(untilRelativeChange(t, at(-2 * 60_000))).toBe(Infinity);
     expect(untilRelativeChange('not a time', at(0))).toBe(Infinity);
+  });
+});
+
+describe('formatSeconds', () => {
+  it('is formatAbsolute without the fraction, and leaves what is not a time as it is', () => {
+    const t = '2025-03-12T14:03:22.123456Z';
+    expect(formatSeconds(t)).toBe(formatAbsolute(t).replace(/\.\d{6}$/, ''));
+    expect(formatSeconds(t)).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+    expect(formatSeconds('soon')).toBe('soon');
   });
 });

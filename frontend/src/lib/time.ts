@@ -80,3 +80,11 @@ export function formatAbsolute(t: string): string {
   const micros = fraction.padEnd(6, '0').slice(0, 6);
   return `${localDate(d)} ${localClock(d)}.${micros}`;
 }
+
+/** formatSeconds renders an RFC 3339 time in local time to the second ("2025-03-12 14:03:22"), for a sentence; formatAbsolute keeps the fraction for a tooltip. */
+export function formatSeconds(t: string): string {
+  const ms = Date.parse(t);
+  if (Number.isNaN(ms)) return t;
+  const d = new Date(ms);
+  return `${localDate(d)} ${localClock(d)}`;
+}

@@ -2,7 +2,7 @@ import type { StepRecord } from '../bridge';
 import type { ApprovalEntry } from '../lib/approvalHistory';
 import { argsText, commandOf } from '../lib/approvals';
 import { formatDuration } from '../lib/format';
-import { formatAbsolute } from '../lib/time';
+import { formatAbsolute, formatSeconds } from '../lib/time';
 import { StepStateBadge } from '../ui/StatusBadge';
 import { FileChange, fileWriteArgs } from './FileChange';
 
@@ -154,8 +154,12 @@ export function StepPanel({ step, tokens, approvals = [] }: { step: StepRecord; 
   );
 }
 
-function when(at: string): string {
-  return formatAbsolute(at);
+function when(at: string) {
+  return (
+    <time dateTime={at} title={formatAbsolute(at)}>
+      {formatSeconds(at)}
+    </time>
+  );
 }
 
 /** ApprovalHistory lists a step's requests and answers: the arguments as asked and as approved, who answered, when and why. */
