@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { type DucklmApi, type Forked, type PlanCheck, toBridgeError } from '../bridge';
 import { shortId } from '../lib/ids';
 import { forkName, planText } from '../lib/runStory';
@@ -31,6 +31,8 @@ export function PlanForkDialog({ api, parentRunId, checkpointId, plan, name: ini
   const [error, setError] = useState<string>();
   const [check, setCheck] = useState<PlanCheck>();
   const first = useRef<HTMLTextAreaElement>(null);
+  const planId = useId();
+  const hintId = useId();
   const settled = useDebounced(text, 250);
 
   useEffect(() => {
@@ -79,9 +81,13 @@ export function PlanForkDialog({ api, parentRunId, checkpointId, plan, name: ini
             The new run starts from this run's latest checkpoint. Steps already done keep their results where you leave
             them unchanged; every other step runs under the plan below, and asks for approval again.
           </p>
-          <label className="field">
+          {/* The check's sentence describes the plan; it is not part of its name. */}
+          <label className="field" htmlFor={planId}>
             <span className="field-label">Plan (JSON)</span>
+          </label>
+          <div className="field">
             <textarea
+              id={planId}
               ref={first}
               className="input mono plan-edit"
               rows={14}
@@ -89,20 +95,21 @@ export function PlanForkDialog({ api, parentRunId, checkpointId, plan, name: ini
               value={text}
               onChange={(e) => setText(e.target.value)}
               aria-invalid={problem ? true : undefined}
+              aria-describedby={hintId}
             />
             {problem ? (
-              <span className="inline-error small" role="alert">
+              <span id={hintId} className="inline-error small" role="alert">
                 {problem}
               </span>
             ) : (
               check && (
-                <span className="muted small">
+                <span id={hintId} className="muted small">
                   {unchanged ? 'The current plan, unchanged. ' : ''}
                   {check.steps} {check.steps === 1 ? 'step' : 'steps'}, valid.
                 </span>
               )
             )}
-          </label>
+          </div>
           <label className="field">
             <span className="field-label">Name of the new run</span>
             <input className="input" value={name} onChange={(e) => setName(e.target.value)} />
