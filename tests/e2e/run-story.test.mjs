@@ -86,6 +86,8 @@ describe('A stopped run says why and what next', { timeout: 150_000 }, () => {
       // The second write replaces a file that exists now: the card shows the change.
       const diff = page.getByTestId('approval-card').getByTestId('file-diff');
       await diff.waitFor({ timeout: 30_000 });
+      // The card may draw before the file's current content arrives: wait for the lines it removes.
+      await diff.locator('.diff-removed').first().waitFor({ timeout: 30_000 });
       assert.deepEqual(await diff.locator('.diff-removed').allTextContents(), ['- two\n']);
       assert.deepEqual(await diff.locator('.diff-added').allTextContents(), ['+ three\n']);
       const before = await page.getByRole('button', { name: 'Edit and approve…' }).boundingBox();
