@@ -125,8 +125,15 @@ func (s *Service) watchPaused(ctx context.Context) {
 		}
 		var paused []string
 		for _, r := range runs {
-			if r.Run.Status == backend.RunPaused {
+			switch r.Run.Status {
+			case backend.RunPaused:
 				paused = append(paused, r.Run.ID)
+			case backend.RunRunning, backend.RunPending:
+				// A moving run always has a driver; Start only wakes one
+				// that has. A run left without one (a lost wake: seen once
+				// in ~80 real-model runs, right after an approval) is
+				// driven again instead of standing still for good.
+				s.Runtime.Start(r.Run.ID)
 			}
 		}
 		if len(paused) == 0 {
