@@ -17,6 +17,9 @@ const Title = "ducklm"
 func Run(a *App, assets fs.FS, icon []byte) error {
 	if a.svc != nil { // not while Wails generates bindings: no window then
 		leanWebKit()
+		if err := webKitDataIn(a.svc.Dir); err != nil {
+			a.log.Warn("the web view keeps its storage in the default place", "err", err)
+		}
 	}
 	return wails.Run(&options.App{
 		Title:            Title,

@@ -86,8 +86,10 @@ type Controller struct {
 
 	mu      sync.Mutex
 	drivers map[string]*driver
-	closed  bool
-	wg      sync.WaitGroup
+	// stalls counts the driver stops that left a run moving (afterDrive).
+	stalls map[string]int
+	closed bool
+	wg     sync.WaitGroup
 
 	// summaries keeps each run's list summary with the seq it was folded
 	// to: a run whose stream has not moved is not loaded again.
@@ -134,7 +136,7 @@ func New(d Deps) *Controller {
 	if d.Sandboxed == nil {
 		d.Sandboxed = func() bool { return false }
 	}
-	return &Controller{d: d, now: time.Now, drivers: map[string]*driver{}, summaries: map[string]cachedSummary{},
+	return &Controller{d: d, now: time.Now, drivers: map[string]*driver{}, stalls: map[string]int{}, summaries: map[string]cachedSummary{},
 		memos: map[string]*runMemo{}}
 }
 
@@ -419,6 +421,13 @@ func (c *Controller) appendAt(ctx context.Context, st *RunState, expect int64, c
 		events[i].ParentTime, events[i].DeliberationIndex = clocks.parentTime, clocks.deliberationIndex
 	}
 	stored, err := c.d.Store.SaveRun(ctx, run, expect, events, cp)
+	if err != nil && backend.ErrorCode(err) != backend.ECONFLICT {
+		types := make([]string, len(events))
+		for i, e := range events {
+			types[i] = e.Type
+		}
+		c.d.Log("append", "run", st.RunID, "events", types, "err", err)
+	}
 	if err == nil && len(stored) > 0 {
 		if stored[0].Seq == prev.Seq+1 {
 			next.Seq = stored[len(stored)-1].Seq

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"time"
 
 	"ducklm/backend"
 	"ducklm/backend/router"
@@ -31,22 +32,55 @@ func (c *Controller) Start(runID string) {
 		defer c.wg.Done()
 		defer close(d.done)
 		defer cancel()
-		c.drive(ctx, runID, d)
+		st := c.drive(ctx, runID, d)
 		c.mu.Lock()
 		delete(c.drivers, runID)
 		c.mu.Unlock()
+		if ctx.Err() != nil {
+			return // cancelled or closing: whoever stopped it knows
+		}
 		// A wake after the driver's last read (an answer recorded just as
 		// the run parked) found this driver stopping: drive again, or the
 		// answer would wait for the next restart.
 		select {
 		case <-d.wake:
-			if ctx.Err() == nil {
-				c.Start(runID)
-			}
+			c.Start(runID)
+			return
 		default:
 		}
+		c.afterDrive(ctx, runID, st)
 	}()
 }
+
+// afterDrive looks at how a driver left its run. Ended, parked for an
+// approval or paused for a model is a driver's normal way out. A run left
+// pending or running stopped on an error (the database refused a write,
+// the run could not be read): nothing else would move it before a restart,
+// so it is driven again after a pause that doubles with each such stop.
+func (c *Controller) afterDrive(ctx context.Context, runID string, st *RunState) {
+	moving := false // a run that cannot be read was logged; a restart tries again
+	if st != nil && c.catchUp(ctx, st) == nil {
+		moving = st.Status == backend.RunRunning || st.Status == backend.RunPending
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !moving {
+		delete(c.stalls, runID)
+		return
+	}
+	if c.closed {
+		return
+	}
+	n := c.stalls[runID]
+	c.stalls[runID] = n + 1
+	delay := stallPause << min(n, 6)
+	c.d.Log("a driver stopped with its run still moving; driving it again", "run", runID, "stops", n+1, "after", delay)
+	time.AfterFunc(delay, func() { c.Start(runID) })
+}
+
+// stallPause is the first pause before a stopped run is driven again
+// (then 2×, 4×, … up to 64×).
+var stallPause = time.Second
 
 // Close stops every driver (running steps are cancelled and recorded) and
 // waits for them.
@@ -79,29 +113,29 @@ func (c *Controller) Wait(ctx context.Context, runID string) error {
 
 // drive moves a run through the loop until it ends or parks: context →
 // router → (planner | approval request | engine) → critic → checkpoint.
-func (c *Controller) drive(ctx context.Context, runID string, d *driver) {
+func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunState {
 	st, _, err := c.Load(ctx, runID)
 	if err != nil {
 		c.d.Log("load run", "run", runID, "err", err)
-		return
+		return nil
 	}
 	if st.Status.Terminal() {
-		return
+		return st
 	}
 	c.recordRecovery(ctx, st)
 	if st.Seq == 0 && st.Request.Task == "" && st.Request.Plan == nil {
 		if err := c.recordTask(ctx, st); err != nil {
 			c.d.Log("record task", "run", runID, "err", err)
-			return
+			return st
 		}
 	}
 	if err := c.markInDoubt(ctx, st); err != nil {
 		c.d.Log("in-doubt check", "run", runID, "err", err)
-		return
+		return st
 	}
 	if st.Status != backend.RunRunning {
 		if err := c.setStatus(ctx, st, backend.RunRunning, ""); err != nil {
-			return
+			return st
 		}
 	}
 	steps := newWorkers(c, st.RunID)
@@ -115,10 +149,10 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) {
 		}
 		if err := c.catchUp(ctx, st); err != nil {
 			c.d.Log("read run", "run", runID, "err", err)
-			return
+			return st
 		}
 		if ctx.Err() != nil || st.Status.Terminal() {
-			return
+			return st
 		}
 		if st.Graph != graphOf {
 			graphOf, graph = st.Graph, nil
@@ -126,7 +160,7 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) {
 				g, err := taskgraph.ValidateMax(*st.Graph, c.catalogForValidation(), st.Request.MaxPlanSteps)
 				if err != nil {
 					c.fail(ctx, st, "the accepted plan no longer validates: "+backend.ErrorMessage(err))
-					return
+					return st
 				}
 				graph = g
 			}
@@ -143,24 +177,24 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) {
 		dec := router.Route(rs, rc)
 		if err := dec.Validate(); err != nil {
 			c.fail(ctx, st, "the router returned an invalid decision: "+backend.ErrorMessage(err))
-			return
+			return st
 		}
 		applied := event(EvDecision, decisionRecord{Source: "router", Decision: dec}, st.Ticks)
 		startsStep := dec.Type == backend.DecisionTool || dec.Type == backend.DecisionCoder
 		if dec.Type != backend.DecisionNoop && !startsStep {
 			if err := c.appendWith(ctx, st, nil, applied); err != nil {
-				return
+				return st
 			}
 		}
 		switch dec.Type {
 		case backend.DecisionPlan, backend.DecisionReplan:
 			if stop := c.plan(ctx, st, dec); stop {
-				return
+				return st
 			}
 		case backend.DecisionRequestPermission:
 			if err := c.requestApproval(ctx, st, dec); err != nil {
 				c.d.Log("approval request", "run", runID, "err", err)
-				return
+				return st
 			}
 		case backend.DecisionTool, backend.DecisionCoder:
 			stepID := payloadString(dec.Payload, "step")
@@ -171,13 +205,13 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) {
 			// A completed run has offered every result to memory.
 			steps.afterMemories()
 			c.complete(ctx, st, dec.Reason)
-			return
+			return st
 		case backend.DecisionFail:
 			c.fail(ctx, st, dec.Reason)
-			return
+			return st
 		case backend.DecisionRespond:
 			c.completeWith(ctx, st, dec.Reason, payloadString(dec.Payload, "text"))
-			return
+			return st
 		case backend.DecisionNoop:
 			if steps.running() > 0 {
 				steps.waitOne(ctx, d.wake)
@@ -189,7 +223,7 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) {
 				// with no worker left could not record its result: it is
 				// in doubt, never silently taken as done.
 				if c.catchUp(ctx, st) != nil || c.markInDoubt(ctx, st) != nil {
-					return
+					return st
 				}
 				continue
 			}
@@ -197,13 +231,13 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) {
 				// Park durably: an approval (an event) wakes the run, even
 				// after a restart.
 				_ = c.setStatus(ctx, st, backend.RunAwaitingApproval, dec.Reason)
-				return
+				return st
 			}
 			c.fail(ctx, st, "the run cannot make progress: "+dec.Reason)
-			return
+			return st
 		default:
 			c.fail(ctx, st, "the router asked for "+string(dec.Type)+", which a task run cannot apply")
-			return
+			return st
 		}
 	}
 }

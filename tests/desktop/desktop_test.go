@@ -126,7 +126,10 @@ func TestDesktopWindowOpensOnHome(t *testing.T) {
 	seed(t, dataDir)
 
 	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "DUCKLM_HOME="+dataDir, "OLLAMA_HOST=127.0.0.1:1", "GDK_BACKEND=x11")
+	// WebKit keeps its storage where XDG_DATA_HOME says: the window must
+	// point it into the data directory, never beside the default one.
+	xdgData := t.TempDir()
+	cmd.Env = append(os.Environ(), "DUCKLM_HOME="+dataDir, "OLLAMA_HOST=127.0.0.1:1", "GDK_BACKEND=x11", "XDG_DATA_HOME="+xdgData)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	cmd.Stdout = io.Discard
@@ -158,6 +161,10 @@ func TestDesktopWindowOpensOnHome(t *testing.T) {
 		time.Sleep(time.Second)
 	}
 	require.NoError(t, drawn(t, shot))
+	_, err = os.Stat(filepath.Join(dataDir, "webview", "ducklm", "localstorage"))
+	require.NoError(t, err, "the web view's storage is in the data directory")
+	_, err = os.Stat(filepath.Join(xdgData, "ducklm"))
+	require.True(t, os.IsNotExist(err), "nothing written to $XDG_DATA_HOME/ducklm: %v", err)
 
 	// A click on the sidebar's Worlds entry (xdotool, as a person would)
 	// opens the Worlds screen: the page changes and the entry is selected.

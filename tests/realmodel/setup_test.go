@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -63,7 +64,12 @@ type stack struct {
 func open(t *testing.T) *stack {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	svc, err := service.OpenWith(ctx, t.TempDir(), service.Options{OllamaHost: srv.URL().String()})
+	// What the runtime logs (a refused write, a driver stopped) shows with
+	// a failing test.
+	logs := &testLog{t: t}
+	t.Cleanup(func() { logs.ended.Store(true) })
+	svc, err := service.OpenWith(ctx, t.TempDir(), service.Options{OllamaHost: srv.URL().String(),
+		Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	require.NoError(t, err)
 	_, err = svc.StartRuntime(ctx)
 	require.NoError(t, err)
@@ -131,4 +137,17 @@ func (s *stack) approveUntilEnd(t *testing.T, runID string, timeout time.Duratio
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// testLog writes log lines to the test's log while the test runs.
+type testLog struct {
+	t     *testing.T
+	ended atomic.Bool
+}
+
+func (l *testLog) Write(p []byte) (int, error) {
+	if !l.ended.Load() {
+		l.t.Log(strings.TrimRight(string(p), "\n"))
+	}
+	return len(p), nil
 }
