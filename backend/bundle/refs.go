@@ -185,7 +185,9 @@ func (c *checked) checkSpec(ctx context.Context, s backend.WorldSpec) error {
 		if parent == nil {
 			return corrupt("world %s is forked from world %s, which is neither in the bundle nor here", s.ID, s.ParentWorldID)
 		}
-		if parent.Domain != s.Domain {
+		// A task may start a simulation (world.NewWorld.From): a simulated
+		// child of a real world. A real world never comes from a simulation.
+		if parent.Domain != s.Domain && (s.Domain != backend.DomainSimulated || parent.Domain != backend.DomainReal) {
 			return corrupt("world %s is %s, but it was forked from the %s world %s", s.ID, s.Domain, parent.Domain, parent.ID)
 		}
 	}

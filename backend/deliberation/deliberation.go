@@ -145,7 +145,10 @@ type Candidate struct {
 	Mean float64 `json:"mean"`
 	// Visits counts the nodes evaluated under it, itself included.
 	Visits int `json:"visits"`
-	// Line is the actions of the best line found, this one first.
+	// Line is the actions of the line to take, this one first: to the node
+	// under this action with the best value, one where the world is done
+	// before any other, else the deepest (without noise every node along a
+	// best path ties, and the deepest says the most of the way).
 	Line []json.RawMessage `json:"line"`
 	// Branches are the worlds of this action's own branches (one per seed);
 	// BestBranches those at the end of the best line.

@@ -257,6 +257,20 @@ func better(a, b *node) bool {
 	return a.depth < b.depth
 }
 
+// furthest is the end of the line a candidate offers to take: of the nodes
+// under n with the best value, one where the world is done, else the
+// deepest (found first on a tie). Without noise every node along a best
+// path ties, and the deepest says the most of the way.
+func furthest(n *node) *node {
+	f := n
+	for _, c := range n.children {
+		if d := furthest(c); d.value > f.value || d.value == f.value && (d.done && !f.done || d.done == f.done && d.depth > f.depth) {
+			f = d
+		}
+	}
+	return f
+}
+
 // beam runs beam search from the root.
 func (sr *search) beam() error {
 	frontier := []*node{sr.root}
@@ -416,7 +430,7 @@ func (sr *search) rank() []Candidate {
 		for _, o := range b.outs {
 			cand.BestBranches = append(cand.BestBranches, o.Run.WorldID)
 		}
-		for n := b; n != sr.root; n = n.parent {
+		for n := furthest(c); n != sr.root; n = n.parent {
 			cand.Line = append([]json.RawMessage{n.action}, cand.Line...)
 		}
 		if len(b.outs) > 0 && b.outs[0] != nil {

@@ -17,6 +17,11 @@ const ruleConfidence = 1
 type PlanPayload struct {
 	// Model is the planner model, "" for the offline planner.
 	Model string `json:"model"`
+	// Search, when set, makes this the router's own plan: Steps take the
+	// chosen line of that world_search step, and the runtime adds them to
+	// the accepted plan instead of asking the planner.
+	Search string             `json:"search,omitempty"`
+	Steps  []backend.TaskNode `json:"steps,omitempty"`
 }
 
 // ReplanPayload is the payload of a replan decision.
@@ -84,8 +89,8 @@ type PermissionPayload struct {
 //
 // In order: a cancelled run fails; a finished one is a noop; a plan that
 // failed validation is replanned while replans remain, else the run fails;
-// a run without a graph is planned; past MaxSteps the run fails; the first
-// ready step runs, or its approval is asked for; while steps run or an
+// a run without a graph is planned; past MaxSteps the run fails; a search's
+// chosen line not yet in the plan is added to it; the first ready step runs, or its approval is asked for; while steps run or an
 // approval is awaited, noop; then the run fails if any step failed and
 // completes otherwise.
 func Route(s State, c Context) backend.Decision {
@@ -138,6 +143,11 @@ func Route(s State, c Context) backend.Decision {
 		return fail(FailPayload{Cause: CauseStepLimit}, fmt.Sprintf("The run has started %d steps, more than its limit of %d.", s.StepsRun, s.MaxSteps))
 	}
 
+	for _, sr := range s.Searches {
+		if !sr.Taken && len(sr.Line) > 0 {
+			return takeLine(sr)
+		}
+	}
 	if len(s.Ready) > 0 {
 		if s.MaxSteps > 0 && s.StepsRun >= s.MaxSteps {
 			return fail(FailPayload{Cause: CauseStepLimit},

@@ -85,6 +85,9 @@ type State struct {
 	StepsRun  int
 	MaxSteps  int
 	Cancelled bool
+	// Searches are the finished world_search steps whose chosen line the
+	// task takes, in plan order.
+	Searches []Search
 }
 
 // ReadyStep is a step that may start now.

@@ -188,6 +188,12 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 		}
 		switch dec.Type {
 		case backend.DecisionPlan, backend.DecisionReplan:
+			if dec.Type == backend.DecisionPlan && payloadString(dec.Payload, "search") != "" {
+				if stop := c.takeLine(ctx, st, dec); stop {
+					return st
+				}
+				continue
+			}
 			if stop := c.plan(ctx, st, dec); stop {
 				return st
 			}

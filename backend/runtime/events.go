@@ -77,6 +77,10 @@ type planPayload struct {
 	// Kept are the finished steps a revised plan keeps as they ran.
 	Kept     []string `json:"kept,omitempty"`
 	Revision int      `json:"revision,omitempty"` // the revision round it ends, 0 for the first plan
+	// Search, when set, is the world_search step whose chosen line this
+	// plan added (the router's plan); Kept then lists every step whose
+	// record stays as it was.
+	Search string `json:"search,omitempty"`
 }
 
 // Revision is an open round of revising the plan after failed steps.

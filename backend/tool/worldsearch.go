@@ -12,10 +12,12 @@ import (
 )
 
 // WorldSearch deliberates for a task: it searches forks of a simulated
-// world (a run the task already has, or a new world of a program or the
-// shipped example) and returns the next actions ranked by what their
-// branches reached. Its branches and the round's record stay in the world's
-// lineage; the result is a hypothesis about a simulation.
+// world (a run the task already has, or the task's own world of a program or
+// the shipped example) and returns the next actions ranked by what their
+// branches reached, with the chosen line. The task's own world is forked
+// from the task's world, so the search is in the task's lineage; the router
+// turns the chosen line into steps that take it (unless act is false). The
+// result is a hypothesis about a simulation.
 type WorldSearch struct {
 	Worlds       *world.Service
 	Deliberation *deliberation.Service
@@ -37,7 +39,8 @@ const worldSearchSchema = `{
     "width": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Beam width (default 4)."},
     "depth": {"type": "integer", "minimum": 1, "maximum": 200, "description": "How many actions ahead to look (default 10)."},
     "budget": {"type": "integer", "minimum": 1, "maximum": 100000, "description": "Most branches to try (default 200)."},
-    "seeds": {"type": "integer", "minimum": 1, "maximum": 64, "description": "Seeds per candidate; more than 1 gives an expected score in noisy worlds."}
+    "seeds": {"type": "integer", "minimum": 1, "maximum": 64, "description": "Seeds per candidate; more than 1 gives an expected score in noisy worlds."},
+    "act": {"type": "boolean", "description": "Take the chosen line in the world afterwards, one step per action (default true)."}
   },
   "oneOf": [{"required": ["run"]}, {"required": ["example"]}, {"required": ["program"]}]
 }`
@@ -70,6 +73,13 @@ type worldSearchOutput struct {
 	Chosen            json.RawMessage          `json:"chosen"`
 	Candidates        []deliberation.Candidate `json:"candidates"`
 	Budget            deliberation.Budget      `json:"budget"`
+	// Line is the chosen candidate's best line, the chosen action first;
+	// Act says whether the task takes it (the router reads both).
+	Line []json.RawMessage `json:"line"`
+	Act  bool              `json:"act"`
+	// Done is true when the world was already done: there is nothing to
+	// choose.
+	Done bool `json:"done,omitempty"`
 }
 
 // Run implements backend.Tool.
@@ -84,6 +94,7 @@ func (t *WorldSearch) Run(ctx context.Context, call backend.ToolCall) (backend.T
 		Depth    int    `json:"depth"`
 		Budget   int    `json:"budget"`
 		Seeds    int    `json:"seeds"`
+		Act      *bool  `json:"act"`
 	}
 	if err := decodeArgs(t.Name(), call.Args, &args); err != nil {
 		return backend.ToolResult{}, err
@@ -118,7 +129,7 @@ func (t *WorldSearch) Run(ctx context.Context, call backend.ToolCall) (backend.T
 			}
 			source, name = ex, args.Example
 		}
-		_, run, err := t.Worlds.Create(ctx, world.NewWorld{Name: name + " (for " + call.RunID + ")", Program: source, Seed: args.Seed})
+		run, err := taskSimulation(ctx, t.Worlds, call, name, source, args.Seed, true)
 		if err != nil {
 			return backend.ToolResult{}, err
 		}
@@ -137,8 +148,16 @@ func (t *WorldSearch) Run(ctx context.Context, call backend.ToolCall) (backend.T
 		Strategy: r.Strategy, Chosen: r.Chosen, Budget: r.Budget,
 		Candidates: r.Candidates[:min(len(r.Candidates), maxCandidates)],
 		Note:       "world-local result of a search over a simulation: a hypothesis, not a fact about this machine"}
+	o.Act = args.Act == nil || *args.Act
+	o.Line = []json.RawMessage{}
 	for i := range o.Candidates {
 		o.Candidates[i].State = nil // the best line says how to get there; states can be large
+	}
+	for _, c := range r.Candidates {
+		if len(c.Line) > 0 && sameAction(c.Action, r.Chosen) {
+			o.Line = c.Line
+			break
+		}
 	}
 	out.Output = mustJSON(o)
 	out.Stdout = append(mustJSON(o), '\n')

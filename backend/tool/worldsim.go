@@ -11,7 +11,9 @@ import (
 )
 
 // WorldSim runs a simulated world for a task: a Starlark program (or a
-// shipped example) from a seed for some steps. What it finds is world-local:
+// shipped example) from a seed for some steps, or a run the task already has
+// (the router's steps that take a search's chosen line). A new world started
+// by a task is forked from the task's world, in the task's lineage. What it finds is world-local:
 // the step's output names the world and marks the result a hypothesis, and
 // the simulation's own events stay in the world's world-local stream.
 type WorldSim struct {
@@ -26,13 +28,14 @@ const worldSimSchema = `{
   "type": "object",
   "additionalProperties": false,
   "properties": {
+    "run": {"type": "string", "pattern": "^run_[0-9a-f]{32}$", "description": "A simulated world's run to continue from its current state."},
     "example": {"type": "string", "enum": ["branching_grid"], "description": "A world shipped with ducklm."},
     "program": {"type": "string", "minLength": 1, "description": "Starlark source defining init(seed), step(state, action, rng) and observe(state, role)."},
     "seed": {"type": "integer", "minimum": 0, "description": "The world's seed; the same seed and actions give the same result."},
     "steps": {"type": "integer", "minimum": 1, "maximum": 10000, "description": "How many steps to run (fewer if the world ends)."},
     "action": {"description": "The action given at every step; null lets the program choose."}
   },
-  "oneOf": [{"required": ["example"]}, {"required": ["program"]}]
+  "oneOf": [{"required": ["run"]}, {"required": ["example"]}, {"required": ["program"]}]
 }`
 
 // maxSimState bounds the state a step's output carries inline.
@@ -44,7 +47,8 @@ func (*WorldSim) Name() string { return "world_sim" }
 // Description implements backend.Tool.
 func (*WorldSim) Description() string {
 	return "Runs a deterministic simulated world (a Starlark program, or the shipped example " +
-		"branching_grid) from a seed for a number of steps and returns its final state. Use it to " +
+		"branching_grid) from a seed for a number of steps, or continues a run it started before " +
+		"(run), and returns its final state. Use it to " +
 		"try out a course of action before acting: the result is a hypothesis about a simulation, " +
 		"never a fact about this machine. It has no side effects."
 }
@@ -66,6 +70,7 @@ type worldSimOutput struct {
 // Run implements backend.Tool.
 func (t *WorldSim) Run(ctx context.Context, call backend.ToolCall) (backend.ToolResult, error) {
 	var args struct {
+		Run     string          `json:"run"`
 		Example string          `json:"example"`
 		Program string          `json:"program"`
 		Seed    int64           `json:"seed"`
@@ -74,6 +79,15 @@ func (t *WorldSim) Run(ctx context.Context, call backend.ToolCall) (backend.Tool
 	}
 	if err := decodeArgs(t.Name(), call.Args, &args); err != nil {
 		return backend.ToolResult{}, err
+	}
+	given := 0
+	for _, s := range []string{args.Run, args.Example, args.Program} {
+		if s != "" {
+			given++
+		}
+	}
+	if given != 1 {
+		return backend.ToolResult{}, backend.Errorf(backend.EINVALID, "world_sim takes one of run, example or program")
 	}
 	source := []byte(args.Program)
 	name := "simulation"
@@ -93,7 +107,13 @@ func (t *WorldSim) Run(ctx context.Context, call backend.ToolCall) (backend.Tool
 		defer cancel()
 	}
 	start := time.Now()
-	spec, run, err := t.Worlds.Create(ctx, world.NewWorld{Name: name + " (for " + call.RunID + ")", Program: source, Seed: args.Seed})
+	var run backend.WorldRun
+	var err error
+	if args.Run != "" {
+		run, err = t.Worlds.Run(ctx, args.Run)
+	} else {
+		run, err = taskSimulation(ctx, t.Worlds, call, name, source, args.Seed, false)
+	}
 	if err != nil {
 		return backend.ToolResult{}, err
 	}
@@ -104,7 +124,7 @@ func (t *WorldSim) Run(ctx context.Context, call backend.ToolCall) (backend.Tool
 		res.Stderr = []byte(backend.ErrorMessage(err) + "\n")
 		res.TimedOut = ctx.Err() != nil
 	}
-	o := worldSimOutput{Hypothesis: true, World: spec.ID, Run: run.ID, Steps: out.Run.WorldLocalTime, Done: out.Done,
+	o := worldSimOutput{Hypothesis: true, World: run.WorldID, Run: run.ID, Steps: out.Run.WorldLocalTime, Done: out.Done,
 		StateBytes: len(out.State),
 		Note:       "world-local result of a simulation: a hypothesis, not a fact about this machine"}
 	if len(out.State) <= maxSimState {

@@ -116,6 +116,11 @@ type NewWorld struct {
 	Name    string
 	Program []byte // Starlark source
 	Seed    int64  // 0 ≤ seed < 2^63
+	// From, when set, is the task run that starts this simulation: the new
+	// world is its world's child in the lineage, forked at the run's latest
+	// checkpoint (divergence program_change), with parent_time that
+	// checkpoint's time. Empty makes a root world.
+	From string
 }
 
 // Create stores a new simulated world spec and its first run, initialized
@@ -138,13 +143,21 @@ func (s *Service) Create(ctx context.Context, nw NewWorld) (backend.WorldSpec, b
 		Program: ref, Params: json.RawMessage("{}"), Seed: nw.Seed, CreatedAt: now,
 	}
 	run := backend.WorldRun{ID: backend.NewID(backend.KindRun), WorldID: spec.ID, Status: backend.RunRunning, CreatedAt: now, UpdatedAt: now}
+	var fork *backend.Fork
+	if nw.From != "" {
+		if fork, err = s.simulationFork(ctx, nw.From, &spec, &run, nw.Program); err != nil {
+			return backend.WorldSpec{}, backend.WorldRun{}, err
+		}
+	}
 
 	w := prog.New()
 	if _, err := w.Initialize(ctx, uint64(nw.Seed)); err != nil {
 		return backend.WorldSpec{}, backend.WorldRun{}, err
 	}
-	if err := s.store.CreateSpecAndRun(ctx, spec, run); err != nil {
-		return backend.WorldSpec{}, backend.WorldRun{}, err
+	if fork == nil {
+		if err := s.store.CreateSpecAndRun(ctx, spec, run); err != nil {
+			return backend.WorldSpec{}, backend.WorldRun{}, err
+		}
 	}
 	inst := &instance{spec: spec, run: run, world: w}
 	events := []backend.Event{s.event(inst, EventInitialized, map[string]any{
@@ -155,7 +168,15 @@ func (s *Service) Create(ctx context.Context, nw NewWorld) (backend.WorldSpec, b
 		return backend.WorldSpec{}, backend.WorldRun{}, err
 	}
 	inst.run.LatestCheckpointID = cp.ID
-	if err := s.save(ctx, inst, append(events, cpEvent), &cp); err != nil {
+	if fork != nil {
+		// The world, its fork record, its run and its first events in one
+		// commit: a simulation is in the task's lineage whole or not at all.
+		stored, err := s.store.CreateFork(ctx, *fork, spec, inst.run, append(events, cpEvent), &cp)
+		if err != nil {
+			return backend.WorldSpec{}, backend.WorldRun{}, err
+		}
+		inst.head = stored[len(stored)-1].Seq
+	} else if err := s.save(ctx, inst, append(events, cpEvent), &cp); err != nil {
 		return backend.WorldSpec{}, backend.WorldRun{}, err
 	}
 	s.keep(inst)
