@@ -133,10 +133,15 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 		c.d.Log("in-doubt check", "run", runID, "err", err)
 		return st
 	}
-	if st.Status != backend.RunRunning {
-		if err := c.setStatus(ctx, st, backend.RunRunning, ""); err != nil {
-			return st
+	// A run taken up again says it is running only when it has something
+	// to do: a run still waiting for an answer (after a restart, or an
+	// answer to one of two requests) stays awaiting_approval instead of
+	// flapping to running and back.
+	moving := func() bool {
+		if st.Status == backend.RunRunning {
+			return true
 		}
+		return c.setStatus(ctx, st, backend.RunRunning, "") == nil
 	}
 	steps := newWorkers(c, st.RunID)
 	defer steps.wait()
@@ -181,6 +186,9 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 		}
 		applied := event(EvDecision, decisionRecord{Source: "router", Decision: dec}, st.Ticks)
 		startsStep := dec.Type == backend.DecisionTool || dec.Type == backend.DecisionCoder
+		if (dec.Type != backend.DecisionNoop || steps.running() > 0 || rs.Running > 0) && !moving() {
+			return st
+		}
 		if dec.Type != backend.DecisionNoop && !startsStep {
 			if err := c.appendWith(ctx, st, nil, applied); err != nil {
 				return st

@@ -152,12 +152,16 @@ func TestApprovalWaitSurvivesRestart(t *testing.T) {
 		Plan: plan(shell("a", "echo after restart"))})
 	require.NoError(t, err)
 	f.waitStatus(t, run.ID, backend.RunAwaitingApproval)
+	statuses := count(f.events(t, run.ID), runtime.EvStatus)
 
 	f.restart(t)
 	resumed, err := f.rt.ResumeAll(f.ctx)
 	require.NoError(t, err)
 	require.Contains(t, resumed, run.ID)
 	st := f.waitStatus(t, run.ID, backend.RunAwaitingApproval)
+	// Taken up again with nothing to do, the run stays waiting: no
+	// awaiting → running → awaiting flap in its history.
+	require.Equal(t, statuses, count(f.events(t, run.ID), runtime.EvStatus), "no status change on resume")
 	require.Len(t, st.PendingApprovals(), 1, "the same request is still open; no second one")
 	as, err := f.rt.Approvals(f.ctx, "")
 	require.NoError(t, err)
