@@ -77,25 +77,57 @@ type probeResult struct {
 	ok     bool
 	why    string
 	userns bool // the sandbox gets its own user namespace
+	// lasting is true when trying again at once cannot change the
+	// answer (bubblewrap is not installed; it may be a minute later).
+	lasting bool
 }
 
 var (
-	probeOnce sync.Once
-	probed    probeResult
+	probeMu  sync.Mutex
+	probed   probeResult
+	probedAt time.Time // zero: not probed yet
+)
+
+// Probing again: a failed probe is tried probeTries times, probePause
+// apart, and a failure is remembered for reprobeAfter (so that bubblewrap
+// installed while ducklm runs is found without a restart). One sandbox that
+// could not start on a loaded machine (a timeout, a fork refused) must not
+// turn every later step of the process into an unsandboxed one.
+var (
+	probeTries   = 3
+	probePause   = time.Second
+	reprobeAfter = time.Minute
+	probeFn      = probe // tests count and script the probes
 )
 
 // Available reports whether bubblewrap is installed and can build a sandbox
-// on this machine. It tries once and remembers the answer; why is a sentence
-// for a person when ok is false.
+// on this machine. A success is remembered for the process's life, a
+// failure for a minute (after retries); why is a sentence for a person when
+// ok is false.
 func Available() (path string, ok bool, why string) {
-	probeOnce.Do(func() { probed = probe() })
-	return probed.path, probed.ok, probed.why
+	r := available()
+	return r.path, r.ok, r.why
+}
+
+func available() probeResult {
+	probeMu.Lock()
+	defer probeMu.Unlock()
+	if !probedAt.IsZero() && (probed.ok || time.Since(probedAt) < reprobeAfter) {
+		return probed
+	}
+	r := probeFn()
+	for i := 1; i < probeTries && !r.ok && !r.lasting; i++ {
+		time.Sleep(probePause)
+		r = probeFn()
+	}
+	probed, probedAt = r, time.Now()
+	return r
 }
 
 func probe() probeResult {
 	path, err := exec.LookPath("bwrap")
 	if err != nil {
-		return probeResult{why: "bubblewrap (bwrap) is not installed, so steps cannot be sandboxed"}
+		return probeResult{why: "bubblewrap (bwrap) is not installed, so steps cannot be sandboxed", lasting: true}
 	}
 	if path, err = filepath.Abs(path); err != nil {
 		return probeResult{why: fmt.Sprintf("bubblewrap's path cannot be resolved: %v", err)}
@@ -143,11 +175,11 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	if err := validate(spec); err != nil {
 		return Result{}, err
 	}
-	path, ok, why := Available()
-	if !ok {
-		return Result{}, backend.Errorf(backend.EUNAVAILABLE, "%s", why)
+	r := available()
+	if !r.ok {
+		return Result{}, backend.Errorf(backend.EUNAVAILABLE, "%s", r.why)
 	}
-	return runSandboxed(ctx, path, probed.userns, spec)
+	return runSandboxed(ctx, r.path, r.userns, spec)
 }
 
 // RunUnsandboxed runs spec with no isolation at all: the process sees and
