@@ -27,6 +27,11 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered }: ApprovalCa
   const [network, setNetwork] = useState(a.network);
   const [busy, setBusy] = useState<Busy>();
   const [error, setError] = useState<string>();
+  // Answered: the card says so until the run view drops it, with no
+  // buttons and no file state read after the answer (the step may have
+  // written the file already: a diff against that would show less than
+  // what was approved).
+  const [answered, setAnswered] = useState<'approved' | 'denied'>();
   // One key per card: a retried click is the same answer, never a second one.
   const key = useRef(`${a.requestId}:${Math.random().toString(36).slice(2)}`);
 
@@ -60,6 +65,7 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered }: ApprovalCa
       .then(
         () => {
           setBusy(undefined);
+          setAnswered(approve ? 'approved' : 'denied');
           onAnswered();
         },
         (e: unknown) => {
@@ -70,15 +76,28 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered }: ApprovalCa
   };
 
   const l = a.limits;
+  const head = (
+    <header className="approval-head">
+      <RiskBadge risk={a.risk} />
+      <h3>{a.title || a.step}</h3>
+      <span className="muted mono small">
+        {a.step} · {a.tool}
+      </span>
+    </header>
+  );
+  if (answered) {
+    return (
+      <article className={`panel approval risk-border-${a.risk}`} aria-label={`Approval for ${a.title || a.step}`} data-testid="approval-answered">
+        {head}
+        <p className="muted" role="status">
+          {answered === 'approved' ? 'Approved: the step runs.' : 'Denied: the run goes on without this step.'}
+        </p>
+      </article>
+    );
+  }
   return (
     <article className={`panel approval risk-border-${a.risk}`} aria-label={`Approval for ${a.title || a.step}`} data-testid="approval-card">
-      <header className="approval-head">
-        <RiskBadge risk={a.risk} />
-        <h3>{a.title || a.step}</h3>
-        <span className="muted mono small">
-          {a.step} · {a.tool}
-        </span>
-      </header>
+      {head}
       <p className="approval-why">
         <strong>Why it asks:</strong> {a.why}
         {' — rule '}

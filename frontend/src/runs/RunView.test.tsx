@@ -102,6 +102,20 @@ describe('ApprovalCard for a file_write', () => {
     expect(screen.getByTestId('file-content').textContent).toBe('one\nthree\n');
   });
 
+  it('once approved, says so with no buttons and no diff against what the step has written since', async () => {
+    const { api } = fakeApi({ Answer: () => null });
+    const before = approval({ tool: 'file_write', rule: 'file_write', args: { path: 'notes.txt', content: 'one\ntwo\n' }, current: { exists: false, bytes: 0 } } as never);
+    const { rerender } = render(<ApprovalCard api={api} approval={before} rules={RULES as never} onAnswered={() => {}} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Approve' }));
+    expect((await screen.findByRole('status')).textContent).toBe('Approved: the step runs.');
+    // A run view read just after the step ran still lists the request, with the file as the step left it.
+    const after = { ...before, current: { exists: true, content: 'one\ntwo\n', bytes: 8 } };
+    rerender(<ApprovalCard api={api} approval={after} rules={RULES as never} onAnswered={() => {}} />);
+    expect(screen.queryByTestId('file-diff')).toBeNull();
+    expect(screen.queryByText('The file already holds exactly this.')).toBeNull();
+    expect(screen.queryByRole('button')).toBeNull();
+  });
+
   it('shows an append as the lines it adds at the end', () => {
     write({ exists: true, content: 'one\n', bytes: 4 }, { path: 'log.txt', content: 'two\n', append: true });
     expect(screen.getByText(/^Appends to/)).toBeTruthy();
