@@ -19,6 +19,11 @@ import (
 	"ducklm/backend/prereq"
 )
 
+// wallBound is how long a step that a limit ends may take on a loaded
+// machine: far below the marker sleeps (over 1,000 s) a limit must cut
+// short, far above a second so that a busy CI machine passes.
+const wallBound = time.Minute
+
 func TestTimeoutKillsTheWholeGroup(t *testing.T) {
 	t.Parallel()
 	for _, r := range runners(t) {
@@ -30,7 +35,7 @@ func TestTimeoutKillsTheWholeGroup(t *testing.T) {
 			start := time.Now()
 			res, err := r.run(context.Background(), spec)
 			require.NoError(t, err)
-			require.Less(t, time.Since(start), 5*time.Second)
+			require.Less(t, time.Since(start), wallBound)
 			require.True(t, res.TimedOut)
 			require.Equal(t, "started\n", string(res.Stdout))
 			require.Equal(t, "SIGKILL", res.Signal)
@@ -50,7 +55,7 @@ func TestCancelKillsTheWholeGroup(t *testing.T) {
 			time.AfterFunc(time.Second, cancel)
 			start := time.Now()
 			res, err := r.run(ctx, sh(t, fmt.Sprintf("sleep %s & echo started; sleep %s", m, m)))
-			require.Less(t, time.Since(start), 5*time.Second)
+			require.Less(t, time.Since(start), wallBound)
 			require.Error(t, err)
 			require.Equal(t, backend.ELIMIT, backend.ErrorCode(err))
 			require.True(t, errors.Is(err, context.Canceled))
@@ -72,7 +77,7 @@ func TestCommandExitEndsItsBackgroundProcesses(t *testing.T) {
 			start := time.Now()
 			res, err := r.run(context.Background(), sh(t, fmt.Sprintf("sleep %s & echo done", m)))
 			require.NoError(t, err)
-			require.Less(t, time.Since(start), 3*time.Second)
+			require.Less(t, time.Since(start), wallBound)
 			require.Equal(t, 0, res.ExitCode)
 			require.Equal(t, "done\n", string(res.Stdout))
 			requireGone(t, m)
@@ -105,7 +110,7 @@ func TestRunawayOutputIsCut(t *testing.T) {
 			start := time.Now()
 			res, err := r.run(context.Background(), spec)
 			require.NoError(t, err)
-			require.Less(t, time.Since(start), 8*time.Second)
+			require.Less(t, time.Since(start), wallBound)
 			require.False(t, res.TimedOut)
 			require.True(t, res.Truncated)
 			require.Equal(t, 0, res.ExitCode)
@@ -127,7 +132,7 @@ func TestEndlessOutputEndsAtTimeout(t *testing.T) {
 			start := time.Now()
 			res, err := r.run(context.Background(), spec)
 			require.NoError(t, err)
-			require.Less(t, time.Since(start), 5*time.Second)
+			require.Less(t, time.Since(start), wallBound)
 			require.True(t, res.TimedOut)
 			require.True(t, res.Truncated)
 			require.Len(t, res.Stdout, 1000)
@@ -166,8 +171,12 @@ func TestForkBombIsContained(t *testing.T) {
 	close(stop)
 	most := <-peak
 	require.NoError(t, err)
-	require.Less(t, time.Since(start), 8*time.Second)
-	require.True(t, res.TimedOut)
+	require.Less(t, time.Since(start), 25*time.Second) // the top shell's own sleep is 30 s
+	// The step ends at the timeout, or sooner when the full process table
+	// refused the top shell its own fork (it then exits 2: "Cannot fork");
+	// either way the bomb is contained.
+	require.True(t, res.TimedOut || (res.ExitCode != 0 && strings.Contains(string(res.Stderr), "fork")),
+		"exit %d after %v, stderr %q, enforced %v", res.ExitCode, res.Duration, res.Stderr, res.Enforced)
 	t.Logf("fork bomb: peak %d processes, exit %d, enforced %v, took %v", most, res.ExitCode, res.Enforced, res.Duration)
 	if slices.Contains(res.Enforced, "cgroup pids") || slices.Contains(res.Enforced, "rlimit nproc") {
 		require.LessOrEqual(t, most, 32+2)
@@ -249,10 +258,11 @@ func TestCPULimitStopsABusyLoop(t *testing.T) {
 			t.Parallel()
 			spec := sh(t, "while :; do :; done")
 			spec.Limits.CPUSeconds = 1
-			start := time.Now()
+			// Only the CPU limit may end it: on a loaded machine one CPU
+			// second can take many seconds of wall time.
+			spec.Limits.Timeout = 5 * time.Minute
 			res, err := r.run(context.Background(), spec)
 			require.NoError(t, err)
-			require.Less(t, time.Since(start), 8*time.Second)
 			require.False(t, res.TimedOut)
 			// SIGXCPU (24) at the soft limit, SIGKILL at the hard one.
 			require.Contains(t, []int{128 + 24, 128 + 9}, res.ExitCode)
