@@ -14,6 +14,7 @@ const (
 	ECORRUPT     = "corrupt"     // stored data failed verification
 	EUNAVAILABLE = "unavailable" // a dependency (Ollama, bubblewrap, the display) is missing
 	ELIMIT       = "limit"       // a resource limit was reached
+	ECANCELLED   = "cancelled"   // the user stopped it before it finished
 	EINTERNAL    = "internal"    // a bug or an unexpected failure
 )
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"ducklm/backend"
 	"ducklm/backend/deliberation"
 	"ducklm/backend/service"
 	"ducklm/backend/world"
@@ -59,10 +58,8 @@ func (a *API) Deliberate(in DeliberateInput) (deliberation.Result, error) {
 		Progress: func(p deliberation.Progress) {
 			report(fmt.Sprintf("round %d", p.DeliberationIndex), int64(p.Branches), int64(p.Budget), "branches")
 		}}
+	// A cancelled deliberation answers ECANCELLED with what it kept.
 	res, err := a.svc.Deliberation.Deliberate(ctx, opt)
-	if err != nil && ctx.Err() != nil && a.ctx().Err() == nil {
-		err = backend.Wrap(err, backend.EINVALID, "the deliberation was cancelled; the branches it recorded stay as hypotheses")
-	}
 	if res.Rounds == nil {
 		res.Rounds = []deliberation.Round{}
 	}

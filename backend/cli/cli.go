@@ -25,6 +25,9 @@ const (
 	ExitOK    = 0
 	ExitFail  = 1 // the command ran and found a problem
 	ExitUsage = 2 // bad input: unknown command, bad flag, unknown id
+	// ExitCancelled is a command the user stopped (Ctrl-C) before it
+	// finished, as shells report an interrupted program.
+	ExitCancelled = 130
 )
 
 type command struct {
@@ -80,6 +83,8 @@ func Run(env Env, args []string) int {
 	}
 	fmt.Fprintf(env.Stderr, "ducklm %s: %s\n", args[0], backend.ErrorMessage(err))
 	switch backend.ErrorCode(err) {
+	case backend.ECANCELLED:
+		return ExitCancelled
 	case backend.EINVALID, backend.ENOTFOUND:
 		if cmd.usage != "" && strings.HasPrefix(backend.ErrorMessage(err), "usage") {
 			fmt.Fprintf(env.Stderr, "usage: ducklm %s\n", cmd.usage)

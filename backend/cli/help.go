@@ -112,7 +112,8 @@ func printMan(w io.Writer) {
 		fmt.Fprintf(w, ".PP\n%s\n", roff(n))
 	}
 	fmt.Fprintln(w, ".SH EXIT STATUS")
-	fmt.Fprintf(w, "%d when the command succeeded, %d when it ran and found a problem, %d for bad input (an unknown command, flag or id).\n", ExitOK, ExitFail, ExitUsage)
+	fmt.Fprintf(w, "%d when the command succeeded, %d when it ran and found a problem, %d for bad input (an unknown command, flag or id), %d when it was cancelled (Ctrl-C) before it finished.\n",
+		ExitOK, ExitFail, ExitUsage, ExitCancelled)
 }
 
 // printBashCompletion writes a bash completion script for the commands of

@@ -1,13 +1,18 @@
 package cli_test
 
 import (
+	"bytes"
+	"context"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend/cli"
 	"ducklm/backend/deliberation"
+	"ducklm/backend/sqlite"
 )
 
 func TestWorldDeliberate(t *testing.T) {
@@ -64,4 +69,38 @@ func TestWorldDeliberateBadInput(t *testing.T) {
 		require.Contains(t, r.stderr, c.frag, "%v", c.args)
 		require.Empty(t, strings.TrimSpace(r.stdout))
 	}
+}
+
+// A deliberation stopped by the user (Ctrl-C cancels the command's context)
+// says it was cancelled and exits with ExitCancelled, not as bad input.
+func TestWorldDeliberateCancelled(t *testing.T) {
+	dir := home(t)
+	_, run := grid(t, "5")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan result, 1)
+	go func() {
+		var out, errOut bytes.Buffer
+		code := cli.Run(cli.Env{Ctx: ctx, Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader("")},
+			[]string{"world", "deliberate", run, "--strategy", "mcts", "--depth", "20", "--budget", "100000"})
+		done <- result{stdout: out.String(), stderr: errOut.String(), code: code}
+	}()
+	// Cancel once branches are being recorded.
+	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
+	require.NoError(t, err)
+	defer db.Close()
+	require.Eventually(t, func() bool {
+		var n int
+		return db.SQL.QueryRow("SELECT count(*) FROM forks").Scan(&n) == nil && n >= 10
+	}, 60*time.Second, 20*time.Millisecond)
+	cancel()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the cancelled deliberation did not stop")
+	}
+	require.Equal(t, cli.ExitCancelled, r.code, r.stderr)
+	require.Contains(t, r.stderr, "ducklm world: the deliberation was cancelled")
+	require.Contains(t, r.stderr, "stay in the lineage")
 }

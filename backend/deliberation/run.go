@@ -21,8 +21,8 @@ var runLocks sync.Map
 // deliberation stream (Stream) with what it compared and chose; with Apply
 // it then steps the parent with the chosen action. A cancelled context stops
 // at once: the branches recorded stay, the round has no record.
-func (s *Service) Deliberate(ctx context.Context, opt Options) (Result, error) {
-	var res Result
+func (s *Service) Deliberate(ctx context.Context, opt Options) (res Result, err error) {
+	defer func() { err = stopped(ctx, err, len(res.Rounds)) }()
 	if err := opt.Normalize(); err != nil {
 		return res, err
 	}
@@ -84,6 +84,33 @@ func (s *Service) Deliberate(ctx context.Context, opt Options) (Result, error) {
 		res.Run, err = s.worlds.Run(ctx, opt.RunID)
 	}
 	return res, err
+}
+
+// stopped says why a deliberation whose context ended did not finish: the
+// user cancelled it (ECANCELLED), or its caller's time ran out (ELIMIT, a
+// task step's time limit). Either way the branches it recorded stay.
+func stopped(ctx context.Context, err error, rounds int) error {
+	if err == nil {
+		return nil
+	}
+	switch ctx.Err() {
+	case context.Canceled:
+		return backend.Wrap(err, backend.ECANCELLED,
+			"the deliberation was cancelled after %d finished %s; the branches it recorded stay in the lineage as hypotheses",
+			rounds, plural(rounds, "round"))
+	case context.DeadlineExceeded:
+		return backend.Wrap(err, backend.ELIMIT,
+			"the deliberation ran out of time after %d finished %s; the branches it recorded stay in the lineage as hypotheses",
+			rounds, plural(rounds, "round"))
+	}
+	return err
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 // checkFrom refuses a starting checkpoint that is not the run's (or in its

@@ -132,11 +132,23 @@ func (sr *search) expand(ns []*node) (made []*node, stop string, err error) {
 	var firstErr error
 	sem := make(chan struct{}, sr.opt.Workers)
 	var wg sync.WaitGroup
-	for _, j := range jobs {
+	var last *node // the last child whose branches were started
+	for ji, j := range jobs {
 		sem <- struct{}{}
 		if ctx.Err() != nil {
 			<-sem
 			break
+		}
+		if ji == 0 || jobs[ji-1].c != j.c {
+			// The time is checked before each child, not only before each
+			// batch: a batch can be the whole budget. A child once started
+			// runs all its seeds, so it is whole.
+			if ji > 0 && sr.timeUp() {
+				<-sem
+				stop = "time"
+				break
+			}
+			last = j.c
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
@@ -159,6 +171,17 @@ func (sr *search) expand(ns []*node) (made []*node, stop string, err error) {
 	}
 	if err := sr.ctx.Err(); err != nil {
 		return nil, "", err
+	}
+	if stop == "time" {
+		// The children not started are not made; those before the last
+		// started one whose seeds were all done at their parent (no jobs)
+		// stay.
+		for i, c := range kids {
+			if c == last {
+				kids = kids[:i+1]
+				break
+			}
+		}
 	}
 
 	var added []Branch

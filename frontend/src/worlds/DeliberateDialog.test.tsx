@@ -64,10 +64,23 @@ describe('DeliberateDialog', () => {
 
     fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
     await waitFor(() => expect(channel.calls('CancelDeliberation')).toEqual([[input.op]]));
-    fail(new Error('the deliberation was cancelled; the branches it recorded stay as hypotheses'));
-    expect((await screen.findByRole('alert')).textContent).toBe('the deliberation was cancelled; the branches it recorded stay as hypotheses');
+    fail(new Error('the deliberation was cancelled after 0 finished rounds; the branches it recorded stay in the lineage as hypotheses'));
+    // A search the user cancelled is a status, not an error.
+    expect((await screen.findByRole('status', { name: 'Cancelled' })).textContent).toBe(
+      'The deliberation was cancelled after 0 finished rounds; the branches it recorded stay in the lineage as hypotheses',
+    );
+    expect(screen.queryByRole('alert')).toBeNull();
     expect(screen.queryByRole('status', { name: 'Deliberation progress' })).toBeNull();
     expect((screen.getByRole('button', { name: 'Apply best' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('shows a search that failed on its own as an error', async () => {
+    const { channel, fail } = setup();
+    fireEvent.click(screen.getByRole('button', { name: 'Deliberate' }));
+    await waitFor(() => expect(channel.calls('Deliberate')).toHaveLength(1));
+    fail(new Error('world wld_p cannot be deliberated: its program must define actions(state) and score(state)'));
+    expect((await screen.findByRole('alert')).textContent).toMatch(/cannot be deliberated/);
+    expect(screen.queryByRole('status', { name: 'Cancelled' })).toBeNull();
   });
 
   it('ranks the candidates, draws the best two side by side and applies the best', async () => {

@@ -61,6 +61,9 @@ export function DeliberateDialog({ api, runId, worldId, parentName, onClose, onA
   const [started, setStarted] = useState(0);
   const [round, setRound] = useState<DeliberationRound>();
   const [error, setError] = useState<string>();
+  // stopped is why a search the user cancelled ended: a status, not an error.
+  const [stopped, setStopped] = useState<string>();
+  const cancelling = useRef(false);
   const [applying, setApplying] = useState(false);
   const progress = useOpProgress(api, op);
   const first = useRef<HTMLButtonElement>(null);
@@ -82,6 +85,8 @@ export function DeliberateDialog({ api, runId, worldId, parentName, onClose, onA
     setStarted(Date.now());
     setRound(undefined);
     setError(undefined);
+    setStopped(undefined);
+    cancelling.current = false;
     api
       .deliberate({
         runId,
@@ -99,12 +104,17 @@ export function DeliberateDialog({ api, runId, worldId, parentName, onClose, onA
       })
       .then(
         (res) => setRound(res.rounds[res.rounds.length - 1]),
-        (e: unknown) => setError(toBridgeError(e).message),
+        (e: unknown) => {
+          const message = toBridgeError(e).message;
+          if (cancelling.current) setStopped(message.charAt(0).toUpperCase() + message.slice(1));
+          else setError(message);
+        },
       )
       .finally(() => setOp(''));
   };
 
   const cancel = () => {
+    cancelling.current = true;
     void api.cancelDeliberation(op);
   };
 
@@ -169,6 +179,11 @@ export function DeliberateDialog({ api, runId, worldId, parentName, onClose, onA
           {error && (
             <p className="inline-error" role="alert">
               {error}
+            </p>
+          )}
+          {stopped && (
+            <p className="status-note" role="status" aria-label="Cancelled" data-testid="deliberation-cancelled">
+              {stopped}
             </p>
           )}
           {round && <RoundResult round={round} worldId={worldId} />}
