@@ -157,17 +157,15 @@ func (s *session) follow(runID string, from int64, interactive bool) error {
 	defer sub.Close()
 	in := bufio.NewReader(s.stdin())
 	asked := map[string]bool{}
+	last := from - 1 // the seq of the last event printed
 	for {
 		select {
 		case e, ok := <-sub.C():
 			if !ok {
 				return s.ctx.Err()
 			}
-			if !s.json {
-				printEvent(s.env.Stdout, e)
-			} else {
-				_ = json.NewEncoder(s.env.Stdout).Encode(e)
-			}
+			s.print(e)
+			last = e.Seq
 			continue
 		case <-time.After(150 * time.Millisecond):
 		case <-s.ctx.Done():
@@ -178,7 +176,15 @@ func (s *session) follow(runID string, from int64, interactive bool) error {
 			return err
 		}
 		if st.Status.Terminal() {
-			return s.drain(sub, st)
+			// The driver writes the run's last checkpoint after its end:
+			// the stream ends with it.
+			if err := s.svc.Runtime.Wait(s.ctx, runID); err != nil {
+				return err
+			}
+			if st, _, err = s.svc.Runtime.Load(s.ctx, runID); err != nil {
+				return err
+			}
+			return s.drain(sub, st, last)
 		}
 		if st.Status == backend.RunPaused {
 			fmt.Fprintf(s.env.Stderr, "run %s is paused: %s\nresume it with: ducklm resume %s\n", runID, st.StatusReason, runID)
@@ -217,21 +223,33 @@ func allAsked(st *runtime.RunState, asked map[string]bool) bool {
 	return true
 }
 
-// drain prints what is left of the stream and the run's outcome.
-func (s *session) drain(sub interface{ C() <-chan backend.Event }, st *runtime.RunState) error {
-	for {
+// drainWait bounds the wait for one committed event of an ended run on its
+// way through the bus (it never takes long; a stuck stream must not hang
+// the command).
+const drainWait = 10 * time.Second
+
+// print writes one event of a followed run, as a line or as JSON.
+func (s *session) print(e backend.Event) {
+	if s.json {
+		_ = json.NewEncoder(s.env.Stdout).Encode(e)
+		return
+	}
+	printEvent(s.env.Stdout, e)
+}
+
+// drain prints what is left of the stream after seq last, up to the ended
+// run's last event, and the run's outcome.
+func (s *session) drain(sub interface{ C() <-chan backend.Event }, st *runtime.RunState, last int64) error {
+	for last < st.Seq {
 		select {
 		case e, ok := <-sub.C():
 			if !ok {
 				return nil
 			}
-			if !s.json {
-				printEvent(s.env.Stdout, e)
-			}
-			if e.Seq < st.Seq {
-				continue
-			}
-		case <-time.After(300 * time.Millisecond):
+			s.print(e)
+			last = e.Seq
+			continue
+		case <-time.After(drainWait):
 		}
 		break
 	}
