@@ -164,8 +164,8 @@ func TestServeStopsWithAnOpenEventStream(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	// An event stream never ends by itself; shutting down must end it.
 	start := time.Now()
-	require.Equal(t, cli.ExitOK, s.wait(t, 10*time.Second), s.stderr.String())
-	require.Less(t, time.Since(start), 4*time.Second)
+	require.Equal(t, cli.ExitOK, s.wait(t, 60*time.Second), s.stderr.String())
+	require.Less(t, time.Since(start), 30*time.Second)
 }
 
 func TestServeWithoutTheFrontendSaysHowToBuildIt(t *testing.T) {

@@ -479,7 +479,7 @@ func TestDroppedStreamPausesAndSlowStreamCancels(t *testing.T) {
 	}, 10*time.Second, 10*time.Millisecond)
 	start := time.Now()
 	require.NoError(t, m.rt.Cancel(m.ctx, slow.ID, ""))
-	require.Less(t, time.Since(start), 3*time.Second)
+	require.Less(t, time.Since(start), 30*time.Second, "the stream goes on for 100 s")
 	st = m.waitStatus(t, slow.ID, backend.RunTerminated)
 	require.Equal(t, "Cancelled by the user.", st.StatusReason)
 }

@@ -53,7 +53,7 @@ func TestShellTimeoutSecondsShortensTheLimit(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, res.TimedOut)
 	require.Equal(t, "hi\n", string(res.Stdout))
-	require.Less(t, time.Since(start), 5*time.Second)
+	require.Less(t, time.Since(start), 20*time.Second, "the command sleeps 30 s")
 
 	// It cannot lengthen it.
 	call := f.call(t, "shell_exec", map[string]any{"command": "sleep 30", "timeout_seconds": 60})
