@@ -9,6 +9,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/blob"
+	"ducklm/backend/starlark"
 )
 
 // Format names the bundle format in its manifest.
@@ -170,6 +171,11 @@ type Local struct {
 	Store  Store
 	Events Events
 	Blobs  Blobs
+	// Programs runs the world programs a simulated run's replay needs
+	// (a worldproc.Pool bounds their memory; nil runs them in this
+	// process), under WorldLimits (zero: the defaults).
+	Programs    starlark.Runner
+	WorldLimits starlark.Limits
 }
 
 // kind classifies an entry name; it never interprets a name as a path.

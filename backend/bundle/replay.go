@@ -12,7 +12,6 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/blob"
-	"ducklm/backend/starlark"
 	"ducklm/backend/world"
 )
 
@@ -31,7 +30,7 @@ func (c *checked) replay(ctx context.Context, open func() (io.ReadCloser, error)
 	if err := src.preload(ctx); err != nil {
 		return err
 	}
-	svc := world.New(src, src, src, starlark.DefaultLimits())
+	svc := world.New(src, src, src, c.local.WorldLimits.Filled(), c.local.Programs)
 	for _, r := range c.runs {
 		if c.heads[r.ID] == 0 {
 			continue

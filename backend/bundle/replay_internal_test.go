@@ -11,6 +11,7 @@ import (
 	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
 	"ducklm/backend/world"
+	"ducklm/backend/worldproc"
 )
 
 // A bundle too big to hold is replayed a page at a time from the file,
@@ -25,7 +26,7 @@ func TestReplayReadsLongStreamsFromTheFileAPageAtATime(t *testing.T) {
 	require.NoError(t, err)
 	ledger := sqlite.NewLedger(db)
 	reg := sqlite.NewWorlds(db, ledger)
-	worlds := world.New(reg, ledger, blobs, starlark.DefaultLimits())
+	worlds := world.New(reg, ledger, blobs, starlark.DefaultLimits(), worldproc.Shared())
 	_, run, err := worlds.Create(ctx, world.NewWorld{Name: "counter", Seed: 3, Program: []byte(
 		"def init(seed):\n    return {\"n\": 0}\ndef step(s, a, r):\n    return {\"n\": s[\"n\"] + 1}, [{\"t\": s[\"n\"]}]\ndef observe(s, r):\n    return s\n")})
 	require.NoError(t, err)

@@ -14,6 +14,7 @@ import (
 	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
 	"ducklm/backend/world"
+	"ducklm/backend/worldproc"
 )
 
 // fixture is a data directory on a real temp-file database and blob store.
@@ -40,7 +41,7 @@ func setup(t testing.TB) *fixture {
 	ledger := sqlite.NewLedger(db)
 	reg := sqlite.NewWorlds(db, ledger)
 	return &fixture{ctx: ctx, dir: dir, db: db, ledger: ledger, reg: reg, blobs: blobs,
-		worlds: world.New(reg, ledger, blobs, starlark.DefaultLimits()),
+		worlds: world.New(reg, ledger, blobs, starlark.DefaultLimits(), worldproc.Shared()),
 		local:  bundle.Local{Store: reg, Events: ledger, Blobs: blobs}}
 }
 

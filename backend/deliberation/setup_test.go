@@ -14,6 +14,7 @@ import (
 	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
 	"ducklm/backend/world"
+	"ducklm/backend/worldproc"
 )
 
 type fixture struct {
@@ -32,7 +33,7 @@ func setup(t testing.TB) fixture {
 	blobs, err := blob.Open(filepath.Join(dir, "blobs"))
 	require.NoError(t, err)
 	ledger := sqlite.NewLedger(db)
-	worlds := world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits())
+	worlds := world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits(), worldproc.Shared())
 	return fixture{ctx: context.Background(), ledger: ledger, worlds: worlds, delib: deliberation.New(worlds, ledger)}
 }
 

@@ -12,6 +12,7 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/runtime"
 	"ducklm/backend/world"
+	"ducklm/backend/worldproc"
 )
 
 func TestForkTaskRunWithEditedPlan(t *testing.T) {
@@ -66,7 +67,7 @@ func TestForkTaskRunWithEditedPlan(t *testing.T) {
 	require.Equal(t, 1, started)
 
 	// Its full history is the parent's prefix by reference, then its own.
-	w := world.New(f.store, f.ledger, f.blobs, defaultLimits())
+	w := world.New(f.store, f.ledger, f.blobs, defaultLimits(), worldproc.Shared())
 	hist, err := w.History(f.ctx, childRun.ID)
 	require.NoError(t, err)
 	require.Equal(t, run.ID, hist[0].Stream)

@@ -9,7 +9,8 @@ import (
 
 // Bundles is this data directory as bundles see it.
 func (s *Service) Bundles() bundle.Local {
-	return bundle.Local{Store: sqlite.NewWorlds(s.DB, s.Ledger), Events: s.Ledger, Blobs: s.Blobs}
+	return bundle.Local{Store: sqlite.NewWorlds(s.DB, s.Ledger), Events: s.Ledger, Blobs: s.Blobs,
+		Programs: s.Worlds.Runner(), WorldLimits: s.Worlds.Limits()}
 }
 
 // VerifyBundle checks the bundle file at path completely, against the

@@ -16,9 +16,9 @@ import (
 	"ducklm/backend/runtime"
 	"ducklm/backend/settings"
 	"ducklm/backend/sqlite"
-	"ducklm/backend/starlark"
 	"ducklm/backend/tool"
 	"ducklm/backend/world"
+	"ducklm/backend/worldproc"
 )
 
 // Service is an open data directory and the services wired on it.
@@ -89,7 +89,9 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 	ledger := sqlite.NewLedger(db)
 	b := bus.New(ledger)
 	ledger.OnCommit(b.Publish)
-	worlds := world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits())
+	// World programs run in worker processes the kernel holds to the
+	// memory limit the settings choose.
+	worlds := world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, worldLimits(prefs), worldproc.Shared())
 	models := &modelCache{c: oc}
 	tokens := &TokenHub{}
 	mem := &memoryHub{dir: dir, db: db, ledger: ledger, oc: oc, log: opts.Log}

@@ -8,6 +8,7 @@ import (
 
 	"ducklm/backend/ollama"
 	"ducklm/backend/settings"
+	"ducklm/backend/starlark"
 )
 
 // ollamaHosts returns the host to start with and the one an empty host
@@ -31,6 +32,13 @@ func ollamaHosts(opts Options, prefs settings.Settings) (start, fallback *url.UR
 	return fallback, fallback, nil
 }
 
+// worldLimits are the limits of world programs prefs choose.
+func worldLimits(prefs settings.Settings) starlark.Limits {
+	l := starlark.DefaultLimits()
+	l.MaxMemoryBytes = prefs.WorldMemoryBytes()
+	return l
+}
+
 // Settings returns the stored preferences.
 func (s *Service) Settings() (settings.Settings, error) {
 	return settings.Load(s.Dir)
@@ -40,7 +48,8 @@ func (s *Service) Settings() (settings.Settings, error) {
 // host at once: the runtime's planner, critic and coder, the model list,
 // the memory embedder and the paused-run watcher all share s.Ollama, so the
 // next call of each goes to the new host, and runs paused for want of a
-// model are offered to it straight away. It returns the host in use.
+// model are offered to it straight away. A new memory limit of world
+// programs holds from their next call. It returns the host in use.
 func (s *Service) SaveSettings(p settings.Settings) (string, error) {
 	s.settingsMu.Lock()
 	defer s.settingsMu.Unlock()
@@ -55,6 +64,9 @@ func (s *Service) SaveSettings(p settings.Settings) (string, error) {
 			return "", err
 		}
 		host = u
+	}
+	if l := worldLimits(p); l != s.Worlds.Limits() {
+		s.Worlds.SetLimits(l)
 	}
 	if host.String() != s.Ollama.Host() {
 		s.Ollama.SetHost(host)

@@ -1,6 +1,7 @@
 // Package settings keeps the user's preferences in the data directory
 // (settings.json): the Ollama host, default models per role, the default
-// approval mode, the theme and the embedding model. It validates what it
+// approval mode, the theme, the embedding model and the memory limit of world
+// programs. It validates what it
 // stores and never holds secrets.
 package settings
 
@@ -28,6 +29,27 @@ type Settings struct {
 	ApprovalMode string `json:"approvalMode"`
 	// Theme is light, dark or system.
 	Theme string `json:"theme"`
+	// WorldMemoryMiB is the memory limit of a world program's process, in
+	// MiB: from MinWorldMemoryMiB to MaxWorldMemoryMiB, 0 for the default
+	// (DefaultWorldMemoryMiB).
+	WorldMemoryMiB int64 `json:"worldMemoryMiB,omitempty"`
+}
+
+// The memory limit of world programs, in MiB: the default, and the range a
+// setting may choose from (below the minimum a worker process cannot start).
+const (
+	DefaultWorldMemoryMiB = 512
+	MinWorldMemoryMiB     = 64
+	MaxWorldMemoryMiB     = 65536
+)
+
+// WorldMemoryBytes is the memory limit of world programs these settings
+// choose, in bytes.
+func (s Settings) WorldMemoryBytes() int64 {
+	if s.WorldMemoryMiB == 0 {
+		return DefaultWorldMemoryMiB << 20
+	}
+	return s.WorldMemoryMiB << 20
 }
 
 const fileName = "settings.json"
@@ -72,6 +94,11 @@ func (s Settings) Check() []Problem {
 	}
 	if !themes[s.Theme] {
 		add("theme", backend.Errorf(backend.EINVALID, "theme %q is not light, dark or system", s.Theme))
+	}
+	if m := s.WorldMemoryMiB; m != 0 && (m < MinWorldMemoryMiB || m > MaxWorldMemoryMiB) {
+		add("worldMemoryMiB", backend.Errorf(backend.EINVALID,
+			"the memory limit of world programs is %d MiB; choose from %d to %d MiB (or leave it empty for %d)",
+			m, MinWorldMemoryMiB, MaxWorldMemoryMiB, DefaultWorldMemoryMiB))
 	}
 	return out
 }

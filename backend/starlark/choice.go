@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"strconv"
 
 	"ducklm/backend"
 
@@ -23,10 +22,10 @@ import (
 // search may ask as often as it likes without moving a branch's RNG.
 
 // HasActions reports whether the program defines actions(state).
-func (p *Program) HasActions() bool { return p.actions != nil }
+func (p *Program) HasActions() bool { return p.shape.Actions }
 
 // HasScore reports whether the program defines score(state).
-func (p *Program) HasScore() bool { return p.score != nil }
+func (p *Program) HasScore() bool { return p.shape.Score }
 
 // optional finds an optional function; absent is fine, present but not
 // callable as signature is a compile error.
@@ -40,38 +39,19 @@ func (p *Program) optional(globals sl.StringDict, name, signature string, n int)
 // Actions returns the canonical JSON of each action actions(state) lists,
 // in the program's order. It never changes the world.
 func (w *World) Actions(ctx context.Context) ([]json.RawMessage, error) {
-	p := w.prog
-	if p.actions == nil {
+	if !w.prog.HasActions() {
 		return nil, backend.Errorf(backend.EINVALID, "the world program does not define actions(state), so it offers nothing to choose from")
 	}
-	v, err := w.ask(ctx, "actions", p.actions)
+	if err := w.check(); err != nil {
+		return nil, err
+	}
+	r, err := w.prog.eval(ctx, Call{Func: "actions", State: w.state})
 	if err != nil {
 		return nil, err
 	}
-	var items []sl.Value
-	switch l := v.(type) {
-	case *sl.List:
-		for i := range l.Len() {
-			items = append(items, l.Index(i))
-		}
-	case sl.Tuple:
-		items = l
-	default:
-		return nil, backend.Errorf(backend.EINVALID, "%s: actions returned a %s; expected a list of actions",
-			p.where(defLine(p.actions)), v.Type())
-	}
-	out := make([]json.RawMessage, 0, len(items))
-	budget := p.limits.MaxStateBytes
-	for i, item := range items {
-		b, cerr := encodeJSON(item, budget)
-		if cerr != nil {
-			return nil, p.resultError(cerr, "actions", p.actions, "actions["+strconv.Itoa(i)+"]", "actions")
-		}
-		budget -= len(b)
-		if budget <= 0 {
-			return nil, p.resultError(&convError{tooLarge: true}, "actions", p.actions, "actions", "actions")
-		}
-		out = append(out, b)
+	out := make([]json.RawMessage, len(r.Actions))
+	for i, a := range r.Actions {
+		out[i] = a
 	}
 	return out, nil
 }
@@ -79,40 +59,18 @@ func (w *World) Actions(ctx context.Context) ([]json.RawMessage, error) {
 // Score returns score(state) as a float: higher is better. It never changes
 // the world.
 func (w *World) Score(ctx context.Context) (float64, error) {
-	p := w.prog
-	if p.score == nil {
+	if !w.prog.HasScore() {
 		return 0, backend.Errorf(backend.EINVALID, "the world program does not define score(state), so its states cannot be compared")
 	}
-	v, err := w.ask(ctx, "score", p.score)
+	if err := w.check(); err != nil {
+		return 0, err
+	}
+	r, err := w.prog.eval(ctx, Call{Func: "score", State: w.state})
 	if err != nil {
 		return 0, err
 	}
-	var f float64
-	switch n := v.(type) {
-	case sl.Int:
-		f = float64(n.Float())
-	case sl.Float:
-		f = float64(n)
-	default:
-		return 0, backend.Errorf(backend.EINVALID, "%s: score returned a %s; expected a number", p.where(defLine(p.score)), v.Type())
+	if math.IsNaN(r.Score) || math.IsInf(r.Score, 0) {
+		return 0, backend.Errorf(backend.EINTERNAL, "the world program's worker answered score with a number that is not finite")
 	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, backend.Errorf(backend.EINVALID, "%s: score returned %s; expected a finite number",
-			p.where(defLine(p.score)), map[bool]string{true: "NaN", false: "an infinity"}[math.IsNaN(f)])
-	}
-	return f, nil
-}
-
-// ask calls fn(state) on a copy of the state.
-func (w *World) ask(ctx context.Context, what string, fn sl.Callable) (sl.Value, error) {
-	if err := w.check(); err != nil {
-		return nil, err
-	}
-	state, err := w.decodeState()
-	if err != nil {
-		return nil, err
-	}
-	return w.prog.call(ctx, what, func(th *sl.Thread) (sl.Value, error) {
-		return sl.Call(th, fn, sl.Tuple{state}, nil)
-	})
+	return r.Score, nil
 }

@@ -23,12 +23,24 @@ type Limits struct {
 	// emitted events taken together, and of an observation; 0 means the
 	// default, 8 MiB.
 	MaxStateBytes int
+	// MaxMemoryBytes bounds the memory of the process a program's calls run
+	// in, its top-level code included; 0 means the default, 512 MiB. Only a
+	// Runner can hold it (the kernel bounds a worker process): a program
+	// compiled by Compile runs in the caller's process, unbounded.
+	MaxMemoryBytes int64
 }
 
 // DefaultLimits returns the limits a zero Limits stands for.
 func DefaultLimits() Limits {
-	return Limits{MaxSteps: 1_000_000, MaxStateBytes: 8 << 20}
+	return Limits{MaxSteps: 1_000_000, MaxStateBytes: 8 << 20, MaxMemoryBytes: DefaultMaxMemoryBytes}
 }
+
+// DefaultMaxMemoryBytes is the memory limit of a world program's worker
+// when nothing else is set: 512 MiB.
+const DefaultMaxMemoryBytes int64 = 512 << 20
+
+// Filled returns l with every zero limit replaced by its default.
+func (l Limits) Filled() Limits { return l.withDefaults() }
 
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
@@ -37,6 +49,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxStateBytes <= 0 {
 		l.MaxStateBytes = d.MaxStateBytes
+	}
+	if l.MaxMemoryBytes <= 0 {
+		l.MaxMemoryBytes = d.MaxMemoryBytes
 	}
 	return l
 }
@@ -63,7 +78,12 @@ type Program struct {
 	observe sl.Callable
 	actions sl.Callable // optional: nil when the program does not define it
 	score   sl.Callable // optional
-	initRNG bool        // init accepts a second positional argument, the rng
+	shape   Shape
+
+	// A program compiled through a Runner keeps its source for the runner
+	// and has no callables here: every call goes to runner.
+	source []byte
+	runner Runner
 }
 
 // Compile parses and resolves source once, runs its top-level code under the
@@ -92,9 +112,7 @@ func Compile(name string, source []byte, limits Limits) (*Program, error) {
 		return nil, compileError(err)
 	}
 
-	p := &Program{name: name, limits: limits}
-	sum := sha256.Sum256(source)
-	p.digest = "sha256:" + hex.EncodeToString(sum[:])
+	p := &Program{name: name, limits: limits, digest: sourceDigest(source)}
 
 	var globals sl.StringDict
 	err = p.run(context.Background(), "top-level code", func(th *sl.Thread) (sl.Value, error) {
@@ -125,8 +143,14 @@ func Compile(name string, source []byte, limits Limits) (*Program, error) {
 	if p.score, err = p.optional(globals, "score", "score(state)", 1); err != nil {
 		return nil, err
 	}
-	p.initRNG = accepts(p.init, 2)
+	p.shape = Shape{Actions: p.actions != nil, Score: p.score != nil, InitRNG: accepts(p.init, 2)}
 	return p, nil
+}
+
+// sourceDigest names program source as a blob reference does.
+func sourceDigest(source []byte) string {
+	sum := sha256.Sum256(source)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // Name returns the name the program was compiled under.

@@ -73,8 +73,8 @@ func TestProgramMetadata(t *testing.T) {
 	require.Equal(t, "test.star", p.Name())
 	require.Regexp(t, `^sha256:[0-9a-f]{64}$`, p.Digest())
 	require.Equal(t, p.Digest(), compile(t, minimalProgram, starlark.Limits{}).Digest())
-	require.Equal(t, starlark.Limits{MaxSteps: 100, MaxStateBytes: 8 << 20}, p.Limits())
-	require.Equal(t, starlark.Limits{MaxSteps: 1_000_000, MaxStateBytes: 8 << 20}, starlark.DefaultLimits())
+	require.Equal(t, starlark.Limits{MaxSteps: 100, MaxStateBytes: 8 << 20, MaxMemoryBytes: 512 << 20}, p.Limits())
+	require.Equal(t, starlark.Limits{MaxSteps: 1_000_000, MaxStateBytes: 8 << 20, MaxMemoryBytes: 512 << 20}, starlark.DefaultLimits())
 }
 
 func TestProgramSeesNoHost(t *testing.T) {

@@ -62,27 +62,13 @@ func (w *World) Initialize(ctx context.Context, seed uint64) (json.RawMessage, e
 	if w.terminated {
 		return nil, errTerminated()
 	}
-	p := w.prog
-	pcg := *SeedPCG(seed)
-	rv := &rngValue{pcg: &pcg}
-	args := sl.Tuple{sl.MakeUint64(seed)}
-	if p.initRNG {
-		args = append(args, rv)
-	}
-	v, err := p.call(ctx, "init", func(th *sl.Thread) (sl.Value, error) {
-		return sl.Call(th, p.init, args, nil)
-	})
-	rv.closed = true
+	r, err := w.prog.evalChecked(ctx, Call{Func: "init", Seed: seed})
 	if err != nil {
 		return nil, err
 	}
-	state, err := p.encodeResult(v, "init", p.init, "state", "a state")
-	if err != nil {
-		return nil, err
-	}
-	if err := p.mustBeObject(state, "init", p.init); err != nil {
-		return nil, err
-	}
+	var pcg rand.PCG
+	_ = pcg.UnmarshalBinary(r.RNG) // checked by evalChecked
+	state := r.State
 	w.state, w.rng, w.seed, w.time, w.done, w.ready = state, pcg, seed, 0, false, true
 	return bytes.Clone(state), nil
 }
@@ -103,30 +89,20 @@ func (w *World) Step(ctx context.Context, action json.RawMessage) (backend.StepR
 	if max := w.prog.limits.MaxStateBytes; len(action) > max {
 		return backend.StepResult{}, backend.Errorf(backend.ELIMIT, "action is %d bytes, more than the limit of %d", len(action), max)
 	}
-	act, err := decodeJSON(action)
+	rng, err := w.rng.MarshalBinary()
 	if err != nil {
-		return backend.StepResult{}, backend.Errorf(backend.EINVALID, "action is not valid JSON: %v", err)
+		return backend.StepResult{}, backend.Wrap(err, backend.EINTERNAL, "world RNG could not be saved")
 	}
-	state, err := w.decodeState()
-	if err != nil {
-		return backend.StepResult{}, err
-	}
-
-	p := w.prog
-	pcg := w.rng // a copy: the world's RNG moves only on commit
-	rv := &rngValue{pcg: &pcg}
-	v, err := p.call(ctx, "step", func(th *sl.Thread) (sl.Value, error) {
-		return sl.Call(th, p.step, sl.Tuple{state, act, rv}, nil)
-	})
-	rv.closed = true
+	r, err := w.prog.evalChecked(ctx, Call{Func: "step", State: w.state, Action: action, RNG: rng})
 	if err != nil {
 		return backend.StepResult{}, err
 	}
-	out, err := p.stepResult(v)
-	if err != nil {
-		return backend.StepResult{}, err
+	var pcg rand.PCG
+	_ = pcg.UnmarshalBinary(r.RNG) // checked by evalChecked
+	out := backend.StepResult{State: r.State, Done: r.Done}
+	for _, e := range r.Emitted {
+		out.Emitted = append(out.Emitted, e)
 	}
-
 	w.state, w.rng, w.time, w.done = out.State, pcg, w.time+1, out.Done
 	out.WorldLocalTime = w.time
 	out.State = bytes.Clone(out.State)
@@ -139,18 +115,11 @@ func (w *World) Observe(ctx context.Context, role string) (json.RawMessage, erro
 	if err := w.check(); err != nil {
 		return nil, err
 	}
-	state, err := w.decodeState()
+	r, err := w.prog.eval(ctx, Call{Func: "observe", State: w.state, Role: role})
 	if err != nil {
 		return nil, err
 	}
-	p := w.prog
-	v, err := p.call(ctx, "observe", func(th *sl.Thread) (sl.Value, error) {
-		return sl.Call(th, p.observe, sl.Tuple{state, sl.String(role)}, nil)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return p.encodeResult(v, "observe", p.observe, "observation", "an observation")
+	return r.Value, nil
 }
 
 // ReplaceState swaps in a new state without a step: the clock, RNG and done
@@ -212,15 +181,6 @@ func (w *World) check() error {
 		return backend.Errorf(backend.EINVALID, "world is not initialized; call Initialize or restore a checkpoint first")
 	}
 	return nil
-}
-
-func (w *World) decodeState() (sl.Value, error) {
-	v, err := decodeJSON(w.state)
-	if err != nil {
-		// The bytes were produced or verified by this package.
-		return nil, backend.Wrap(err, backend.EINTERNAL, "world state could not be read back")
-	}
-	return v, nil
 }
 
 // stepResult takes apart step's return value (see World) and encodes it.

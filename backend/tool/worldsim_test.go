@@ -15,6 +15,7 @@ import (
 	"ducklm/backend/starlark"
 	"ducklm/backend/tool"
 	"ducklm/backend/world"
+	"ducklm/backend/worldproc"
 )
 
 func newWorlds(t *testing.T) (*world.Service, *sqlite.Ledger) {
@@ -26,7 +27,7 @@ func newWorlds(t *testing.T) (*world.Service, *sqlite.Ledger) {
 	blobs, err := blob.Open(filepath.Join(dir, "blobs"))
 	require.NoError(t, err)
 	ledger := sqlite.NewLedger(db)
-	return world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits()), ledger
+	return world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits(), worldproc.Shared()), ledger
 }
 
 func TestWorldSimReportsAHypothesis(t *testing.T) {

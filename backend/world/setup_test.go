@@ -13,6 +13,7 @@ import (
 	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
 	"ducklm/backend/world"
+	"ducklm/backend/worldproc"
 )
 
 var _ world.Store = (*sqlite.Worlds)(nil)
@@ -37,13 +38,13 @@ func setup(t testing.TB) fixture {
 	ledger := sqlite.NewLedger(db)
 	return fixture{
 		ctx: context.Background(), db: db, ledger: ledger, blobs: blobs, dir: dir,
-		worlds: world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits()),
+		worlds: world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits(), worldproc.Shared()),
 	}
 }
 
 // reopen returns a fresh service on the same data: nothing cached in memory.
 func (f fixture) reopen() *world.Service {
-	return world.New(sqlite.NewWorlds(f.db, f.ledger), f.ledger, f.blobs, starlark.DefaultLimits())
+	return world.New(sqlite.NewWorlds(f.db, f.ledger), f.ledger, f.blobs, starlark.DefaultLimits(), worldproc.Shared())
 }
 
 // counter is a small random world: a counter plus a draw from the rng.

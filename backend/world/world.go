@@ -60,7 +60,7 @@ type Service struct {
 	store  Store
 	events Events
 	blobs  backend.BlobStore
-	limits starlark.Limits
+	runner starlark.Runner // where programs run; nil: in this process, unbounded
 	now    func() time.Time
 
 	// stateOf reads the state of runs of other backends (task runs), for
@@ -68,6 +68,7 @@ type Service struct {
 	stateOf map[string]func(ctx context.Context, runID string) (json.RawMessage, error)
 
 	mu       sync.Mutex
+	limits   starlark.Limits
 	programs map[string]*starlark.Program // by program digest
 	specs    map[string]backend.WorldSpec // immutable specs read before (specOf)
 	live     map[string]*instance         // open runs, by run id
@@ -83,13 +84,44 @@ type instance struct {
 	head  int64
 }
 
-// New returns the world service.
-func New(store Store, events Events, blobs backend.BlobStore, limits starlark.Limits) *Service {
+// New returns the world service. Its programs run through runner (a
+// worldproc.Pool bounds their memory); a nil runner runs them in this
+// process, where nothing bounds what they allocate.
+func New(store Store, events Events, blobs backend.BlobStore, limits starlark.Limits, runner starlark.Runner) *Service {
 	return &Service{
-		store: store, events: events, blobs: blobs, limits: limits, now: time.Now,
+		store: store, events: events, blobs: blobs, limits: limits, runner: runner, now: time.Now,
 		programs: map[string]*starlark.Program{}, specs: map[string]backend.WorldSpec{}, live: map[string]*instance{}, runLocks: map[string]*sync.Mutex{},
 		stateOf: map[string]func(context.Context, string) (json.RawMessage, error){},
 	}
+}
+
+// Limits returns the limits every world program runs under, defaults
+// filled in.
+func (s *Service) Limits() starlark.Limits {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.limits.Filled()
+}
+
+// SetLimits changes the limits of every later call of a world program (a
+// setting changed): programs compiled under the old limits are forgotten,
+// and open runs are read again from their checkpoints when next used.
+func (s *Service) SetLimits(l starlark.Limits) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.limits = l
+	clear(s.programs)
+	clear(s.live)
+}
+
+// Runner returns where the service's world programs run (nil: in this
+// process).
+func (s *Service) Runner() starlark.Runner { return s.runner }
+
+// compile compiles a program under the service's limits, where its calls
+// will run.
+func (s *Service) compile(ctx context.Context, name string, source []byte) (*starlark.Program, error) {
+	return starlark.CompileWith(ctx, s.runner, name, source, s.Limits())
 }
 
 // SetStateReader lets Diff and State read the state of runs of another
@@ -186,7 +218,7 @@ func (s *Service) Create(ctx context.Context, nw NewWorld) (backend.WorldSpec, b
 // storeProgram compiles source (refusing a broken program before anything
 // is stored) and puts it in the blob store.
 func (s *Service) storeProgram(ctx context.Context, name string, source []byte) (*starlark.Program, backend.BlobRef, error) {
-	prog, err := starlark.Compile(name, source, s.limits)
+	prog, err := s.compile(ctx, name, source)
 	if err != nil {
 		return nil, backend.BlobRef{}, err
 	}
@@ -215,7 +247,7 @@ func (s *Service) program(ctx context.Context, spec backend.WorldSpec) (*starlar
 	if err != nil {
 		return nil, err
 	}
-	if prog, err = starlark.Compile(spec.Name, source, s.limits); err != nil {
+	if prog, err = s.compile(ctx, spec.Name, source); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()

@@ -22,6 +22,7 @@ import (
 	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
 	"ducklm/backend/world"
+	"ducklm/backend/worldproc"
 )
 
 type delibFixture struct {
@@ -39,7 +40,7 @@ func openDeliberation(t *testing.T) delibFixture {
 	blobs, err := blob.Open(filepath.Join(dir, "blobs"))
 	require.NoError(t, err)
 	ledger := sqlite.NewLedger(db)
-	worlds := world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits())
+	worlds := world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits(), worldproc.Shared())
 	return delibFixture{ctx: context.Background(), worlds: worlds, delib: deliberation.New(worlds, ledger)}
 }
 

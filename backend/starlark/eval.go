@@ -1,0 +1,315 @@
+package starlark
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"ducklm/backend"
+
+	sl "go.starlark.net/starlark"
+)
+
+// Call is one call into a world program as plain data, so that it can cross
+// a process boundary: a [Runner] may evaluate it in another process, under a
+// memory limit no in-process check can give. The world that makes it keeps
+// its state; a call only reads what it is given and returns what changed.
+type Call struct {
+	// Func is "init", "step", "observe", "actions" or "score".
+	Func string
+	// Seed is init's seed.
+	Seed uint64
+	// State is the canonical JSON of the state (every call but init).
+	State []byte
+	// Action is step's action, JSON.
+	Action []byte
+	// Role is observe's role.
+	Role string
+	// RNG is the PCG step draws from (PCG.MarshalBinary).
+	RNG []byte
+}
+
+// Reply is what a Call returned, canonical JSON throughout.
+type Reply struct {
+	State   []byte   // init, step
+	Emitted [][]byte // step
+	Done    bool     // step
+	RNG     []byte   // init, step: the PCG after the call
+	Value   []byte   // observe
+	Actions [][]byte // actions
+	Score   float64  // score
+}
+
+// Shape is what a compiled program defines beyond init, step and observe.
+type Shape struct {
+	Actions bool // actions(state)
+	Score   bool // score(state)
+	InitRNG bool // init takes the rng as its second argument
+}
+
+// Source is a program as a Runner receives it: enough to compile it again
+// anywhere. Digest names Code ("sha256:<hex>"), so a runner may keep what
+// it compiled under it.
+type Source struct {
+	Name   string
+	Digest string
+	Code   []byte
+	Limits Limits
+}
+
+// Runner evaluates world programs somewhere else than the calling goroutine:
+// in worker processes whose memory the kernel bounds. Compile must check a
+// program exactly as [Compile] does (its top-level code runs there too) and
+// Call must answer exactly as [Program.Eval] does, errors included, so a
+// world gives byte-identical results wherever its calls run.
+type Runner interface {
+	Compile(ctx context.Context, src Source) (Shape, error)
+	Call(ctx context.Context, src Source, c Call) (Reply, error)
+}
+
+// CompileWith compiles source through r: every later call of the program,
+// its top-level code included, runs where r runs it. A nil r compiles in
+// this process ([Compile]).
+func CompileWith(ctx context.Context, r Runner, name string, source []byte, limits Limits) (*Program, error) {
+	if r == nil {
+		return Compile(name, source, limits)
+	}
+	limits = limits.withDefaults()
+	if name == "" {
+		name = "world.star"
+	}
+	p := &Program{name: name, digest: sourceDigest(source), limits: limits, source: bytes.Clone(source), runner: r}
+	shape, err := r.Compile(ctx, p.Source())
+	if err != nil {
+		return nil, err
+	}
+	p.shape = shape
+	return p, nil
+}
+
+// Source returns what a Runner needs to compile p again.
+func (p *Program) Source() Source {
+	return Source{Name: p.name, Digest: p.digest, Code: p.source, Limits: p.limits}
+}
+
+// Shape reports which optional functions p defines.
+func (p *Program) Shape() Shape { return p.shape }
+
+// eval runs c where p's calls run.
+func (p *Program) eval(ctx context.Context, c Call) (Reply, error) {
+	if p.runner != nil {
+		return p.runner.Call(ctx, p.Source(), c)
+	}
+	return p.Eval(ctx, c)
+}
+
+// Eval runs c in this process under p's step limit (a Runner's worker calls
+// it). It is the whole of a call: decoding the state, running the function,
+// checking and encoding what it returned.
+func (p *Program) Eval(ctx context.Context, c Call) (Reply, error) {
+	switch c.Func {
+	case "init":
+		return p.evalInit(ctx, c.Seed)
+	case "step":
+		return p.evalStep(ctx, c)
+	case "observe":
+		state, err := decodeStateBytes(c.State)
+		if err != nil {
+			return Reply{}, err
+		}
+		v, err := p.call(ctx, "observe", func(th *sl.Thread) (sl.Value, error) {
+			return sl.Call(th, p.observe, sl.Tuple{state, sl.String(c.Role)}, nil)
+		})
+		if err != nil {
+			return Reply{}, err
+		}
+		b, err := p.encodeResult(v, "observe", p.observe, "observation", "an observation")
+		return Reply{Value: b}, err
+	case "actions":
+		list, err := p.evalActions(ctx, c.State)
+		return Reply{Actions: list}, err
+	case "score":
+		f, err := p.evalScore(ctx, c.State)
+		return Reply{Score: f}, err
+	}
+	return Reply{}, backend.Errorf(backend.EINTERNAL, "world program has no call %q", c.Func)
+}
+
+func (p *Program) evalInit(ctx context.Context, seed uint64) (Reply, error) {
+	pcg := *SeedPCG(seed)
+	rv := &rngValue{pcg: &pcg}
+	args := sl.Tuple{sl.MakeUint64(seed)}
+	if p.shape.InitRNG {
+		args = append(args, rv)
+	}
+	v, err := p.call(ctx, "init", func(th *sl.Thread) (sl.Value, error) {
+		return sl.Call(th, p.init, args, nil)
+	})
+	rv.closed = true
+	if err != nil {
+		return Reply{}, err
+	}
+	state, err := p.encodeResult(v, "init", p.init, "state", "a state")
+	if err != nil {
+		return Reply{}, err
+	}
+	if err := p.mustBeObject(state, "init", p.init); err != nil {
+		return Reply{}, err
+	}
+	rng, err := pcg.MarshalBinary()
+	if err != nil {
+		return Reply{}, backend.Wrap(err, backend.EINTERNAL, "world RNG could not be saved")
+	}
+	return Reply{State: state, RNG: rng}, nil
+}
+
+func (p *Program) evalStep(ctx context.Context, c Call) (Reply, error) {
+	act, err := decodeJSON(c.Action)
+	if err != nil {
+		return Reply{}, backend.Errorf(backend.EINVALID, "action is not valid JSON: %v", err)
+	}
+	state, err := decodeStateBytes(c.State)
+	if err != nil {
+		return Reply{}, err
+	}
+	var pcg rand.PCG
+	if err := pcg.UnmarshalBinary(c.RNG); err != nil {
+		return Reply{}, backend.Wrap(err, backend.EINTERNAL, "world RNG could not be read back")
+	}
+	rv := &rngValue{pcg: &pcg}
+	v, err := p.call(ctx, "step", func(th *sl.Thread) (sl.Value, error) {
+		return sl.Call(th, p.step, sl.Tuple{state, act, rv}, nil)
+	})
+	rv.closed = true
+	if err != nil {
+		return Reply{}, err
+	}
+	out, err := p.stepResult(v)
+	if err != nil {
+		return Reply{}, err
+	}
+	rng, err := pcg.MarshalBinary()
+	if err != nil {
+		return Reply{}, backend.Wrap(err, backend.EINTERNAL, "world RNG could not be saved")
+	}
+	emitted := make([][]byte, len(out.Emitted))
+	for i, e := range out.Emitted {
+		emitted[i] = e
+	}
+	return Reply{State: out.State, Emitted: emitted, Done: out.Done, RNG: rng}, nil
+}
+
+func (p *Program) evalActions(ctx context.Context, stateBytes []byte) ([][]byte, error) {
+	v, err := p.ask(ctx, "actions", p.actions, stateBytes)
+	if err != nil {
+		return nil, err
+	}
+	var items []sl.Value
+	switch l := v.(type) {
+	case *sl.List:
+		for i := range l.Len() {
+			items = append(items, l.Index(i))
+		}
+	case sl.Tuple:
+		items = l
+	default:
+		return nil, backend.Errorf(backend.EINVALID, "%s: actions returned a %s; expected a list of actions",
+			p.where(defLine(p.actions)), v.Type())
+	}
+	out := make([][]byte, 0, len(items))
+	budget := p.limits.MaxStateBytes
+	for i, item := range items {
+		b, cerr := encodeJSON(item, budget)
+		if cerr != nil {
+			return nil, p.resultError(cerr, "actions", p.actions, "actions["+strconv.Itoa(i)+"]", "actions")
+		}
+		budget -= len(b)
+		if budget <= 0 {
+			return nil, p.resultError(&convError{tooLarge: true}, "actions", p.actions, "actions", "actions")
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+func (p *Program) evalScore(ctx context.Context, stateBytes []byte) (float64, error) {
+	v, err := p.ask(ctx, "score", p.score, stateBytes)
+	if err != nil {
+		return 0, err
+	}
+	var f float64
+	switch n := v.(type) {
+	case sl.Int:
+		f = float64(n.Float())
+	case sl.Float:
+		f = float64(n)
+	default:
+		return 0, backend.Errorf(backend.EINVALID, "%s: score returned a %s; expected a number", p.where(defLine(p.score)), v.Type())
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, backend.Errorf(backend.EINVALID, "%s: score returned %s; expected a finite number",
+			p.where(defLine(p.score)), map[bool]string{true: "NaN", false: "an infinity"}[math.IsNaN(f)])
+	}
+	return f, nil
+}
+
+// ask calls fn(state) on a decoded copy of the state.
+func (p *Program) ask(ctx context.Context, what string, fn sl.Callable, stateBytes []byte) (sl.Value, error) {
+	if fn == nil {
+		return nil, backend.Errorf(backend.EINVALID, "the world program does not define %s(state)", what)
+	}
+	state, err := decodeStateBytes(stateBytes)
+	if err != nil {
+		return nil, err
+	}
+	return p.call(ctx, what, func(th *sl.Thread) (sl.Value, error) {
+		return sl.Call(th, fn, sl.Tuple{state}, nil)
+	})
+}
+
+func decodeStateBytes(b []byte) (sl.Value, error) {
+	v, err := decodeJSON(b)
+	if err != nil {
+		// The bytes were produced or verified by this package.
+		return nil, backend.Wrap(err, backend.EINTERNAL, "world state could not be read back")
+	}
+	return v, nil
+}
+
+// checkReply refuses what a Runner answered when it cannot be what Eval
+// returns for the call: a worker is another process, and its answer is
+// checked before it becomes the world's state.
+func (p *Program) checkReply(c Call, r Reply) error {
+	bad := func(what string) error {
+		return backend.Errorf(backend.EINTERNAL, "the world program's worker answered %s with %s", c.Func, what)
+	}
+	switch c.Func {
+	case "init", "step":
+		if len(r.State) == 0 || r.State[0] != '{' || len(r.State) > p.limits.MaxStateBytes || !json.Valid(r.State) {
+			return bad("a state that is not a JSON object within the limit")
+		}
+		var pcg rand.PCG
+		if pcg.UnmarshalBinary(r.RNG) != nil {
+			return bad("an unreadable RNG")
+		}
+	}
+	return nil
+}
+
+// evalChecked is eval for calls whose reply becomes the world's state: a
+// runner's answer is checked first.
+func (p *Program) evalChecked(ctx context.Context, c Call) (Reply, error) {
+	r, err := p.eval(ctx, c)
+	if err != nil {
+		return Reply{}, err
+	}
+	if p.runner != nil {
+		if err := p.checkReply(c, r); err != nil {
+			return Reply{}, err
+		}
+	}
+	return r, nil
+}
