@@ -106,6 +106,9 @@ type WorldDetail struct {
 	Checkpoints []backend.Checkpoint `json:"checkpoints"`
 	State       json.RawMessage      `json:"state,omitempty"`
 	Program     string               `json:"program,omitempty"`
+	// Limits are what every call of a simulated world's program runs under
+	// (its memory limit is the setting worldMemoryMiB).
+	Limits *starlark.Limits `json:"limits,omitempty"`
 }
 
 // WorldDetail returns a run of a world with its spec, checkpoints, fork
@@ -139,6 +142,8 @@ func (a *API) WorldDetail(runID string) (WorldDetail, error) {
 		if src, err := a.svc.Blobs.Get(ctx, d.World.Program); err == nil {
 			d.Program = string(src)
 		}
+		l := a.svc.Worlds.Limits()
+		d.Limits = &l
 	}
 	return d, nil
 }

@@ -3,10 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"ducklm/backend"
+	"ducklm/backend/starlark"
 	"ducklm/backend/world"
 )
 
@@ -43,6 +45,23 @@ func runWorldLs(s *session, args []string) error {
 	})
 }
 
+// groupDigits writes n with a comma every three digits: 1,000,000.
+func groupDigits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// mib writes a byte count in MiB (or bytes when it is not whole MiB).
+func mib(n int64) string {
+	if n%(1<<20) == 0 {
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
 func orDash(s string) string {
 	if s == "" {
 		return "-"
@@ -53,10 +72,13 @@ func orDash(s string) string {
 // showOut is what `world show` prints: a world, how it was forked, and its
 // runs (only the one asked for when a run id was given) with their checkpoints.
 type showOut struct {
-	World  backend.WorldSpec `json:"world"`
-	Fork   *backend.Fork     `json:"fork,omitempty"`
-	ForkAt int64             `json:"forkAt,omitempty"` // the parent's world-local time at the fork
-	Runs   []runDetail       `json:"runs"`
+	World backend.WorldSpec `json:"world"`
+	// Limits are what every call of a simulated world's program runs
+	// under (the memory limit is the setting worldMemoryMiB).
+	Limits *starlark.Limits `json:"limits,omitempty"`
+	Fork   *backend.Fork    `json:"fork,omitempty"`
+	ForkAt int64            `json:"forkAt,omitempty"` // the parent's world-local time at the fork
+	Runs   []runDetail      `json:"runs"`
 }
 
 type runDetail struct {
@@ -100,6 +122,10 @@ func runWorldShow(s *session, args []string) error {
 		}
 		runs = []backend.WorldRun{run}
 	}
+	if out.World.Backend == world.BackendStarlark {
+		l := s.svc.Worlds.Limits()
+		out.Limits = &l
+	}
 	if out.World.ForkID != "" {
 		f, err := s.svc.Worlds.ForkOf(s.ctx, out.World.ID)
 		if err != nil {
@@ -126,6 +152,10 @@ func printShow(w io.Writer, out showOut) {
 	sp := out.World
 	fmt.Fprintf(w, "world: %s\nname: %s\ndomain: %s\nbackend: %s\nprogram: %s\nseed: %d\nparams: %s\ncreated: %s\n",
 		sp.ID, sp.Name, sp.Domain, sp.Backend, sp.Program.Digest, sp.Seed, compact(sp.Params), sp.CreatedAt.Format("2006-01-02 15:04:05Z"))
+	if l := out.Limits; l != nil {
+		fmt.Fprintf(w, "limits: %s execution steps a call, %s of state, %s of memory (the setting worldMemoryMiB)\n",
+			groupDigits(int64(l.MaxSteps)), mib(int64(l.MaxStateBytes)), mib(l.MaxMemoryBytes))
+	}
 	if f := out.Fork; f != nil {
 		fmt.Fprintf(w, "fork: %s\nparent world: %s\nparent run: %s\nfork checkpoint: %s\nfork time: %d\n",
 			f.ID, f.ParentWorldID, f.ParentRunID, f.CheckpointID, out.ForkAt)

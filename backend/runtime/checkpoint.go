@@ -40,6 +40,10 @@ type runMemo struct {
 	// recent are the run's last events as this process appended them, in
 	// seq order up to head: the driver folds them without reading them back.
 	recent []backend.Event
+	// damagedLogged is the damaged latest checkpoint this process has
+	// logged: a finished run, which no driver takes up to write a fresh
+	// one, would otherwise log it at every Load.
+	damagedLogged string
 }
 
 // recentEvents is how many appended events a run's memo keeps.

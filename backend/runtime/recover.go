@@ -31,8 +31,9 @@ func (c *Controller) newestReadable(ctx context.Context, run backend.WorldRun) (
 	}
 	first := err
 	bad := map[string]bool{cp.Blob.Digest: true}
-	c.forgetBase(run.ID, cp.Blob)
-	c.d.Log("damaged checkpoint", "run", run.ID, "checkpoint", run.LatestCheckpointID, "err", first)
+	if c.forgetBase(run.ID, cp.Blob, run.LatestCheckpointID) {
+		c.d.Log("damaged checkpoint", "run", run.ID, "checkpoint", run.LatestCheckpointID, "err", first)
+	}
 
 	candidates, err := c.d.Store.ListCheckpoints(ctx, run.ID)
 	if err != nil {
@@ -104,14 +105,20 @@ func damaged(err error) bool {
 }
 
 // forgetBase drops the run's remembered base when it is ref, so no new
-// checkpoint names a damaged blob.
-func (c *Controller) forgetBase(runID string, ref backend.BlobRef) {
+// checkpoint names a damaged blob, and reports whether checkpoint cpID is
+// news to this process (not logged as damaged before).
+func (c *Controller) forgetBase(runID string, ref backend.BlobRef, cpID string) bool {
 	m := c.memo(runID)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.base != nil && m.base.ref.Digest == ref.Digest {
 		m.base = nil
 	}
+	if m.damagedLogged == cpID {
+		return false
+	}
+	m.damagedLogged = cpID
+	return true
 }
 
 // recordRecovery writes the warning of a load that skipped a damaged

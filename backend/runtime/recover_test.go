@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -102,4 +103,43 @@ func TestForkWithEveryCheckpointDamagedIsRefusedNotLoadedFromItsParent(t *testin
 	require.Contains(t, backend.ErrorMessage(err), "it is a fork and its checkpoints, its starting one included, are damaged")
 	_, _, err = f.rt.Load(f.ctx, run.ID)
 	require.NoError(t, err, "the parent is untouched")
+}
+
+// TestDamagedCheckpointOfAFinishedRunIsLoggedOnce: a finished run is never
+// taken up again to write a fresh checkpoint, so its damaged latest one is
+// skipped at every Load; the log says so once, not at every read.
+func TestDamagedCheckpointOfAFinishedRunIsLoggedOnce(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "done", ApprovalMode: runtime.AskEvery,
+		Plan: plan(shell("a", "echo one"))})
+	require.NoError(t, err)
+	f.waitStatus(t, run.ID, backend.RunAwaitingApproval)
+	f.approveAll(t, run.ID)
+	done := f.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed)
+	require.Equal(t, backend.RunCompleted, done.Status, done.StatusReason)
+	stored, err := f.store.GetRun(f.ctx, run.ID)
+	require.NoError(t, err)
+	latest, err := f.store.GetCheckpoint(f.ctx, stored.LatestCheckpointID)
+	require.NoError(t, err)
+	f.rt.Close()
+	f.damageBlob(t, latest.Blob)
+
+	var mu sync.Mutex
+	var logged []string
+	f.deps.Log = func(msg string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logged = append(logged, msg)
+	}
+	f.restart(t)
+	for range 3 {
+		st, _, err := f.rt.Load(f.ctx, run.ID)
+		require.NoError(t, err)
+		require.Equal(t, done.Seq, st.Seq)
+		require.Equal(t, backend.RunCompleted, st.Status)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []string{"damaged checkpoint"}, logged, "logged once, not at every Load")
 }

@@ -15,6 +15,7 @@ import (
 	"ducklm/backend/runtime"
 	"ducklm/backend/service"
 	"ducklm/backend/settings"
+	"ducklm/backend/world"
 )
 
 const deadHost = "127.0.0.1:1" // nothing listens
@@ -144,4 +145,28 @@ func TestSaveSettingsUnderConcurrentUse(t *testing.T) {
 	s, err := svc.Settings()
 	require.NoError(t, err)
 	require.Equal(t, s.OllamaHost, svc.Ollama.Host(), "the host in use is the one stored last")
+}
+
+// TestWorldMemoryLimitIsASettingAppliedAtOnce: world programs run under the
+// setting's memory limit (512 MiB unless set), and saving a new one holds
+// from the next call, without a restart.
+func TestWorldMemoryLimitIsASettingAppliedAtOnce(t *testing.T) {
+	svc := openService(t, deadHost)
+	ctx := t.Context()
+	require.Equal(t, int64(512<<20), svc.Worlds.Limits().MaxMemoryBytes)
+	require.Equal(t, int64(512<<20), svc.Bundles().WorldLimits.MaxMemoryBytes, "a bundle's replay runs under the same limits")
+	require.NotNil(t, svc.Bundles().Programs, "and in the same worker processes")
+	// 100 MiB of string: fine under 512 MiB, too much under 64.
+	program := []byte("def init(seed):\n    return {}\ndef step(s, a, r):\n    x = \"x\" * (100 * 1024 * 1024)\n    return {\"len\": len(x)}\ndef observe(s, r):\n    return s\n")
+	_, run, err := svc.Worlds.Create(ctx, world.NewWorld{Name: "big", Program: program, Seed: 1})
+	require.NoError(t, err)
+	_, err = svc.Worlds.Step(ctx, run.ID, nil)
+	require.NoError(t, err)
+
+	_, err = svc.SaveSettings(settings.Settings{WorldMemoryMiB: 64})
+	require.NoError(t, err)
+	require.Equal(t, int64(64<<20), svc.Worlds.Limits().MaxMemoryBytes)
+	_, err = svc.Worlds.Step(ctx, run.ID, nil)
+	require.Equal(t, backend.ELIMIT, backend.ErrorCode(err), "error: %v", err)
+	require.Contains(t, backend.ErrorMessage(err), "memory limit of 64 MiB")
 }

@@ -65,3 +65,27 @@ func TestCheckNamesTheFieldOfEachProblem(t *testing.T) {
 	require.Empty(t, settings.Settings{OllamaHost: " 127.0.0.1:11500 ", Models: map[string]string{"planner": ""}}.Check(),
 		"an empty model means the router's choice, and spaces around a host are ignored")
 }
+
+// TestWorldMemoryLimit: the memory limit of world programs is 512 MiB
+// unless set, kept when set within 64 MiB to 64 GiB, refused outside with a
+// sentence naming the range.
+func TestWorldMemoryLimit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.Equal(t, int64(512<<20), settings.Settings{}.WorldMemoryBytes())
+	require.NoError(t, settings.Save(dir, settings.Settings{WorldMemoryMiB: 2048}))
+	got, err := settings.Load(dir)
+	require.NoError(t, err)
+	require.Equal(t, int64(2048), got.WorldMemoryMiB)
+	require.Equal(t, int64(2<<30), got.WorldMemoryBytes())
+	for _, bad := range []int64{-1, 63, 65537} {
+		p := settings.Settings{WorldMemoryMiB: bad}.Check()
+		require.Len(t, p, 1)
+		require.Equal(t, "worldMemoryMiB", p[0].Field)
+		require.Contains(t, p[0].Message, "choose from 64 to 65536 MiB")
+		require.Equal(t, backend.EINVALID, backend.ErrorCode(settings.Save(dir, settings.Settings{WorldMemoryMiB: bad})))
+	}
+	got, err = settings.Load(dir)
+	require.NoError(t, err)
+	require.Equal(t, int64(2048), got.WorldMemoryMiB, "a refused limit changed nothing")
+}

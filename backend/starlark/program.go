@@ -18,16 +18,16 @@ import (
 type Limits struct {
 	// MaxSteps is the Starlark execution-step budget of each call (top-level
 	// code, init, step, observe); 0 means the default, 1,000,000.
-	MaxSteps uint64
+	MaxSteps uint64 `json:"maxSteps"`
 	// MaxStateBytes bounds the canonical JSON of a state, of one step's
 	// emitted events taken together, and of an observation; 0 means the
 	// default, 8 MiB.
-	MaxStateBytes int
+	MaxStateBytes int `json:"maxStateBytes"`
 	// MaxMemoryBytes bounds the memory of the process a program's calls run
 	// in, its top-level code included; 0 means the default, 512 MiB. Only a
 	// Runner can hold it (the kernel bounds a worker process): a program
 	// compiled by Compile runs in the caller's process, unbounded.
-	MaxMemoryBytes int64
+	MaxMemoryBytes int64 `json:"maxMemoryBytes"`
 }
 
 // DefaultLimits returns the limits a zero Limits stands for.

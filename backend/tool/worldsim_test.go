@@ -98,3 +98,29 @@ func TestScriptRunsInTheSandbox(t *testing.T) {
 	require.Equal(t, []string{"made.txt"}, res.FilesChanged)
 	require.True(t, res.Sandboxed)
 }
+
+// TestWorldSimStepOutgrowingItsMemoryFailsTheStep is issue 14's world_sim
+// case: a program that doubles a string in step fails the tool step with
+// the limit's sentence (the simulation ran; its step failed) instead of
+// growing ducklm past gigabytes.
+func TestWorldSimStepOutgrowingItsMemoryFailsTheStep(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	dir := t.TempDir()
+	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	blobs, err := blob.Open(filepath.Join(dir, "blobs"))
+	require.NoError(t, err)
+	ledger := sqlite.NewLedger(db)
+	pool := worldproc.New(worldproc.Options{Workers: 1})
+	t.Cleanup(func() { pool.Close() })
+	limits := starlark.Limits{MaxSteps: 1 << 40, MaxMemoryBytes: 64 << 20}
+	ws := &tool.WorldSim{Worlds: world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, limits, pool)}
+	program := "def init(seed):\n    return {}\ndef step(s, a, r):\n    x = \"x\"\n    while True:\n        x = x + x\ndef observe(s, r):\n    return s\n"
+	res, err := ws.Run(context.Background(), f.call(t, "world_sim", map[string]any{"program": program, "steps": 3}))
+	require.NoError(t, err, "the simulation ran; its step failed")
+	require.Equal(t, 1, res.ExitCode)
+	require.Contains(t, string(res.Stderr), "memory limit of 64 MiB")
+	require.Contains(t, string(res.Stderr), "worldMemoryMiB")
+}

@@ -92,7 +92,7 @@ func (s *Service) Fork(ctx context.Context, req ForkRequest) (backend.Fork, back
 
 	var prog *starlark.Program
 	if delta.Program != nil {
-		if prog, child.Program, err = s.storeProgram(ctx, child.Name, []byte(*delta.Program)); err != nil {
+		if prog, err = s.compileProgram(ctx, child.Name, []byte(*delta.Program)); err != nil {
 			return zf, zs, zr, err
 		}
 	} else if prog, err = s.program(ctx, parent); err != nil {
@@ -108,6 +108,12 @@ func (s *Service) Fork(ctx context.Context, req ForkRequest) (backend.Fork, back
 	}
 	if err := diverge(w, f, child, delta); err != nil {
 		return zf, zs, zr, err
+	}
+	if delta.Program != nil {
+		// Stored only now: a fork refused above leaves no blob behind.
+		if child.Program, err = s.blobs.Put(ctx, []byte(*delta.Program), programMediaType); err != nil {
+			return zf, zs, zr, err
+		}
 	}
 
 	run := backend.WorldRun{

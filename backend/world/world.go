@@ -165,14 +165,20 @@ func (s *Service) Create(ctx context.Context, nw NewWorld) (backend.WorldSpec, b
 	if nw.Name == "" {
 		nw.Name = "world"
 	}
-	prog, ref, err := s.storeProgram(ctx, nw.Name, nw.Program)
+	// Compile and initialize before anything is stored: a program that
+	// cannot start (a mistake, a limit) leaves the data directory as it was.
+	prog, err := s.compileProgram(ctx, nw.Name, nw.Program)
 	if err != nil {
+		return backend.WorldSpec{}, backend.WorldRun{}, err
+	}
+	w := prog.New()
+	if _, err := w.Initialize(ctx, uint64(nw.Seed)); err != nil {
 		return backend.WorldSpec{}, backend.WorldRun{}, err
 	}
 	now := s.now().UTC()
 	spec := backend.WorldSpec{
 		ID: backend.NewID(backend.KindWorld), Name: nw.Name, Domain: backend.DomainSimulated, Backend: BackendStarlark,
-		Program: ref, Params: json.RawMessage("{}"), Seed: nw.Seed, CreatedAt: now,
+		Params: json.RawMessage("{}"), Seed: nw.Seed, CreatedAt: now,
 	}
 	run := backend.WorldRun{ID: backend.NewID(backend.KindRun), WorldID: spec.ID, Status: backend.RunRunning, CreatedAt: now, UpdatedAt: now}
 	var fork *backend.Fork
@@ -181,11 +187,11 @@ func (s *Service) Create(ctx context.Context, nw NewWorld) (backend.WorldSpec, b
 			return backend.WorldSpec{}, backend.WorldRun{}, err
 		}
 	}
-
-	w := prog.New()
-	if _, err := w.Initialize(ctx, uint64(nw.Seed)); err != nil {
+	ref, err := s.blobs.Put(ctx, nw.Program, programMediaType)
+	if err != nil {
 		return backend.WorldSpec{}, backend.WorldRun{}, err
 	}
+	spec.Program = ref
 	if fork == nil {
 		if err := s.store.CreateSpecAndRun(ctx, spec, run); err != nil {
 			return backend.WorldSpec{}, backend.WorldRun{}, err
@@ -215,21 +221,21 @@ func (s *Service) Create(ctx context.Context, nw NewWorld) (backend.WorldSpec, b
 	return spec, inst.run, nil
 }
 
-// storeProgram compiles source (refusing a broken program before anything
-// is stored) and puts it in the blob store.
-func (s *Service) storeProgram(ctx context.Context, name string, source []byte) (*starlark.Program, backend.BlobRef, error) {
+// programMediaType is the media type of a program's blob.
+const programMediaType = "text/x-starlark"
+
+// compileProgram compiles source (its top-level code runs where every call
+// of it will) and keeps it by digest; the caller stores the source as a blob
+// once nothing else can fail before its record is written.
+func (s *Service) compileProgram(ctx context.Context, name string, source []byte) (*starlark.Program, error) {
 	prog, err := s.compile(ctx, name, source)
 	if err != nil {
-		return nil, backend.BlobRef{}, err
-	}
-	ref, err := s.blobs.Put(ctx, source, "text/x-starlark")
-	if err != nil {
-		return nil, backend.BlobRef{}, err
+		return nil, err
 	}
 	s.mu.Lock()
-	s.programs[ref.Digest] = prog
+	s.programs[prog.Digest()] = prog
 	s.mu.Unlock()
-	return prog, ref, nil
+	return prog, nil
 }
 
 // program returns the compiled program of a spec.
