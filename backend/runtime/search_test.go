@@ -24,6 +24,7 @@ import (
 	"ducklm/backend/starlark"
 	"ducklm/backend/tool"
 	"ducklm/backend/world"
+	"ducklm/backend/worldproc"
 )
 
 // withWorldTools adds world_sim and world_search, on the fixture's own
@@ -31,7 +32,7 @@ import (
 func withWorldTools(worlds **world.Service) option {
 	return func(d *runtime.Deps) {
 		ledger := d.Events.(*sqlite.Ledger)
-		*worlds = world.New(d.Store.(*sqlite.Worlds), ledger, d.Blobs.(*blob.Store), starlark.DefaultLimits())
+		*worlds = world.New(d.Store.(*sqlite.Worlds), ledger, d.Blobs.(*blob.Store), starlark.DefaultLimits(), worldproc.Shared())
 		tools := append(d.Tools.List(), &tool.WorldSim{Worlds: *worlds},
 			&tool.WorldSearch{Worlds: *worlds, Deliberation: deliberation.New(*worlds, ledger)})
 		d.Tools = tool.NewRegistry(tools...)
@@ -158,7 +159,7 @@ func TestATaskTakesItsSearchsChosenLine(t *testing.T) {
 	toLocal := bundle.Local{Store: to.store, Events: to.ledger, Blobs: to.blobs}
 	_, err = bundle.ImportFile(to.ctx, toLocal, to.ledger, path, bundle.ImportOptions{AllowUnsigned: true})
 	require.NoError(t, err)
-	toWorlds := world.New(to.store, to.ledger, to.blobs, starlark.DefaultLimits())
+	toWorlds := world.New(to.store, to.ledger, to.blobs, starlark.DefaultLimits(), worldproc.Shared())
 	for _, w := range below {
 		runs, err := toWorlds.Runs(to.ctx, w.ID)
 		require.NoError(t, err)
