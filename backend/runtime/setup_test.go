@@ -120,10 +120,12 @@ func step(id, toolName, args string, deps ...string) backend.TaskNode {
 	return backend.TaskNode{ID: id, Kind: backend.KindToolStep, Tool: toolName, Args: json.RawMessage(args), DependsOn: deps}
 }
 
-// waitStatus waits until the run reaches one of the statuses.
+// waitStatus waits until the run reaches one of the statuses (for up to
+// two minutes: a loaded CI machine without bubblewrap answers 20 approvals
+// slowly).
 func (f *fixture) waitStatus(t *testing.T, runID string, want ...backend.RunStatus) *runtime.RunState {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		st, _, err := f.rt.Load(f.ctx, runID)
 		require.NoError(t, err)
