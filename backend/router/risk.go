@@ -14,6 +14,8 @@ const (
 	ToolFileWrite   = "file_write"
 	ToolWorldSim    = "world_sim"
 	ToolWorldSearch = "world_search"
+	ToolWebFetch    = "web_fetch"
+	ToolBrowser     = "browser"
 	// ToolCoder stands for a coder step: a model writes a script, which then
 	// runs as a sandboxed step.
 	ToolCoder = "coder"
@@ -104,6 +106,9 @@ const (
 	RuleUnknownTool      = "unknown_tool"
 	RuleUnreadableArgs   = "unreadable_args"
 	RuleInDoubt          = "in_doubt"
+	RuleWebAllowed       = "web_allowed"
+	RuleWebNewHost       = "web_new_host"
+	RuleWebPrivate       = "web_private"
 )
 
 // rules is the risk policy in one table. A shell command is matched by
@@ -125,6 +130,12 @@ var rules = []Rule{
 	{RuleNetwork, High, "The command reaches the network, which the sandbox allows only to an approved step: curl, wget, ssh, " +
 		"scp, sftp, rsync, nc, ncat, netcat, socat, telnet, ftp, ping, dig, nslookup; git clone/fetch/pull/push/ls-remote/submodule; " +
 		"pip/npm/yarn/pnpm/gem/cargo/go/uv/docker/podman installs and pulls; system package managers (apt, apt-get, dnf, yum, pacman, apk, brew, snap, flatpak, zypper)."},
+	{RuleWebAllowed, Low, "web_fetch or browser reaches a host you allowed for this run or in Settings."},
+	{RuleWebNewHost, High, "web_fetch or browser reaches a host not allowed yet. Approving the step lets it reach that host (and only that host) " +
+		"for this step; the approval card can allow the host for the rest of the run."},
+	{RuleWebPrivate, High, "The URL names this machine or a private network (localhost, 127.x, 10.x, 172.16–31.x, 192.168.x, link-local): " +
+		"approving the step is the explicit approval such an address needs. A host name that resolves to such an address is refused " +
+		"after resolution unless it was approved this way."},
 	{RuleGeneratedCode, High, "A coder step runs a script a model wrote; generated scripts always need approval."},
 	{RuleUnknownTool, High, "A tool this policy does not know is treated as high risk."},
 	{RuleUnreadableArgs, High, "The step's args could not be read, so nothing can be said about what it does."},
@@ -146,9 +157,19 @@ func RuleByID(id string) (Rule, bool) {
 }
 
 // Risk assesses a step from its tool and args alone, never from what a model
-// says about it. sandboxed is true when bubblewrap is usable.
+// says about it. sandboxed is true when bubblewrap is usable. A web step is
+// assessed as reaching a host nobody allowed; RiskAllowing knows the run's
+// allowed hosts.
 func Risk(tool string, args json.RawMessage, sandboxed bool) Assessment {
+	return RiskAllowing(tool, args, sandboxed, nil)
+}
+
+// RiskAllowing is Risk for a run whose allowed hosts (its own and
+// Settings') are allowed.
+func RiskAllowing(tool string, args json.RawMessage, sandboxed bool, allowed []string) Assessment {
 	switch tool {
+	case ToolWebFetch, ToolBrowser:
+		return webRisk(tool, args, allowed)
 	case ToolFileRead:
 		return Assessment{Level: Low, Rule: RuleReadOnly, Why: "it reads a file in the workspace"}
 	case ToolWorldSim:

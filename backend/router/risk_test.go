@@ -146,7 +146,7 @@ func TestRiskTools(t *testing.T) {
 		{router.ToolWorldSearch, router.Low, router.RuleSimulation, false},
 		{router.ToolFileWrite, router.Medium, router.RuleFileWrite, false},
 		{router.ToolCoder, router.High, router.RuleGeneratedCode, true},
-		{"browser", router.High, router.RuleUnknownTool, false},
+		{"teleport", router.High, router.RuleUnknownTool, false},
 		{"", router.High, router.RuleUnknownTool, false},
 	}
 	for _, tt := range tests {

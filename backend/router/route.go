@@ -182,7 +182,7 @@ func next(s State, c Context, r ReadyStep) backend.Decision {
 	if n.Kind == backend.KindCoderStep {
 		tool = ToolCoder
 	}
-	a := Risk(tool, n.Args, s.Sandboxed)
+	a := RiskAllowing(tool, n.Args, s.Sandboxed, s.AllowedHosts)
 	if r.InDoubt && !r.Approved {
 		a.Level, a.Rule = High, RuleInDoubt
 		a.Why = "it was running when ducklm stopped and may already have had its effect"

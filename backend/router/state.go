@@ -88,6 +88,10 @@ type State struct {
 	// Searches are the finished world_search steps whose chosen line the
 	// task takes, in plan order.
 	Searches []Search
+	// AllowedHosts are the hosts web steps may reach without asking: the
+	// run's (from Settings when it began, from the task, and from approvals
+	// that allowed a host for the rest of the run).
+	AllowedHosts []string
 }
 
 // ReadyStep is a step that may start now.

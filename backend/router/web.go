@@ -1,0 +1,86 @@
+package router
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"ducklm/backend/web"
+)
+
+// webRisk assesses a web_fetch or browser step by the host its URL names,
+// never by what a model says of it: a host allowed for the run (or in
+// Settings) runs without asking; any other host asks; a host that names
+// this machine or a private network asks under its own rule, because
+// approving it is also approving its private address.
+func webRisk(tool string, args json.RawMessage, allowed []string) Assessment {
+	var a struct {
+		URL string `json:"url"`
+	}
+	if err := json.Unmarshal(args, &a); err != nil || a.URL == "" {
+		return Assessment{Level: High, Rule: RuleUnreadableArgs, Why: "its args hold no readable URL", Network: true}
+	}
+	_, host, err := web.ParseURL(a.URL)
+	if err != nil {
+		return Assessment{Level: High, Rule: RuleUnreadableArgs, Why: "its URL cannot be used (" + err.Error() + ")", Network: true}
+	}
+	grant := AllowedGrant(allowed)
+	if grant.Allows(host) {
+		if _, local := web.LocalHost(host); !local || grant.AllowsPrivate(host) {
+			return Assessment{Level: Low, Rule: RuleWebAllowed, Why: fmt.Sprintf("it reaches %s, a host allowed for this run", host), Network: true}
+		}
+	}
+	if kind, local := web.LocalHost(host); local {
+		return Assessment{Level: High, Rule: RuleWebPrivate,
+			Why: fmt.Sprintf("it reaches %s, a %s address (this machine or your network), which needs its own approval", host, kind), Network: true}
+	}
+	return Assessment{Level: High, Rule: RuleWebNewHost, Why: fmt.Sprintf("it reaches %s, a host not allowed for this run yet", host), Network: true}
+}
+
+// AllowedGrant is what an allow-list (the run's and Settings') grants: each
+// host, and the private address of each that names one by itself.
+func AllowedGrant(allowed []string) web.Grant {
+	var g web.Grant
+	for _, h := range allowed {
+		g = g.Add(h)
+	}
+	return g
+}
+
+// WebGrant is what a web step may reach when it runs: the hosts allowed
+// for the run, and the host its URL names when the user approved the step
+// (the approval of a URL naming a private address approves that address).
+// Any other tool gets nothing.
+func WebGrant(tool string, args json.RawMessage, approved bool, allowed []string) web.Grant {
+	if tool != ToolWebFetch && tool != ToolBrowser {
+		return web.Grant{}
+	}
+	g := AllowedGrant(allowed)
+	if !approved {
+		return g
+	}
+	var a struct {
+		URL string `json:"url"`
+	}
+	if json.Unmarshal(args, &a) != nil {
+		return g
+	}
+	if _, host, err := web.ParseURL(a.URL); err == nil {
+		g = g.Add(host)
+	}
+	return g
+}
+
+// WebHost is the host a web step's URL names, "" when it names none.
+func WebHost(args json.RawMessage) string {
+	var a struct {
+		URL string `json:"url"`
+	}
+	if json.Unmarshal(args, &a) != nil {
+		return ""
+	}
+	_, host, err := web.ParseURL(a.URL)
+	if err != nil {
+		return ""
+	}
+	return host
+}

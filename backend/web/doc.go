@@ -1,0 +1,18 @@
+// Package web is ducklm's way out to the network for the web tools
+// (web_fetch and browser): a guarded dialer that connects only to hosts a
+// step was granted, and only to public addresses unless the grant names the
+// host as one whose private or loopback addresses were approved explicitly;
+// an HTTP fetch with time, size and redirect limits; readable-text
+// extraction from HTML through go-readability; and a filtering HTTP proxy
+// through which a sandboxed browser's every request passes the same guard.
+//
+// The address is checked after resolution and the connection is made to
+// the very address checked, never to the name again, so a name that
+// resolves to a public address when checked and to 127.0.0.1 when used (DNS
+// rebinding) cannot reach this machine.
+//
+// The package decides nothing about who may reach what: the router computes
+// a step's Grant (pure policy) and the runtime hands it over with the call.
+// The pure parts (Host, Grant, Classify) are what the router uses; they do
+// no I/O.
+package web
