@@ -63,6 +63,11 @@ type ToolCall struct {
 	Workspace string          `json:"workspace"` // the run's folder; file tools are confined to it
 	Network   bool            `json:"network"`   // approved with network access
 	Limits    Limits          `json:"limits"`
+	// Hosts are the hosts a web step may reach (the router's grant: the
+	// run's allowed hosts, and its URL's host once approved); PrivateHosts
+	// those among them whose private or loopback addresses were approved.
+	Hosts        []string `json:"hosts,omitempty"`
+	PrivateHosts []string `json:"privateHosts,omitempty"`
 }
 
 // ToolResult is the structured outcome of a tool call.

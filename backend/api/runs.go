@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,6 +29,9 @@ type TaskInput struct {
 	TimeoutSeconds  int  `json:"timeoutSeconds"`
 	MaxSteps        int  `json:"maxSteps"`
 	MaxPlanSteps    int  `json:"maxPlanSteps,omitempty"` // 0: taskgraph.MaxNodes
+	// AllowedHosts are hosts this run's web steps reach without asking,
+	// beside those allowed in Settings.
+	AllowedHosts []string `json:"allowedHosts,omitempty"`
 }
 
 // Runs lists task runs, those waiting for approval first.
@@ -62,7 +66,8 @@ func (a *API) SubmitTask(in TaskInput) (backend.WorldRun, error) {
 		}
 	}
 	req := runtime.TaskRequest{Task: strings.TrimSpace(in.Task), ApprovalMode: runtime.ApprovalMode(in.ApprovalMode),
-		Models: models, Workspace: in.Workspace, CreateWorkspace: in.CreateWorkspace, MaxSteps: in.MaxSteps, MaxPlanSteps: in.MaxPlanSteps}
+		Models: models, Workspace: in.Workspace, CreateWorkspace: in.CreateWorkspace, MaxSteps: in.MaxSteps, MaxPlanSteps: in.MaxPlanSteps,
+		AllowedHosts: append(slices.Clone(prefs.AllowedHosts), in.AllowedHosts...)}
 	if in.TimeoutSeconds < 0 || in.TimeoutSeconds > int(runtime.MaxStepTimeout/time.Second) {
 		return backend.WorldRun{}, a.fail("submit", backend.Errorf(backend.EINVALID, "the step timeout is a whole number of seconds from 1 to %d, not %d", int(runtime.MaxStepTimeout/time.Second), in.TimeoutSeconds))
 	}
@@ -147,11 +152,13 @@ func (a *API) Approvals() ([]runtime.Approval, error) {
 
 // AnswerInput is a user's answer on an approval card.
 type AnswerInput struct {
-	RunID          string `json:"runId"`
-	RequestID      string `json:"requestId"`
-	Approve        bool   `json:"approve"`
-	Args           string `json:"args"` // edited arguments as JSON text; "" keeps them
-	Network        bool   `json:"network"`
+	RunID     string `json:"runId"`
+	RequestID string `json:"requestId"`
+	Approve   bool   `json:"approve"`
+	Args      string `json:"args"` // edited arguments as JSON text; "" keeps them
+	Network   bool   `json:"network"`
+	// AllowHost allows a web step's host for the rest of the run.
+	AllowHost      bool   `json:"allowHost,omitempty"`
 	Reason         string `json:"reason"`
 	IdempotencyKey string `json:"idempotencyKey"`
 }
@@ -162,7 +169,7 @@ func (a *API) Answer(in AnswerInput) error {
 		return err
 	}
 	ans := runtime.Answer{RequestID: in.RequestID, Approve: in.Approve, Network: in.Network, Reason: in.Reason,
-		IdempotencyKey: in.IdempotencyKey, By: "ui"}
+		AllowHost: in.AllowHost, IdempotencyKey: in.IdempotencyKey, By: "ui"}
 	if strings.TrimSpace(in.Args) != "" {
 		if !json.Valid([]byte(in.Args)) {
 			return a.fail("answer", backend.Errorf(backend.EINVALID, "the edited arguments are not valid JSON"))

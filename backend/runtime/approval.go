@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/router"
+	"ducklm/backend/web"
 )
 
 // requestApproval parks one step behind an approval request: the request is
@@ -46,7 +48,9 @@ type Answer struct {
 	Args json.RawMessage
 	// Network allows the step to reach the network.
 	Network bool
-	Reason  string
+	// AllowHost allows a web step's host for the rest of the run.
+	AllowHost bool
+	Reason    string
 	// IdempotencyKey makes a retried answer a no-op; "" means one per request.
 	IdempotencyKey string
 	By             string
@@ -73,6 +77,9 @@ type Approval struct {
 	// Current is what the file a file_write step names holds now (nil for
 	// other tools), so the card shows the change, not only the new text.
 	Current *CurrentFile `json:"current,omitempty"`
+	// Web is what a web step will request and under which limits (nil for
+	// other tools), so the card shows the URL, host, method and limits.
+	Web *web.Plan `json:"web,omitempty"`
 }
 
 // Approvals lists the open requests of one run, or of every run ("").
@@ -101,7 +108,7 @@ func (c *Controller) Approvals(ctx context.Context, runID string) ([]Approval, e
 			out = append(out, Approval{RunID: id, RequestID: a.RequestID, Step: a.Step, Title: s.Node.Title, Tool: a.Tool,
 				Args: a.Args, Rule: a.Rule, Risk: a.Risk, Why: a.Why, Network: a.Network, Sandboxed: a.Sandboxed,
 				InDoubt: a.InDoubt, Limits: a.Limits, RetryOnTimeout: s.Node.RetryOnTimeout,
-				Current: c.currentFile(ctx, st, a.Tool, a.Args)})
+				Current: c.currentFile(ctx, st, a.Tool, a.Args), Web: webPlan(a.Tool, a.Args, a.Limits)})
 		}
 	}
 	return out, nil
@@ -146,6 +153,12 @@ func (c *Controller) Answer(ctx context.Context, runID string, a Answer) error {
 		return backend.Errorf(backend.EINVALID, "run %s is %s; its requests can no longer be answered", runID, st.Status)
 	}
 	ans := approvalAnswer{RequestID: a.RequestID, Step: step.Node.ID, IdempotencyKey: key, Network: a.Network, Reason: a.Reason, By: a.By}
+	if a.AllowHost {
+		if a.Approve && router.WebHost(step.Args()) == "" {
+			return backend.Errorf(backend.EINVALID, "step %q names no web host to allow for the run", step.Node.ID)
+		}
+		ans.AllowHost = a.Approve
+	}
 	typ := EvDenied
 	if a.Approve {
 		typ = EvApproved
@@ -163,6 +176,23 @@ func (c *Controller) Answer(ctx context.Context, runID string, a Answer) error {
 	}
 	c.Start(runID)
 	return nil
+}
+
+// webPlan is what a web step's card shows; nil for other tools or args
+// that cannot be read (the card shows them raw).
+func webPlan(tool string, args json.RawMessage, lim backend.Limits) *web.Plan {
+	if tool != router.ToolWebFetch && tool != router.ToolBrowser {
+		return nil
+	}
+	a, err := web.ParseArgs(args)
+	if err != nil {
+		return nil
+	}
+	if d := backend.DefaultLimits(); lim.Timeout <= 0 || lim.FileBytes <= 0 {
+		lim.Timeout, lim.FileBytes = cmp.Or(max(lim.Timeout, 0), d.Timeout), cmp.Or(max(lim.FileBytes, 0), d.FileBytes)
+	}
+	p := a.Request(lim.Timeout, lim.FileBytes).Describe()
+	return &p
 }
 
 func answerEventID(requestID, key string) string {

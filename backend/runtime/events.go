@@ -62,6 +62,10 @@ type TaskRequest struct {
 	MaxStepReplans int `json:"maxStepReplans,omitempty"`
 	MaxRetries     int `json:"maxRetries"`
 	Concurrency    int `json:"concurrency"`
+	// AllowedHosts are hosts web steps may reach without asking (the
+	// task's, and Settings' when the run began): a name, an address, or
+	// *.domain for its subdomains.
+	AllowedHosts []string `json:"allowedHosts,omitempty"`
 	// CreateWorkspace creates a Workspace that does not exist yet (without
 	// it, a missing workspace is refused: a typo must not become a folder).
 	CreateWorkspace bool `json:"-"`
@@ -132,8 +136,10 @@ type approvalAnswer struct {
 	IdempotencyKey string          `json:"idempotencyKey"`
 	Args           json.RawMessage `json:"args,omitempty"` // edited args, when the user changed them
 	Network        bool            `json:"network"`
-	Reason         string          `json:"reason,omitempty"`
-	By             string          `json:"by,omitempty"` // "ui", "cli"
+	// AllowHost allows a web step's host for the rest of the run.
+	AllowHost bool   `json:"allowHost,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	By        string `json:"by,omitempty"` // "ui", "cli"
 }
 
 type stepStarted struct {
@@ -143,6 +149,10 @@ type stepStarted struct {
 	Args      json.RawMessage `json:"args"`
 	Sandboxed bool            `json:"sandboxed"`
 	Network   bool            `json:"network"`
+	// Hosts and PrivateHosts are what a web step was granted (the router's
+	// WebGrant): what it may reach, recorded before it runs.
+	Hosts        []string `json:"hosts,omitempty"`
+	PrivateHosts []string `json:"privateHosts,omitempty"`
 }
 
 type stepFinished struct {

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"ducklm/backend"
 	"ducklm/backend/taskgraph"
+	"ducklm/backend/web"
 )
 
 // Caps on what one request may ask for. They are checked before anything is
@@ -59,6 +61,19 @@ func (c *Controller) check(req TaskRequest) (TaskRequest, error) {
 	}
 	if capSteps := max(MaxStepsCap, req.MaxPlanSteps); req.MaxSteps > capSteps {
 		return req, backend.Errorf(backend.EINVALID, "the step limit is %d, more than the %d allowed", req.MaxSteps, capSteps)
+	}
+	hosts := make([]string, 0, len(req.AllowedHosts))
+	for _, h := range req.AllowedHosts {
+		if err := web.CheckAllowedHost(h); err != nil {
+			return req, err
+		}
+		if h = web.Host(h); !slices.Contains(hosts, h) {
+			hosts = append(hosts, h)
+		}
+	}
+	req.AllowedHosts = hosts
+	if len(hosts) == 0 {
+		req.AllowedHosts = nil
 	}
 	if req.Plan != nil {
 		g, err := taskgraph.ValidateMax(*req.Plan, c.catalogForValidation(), req.MaxPlanSteps)

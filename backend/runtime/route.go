@@ -28,7 +28,8 @@ func routerState(st *RunState, g *taskgraph.Graph, running int, sandboxed bool) 
 		Cancelled:   st.Status == backend.RunTerminated,
 		UserPlan:    st.PlanSource == planner.SourceExplicit || st.PlanSource == planner.SourceOneLiner || st.Request.Plan != nil,
 		StepReplans: len(st.Revised), MaxStepReplans: max(st.Request.MaxStepReplans, 0), Revising: st.Revision != nil,
-		Searches: st.searches(),
+		Searches:     st.searches(),
+		AllowedHosts: st.AllowedHosts,
 	}
 	switch {
 	case st.Status.Terminal():

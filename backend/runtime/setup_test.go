@@ -21,6 +21,7 @@ import (
 	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
 	"ducklm/backend/tool"
+	"ducklm/backend/web"
 )
 
 // fixture is a runtime on a real temp-file database, real blob store and
@@ -63,7 +64,8 @@ func setup(t *testing.T, opts ...option) *fixture {
 	ledger := sqlite.NewLedger(db)
 	f := &fixture{ctx: context.Background(), dir: dir, db: db, ledger: ledger, blobs: blobs,
 		store: sqlite.NewWorlds(db, ledger), gate: newGate(), hang: newHang()}
-	f.tools = tool.NewRegistry(&tool.Shell{Sandbox: tool.AllowUnsandboxed}, &tool.FileRead{}, &tool.FileWrite{}, f.gate, f.hang, noopTool{})
+	f.tools = tool.NewRegistry(&tool.Shell{Sandbox: tool.AllowUnsandboxed}, &tool.FileRead{}, &tool.FileWrite{}, f.gate, f.hang, noopTool{},
+		&tool.WebFetch{Net: &web.Net{}, Blobs: blobs})
 	_, sandboxed, _ := bwrap.Available()
 	f.deps = runtime.Deps{
 		Store: f.store, Events: ledger, Blobs: blobs, Tools: f.tools,

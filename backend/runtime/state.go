@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"ducklm/backend"
+	"ducklm/backend/router"
 )
 
 // Step states as the run records them.
@@ -27,9 +28,12 @@ type StepRecord struct {
 	Approval *approvalRequest `json:"approval,omitempty"`
 	// Approved holds for the step's next start only: a retry or an in-doubt
 	// step needs a fresh approval.
-	Approved     bool             `json:"approved"`
-	ApprovedArgs json.RawMessage  `json:"approvedArgs,omitempty"`
-	Network      bool             `json:"network"`
+	Approved     bool            `json:"approved"`
+	ApprovedArgs json.RawMessage `json:"approvedArgs,omitempty"`
+	Network      bool            `json:"network"`
+	// Hosts and PrivateHosts are what the step's last start was granted.
+	Hosts        []string         `json:"hosts,omitempty"`
+	PrivateHosts []string         `json:"privateHosts,omitempty"`
 	Result       *stepFinished    `json:"result,omitempty"`
 	Critique     *critiquePayload `json:"critique,omitempty"`
 	Script       *coderScript     `json:"script,omitempty"` // a coder step's script, once written
@@ -66,10 +70,13 @@ type RunState struct {
 	Revision     *Revision         `json:"revision,omitempty"`   // the open revision round, until a plan is accepted
 	Revised      []Revision        `json:"revised,omitempty"`    // every revision round begun, in order
 	Ticks        int64             `json:"ticks"`                // decisions applied: the run's world-local time
-	StepsRun     int               `json:"stepsRun"`
-	Response     string            `json:"response,omitempty"`
-	Error        string            `json:"error,omitempty"`
-	Seq          int64             `json:"seq"` // the last event folded in
+	// AllowedHosts are the hosts web steps reach without asking: the
+	// request's, and those approvals allowed for the rest of the run.
+	AllowedHosts []string `json:"allowedHosts,omitempty"`
+	StepsRun     int      `json:"stepsRun"`
+	Response     string   `json:"response,omitempty"`
+	Error        string   `json:"error,omitempty"`
+	Seq          int64    `json:"seq"` // the last event folded in
 
 	// recovered says why Load did not start from the run's latest
 	// checkpoint (it was damaged) and where it started instead; the
@@ -104,7 +111,7 @@ func (s *RunState) Clone() *RunState {
 // steps): enough to fold the status, error and clock of later events.
 func (s *RunState) light() *RunState {
 	return &RunState{RunID: s.RunID, WorldID: s.WorldID, Status: s.Status, StatusReason: s.StatusReason,
-		Ticks: s.Ticks, Error: s.Error, Seq: s.Seq, Steps: map[string]*StepRecord{}}
+		Ticks: s.Ticks, Error: s.Error, Seq: s.Seq, Steps: map[string]*StepRecord{}, AllowedHosts: s.AllowedHosts}
 }
 
 // view returns what a step worker reads of the run: the run-level fields,
@@ -158,6 +165,7 @@ func (s *RunState) Apply(e backend.Event) {
 		var r TaskRequest
 		if json.Unmarshal(e.Payload, &r) == nil {
 			s.Request = r
+			s.AllowedHosts = slices.Clone(r.AllowedHosts)
 		}
 		s.Status = backend.RunRunning
 	case EvDecision:
@@ -226,6 +234,9 @@ func (s *RunState) Apply(e backend.Event) {
 				if len(p.Args) > 0 {
 					st.ApprovedArgs = p.Args
 				}
+				if host := router.WebHost(st.Args()); p.AllowHost && host != "" && !slices.Contains(s.AllowedHosts, host) {
+					s.AllowedHosts = append(slices.Clip(s.AllowedHosts), host)
+				}
 				st.State = StepPending
 			}
 		}
@@ -250,6 +261,7 @@ func (s *RunState) Apply(e backend.Event) {
 			st.State = StepRunning
 			st.Attempts = p.Attempt
 			st.Approved = false // an approval covers one start
+			st.Hosts, st.PrivateHosts = p.Hosts, p.PrivateHosts
 			s.StepsRun++
 		}
 	case EvStepFinished:

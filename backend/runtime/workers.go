@@ -75,8 +75,14 @@ func (w *workers) start(ctx context.Context, st *RunState, stepID string, dec ba
 	if rec.Script != nil {
 		tool = "coder"
 	}
+	grant := router.WebGrant(tool, args, rec.Approved, st.AllowedHosts)
 	started := event(EvStepStarted, stepStarted{Step: stepID, Attempt: attempt, Tool: tool,
-		Args: args, Sandboxed: w.c.d.Sandboxed(), Network: rec.Network}, snap.Ticks)
+		Args: args, Sandboxed: w.c.d.Sandboxed(), Network: rec.Network || len(grant.Hosts) > 0,
+		Hosts: grant.Hosts, PrivateHosts: grant.Private}, snap.Ticks)
+	if r := snap.Steps[stepID]; r != nil {
+		// The worker's copy runs with what the start records.
+		r.Hosts, r.PrivateHosts = grant.Hosts, grant.Private
+	}
 	if err := w.c.appendWith(ctx, snap, nil, dec, started); err != nil {
 		w.done(stepID)
 		return true
@@ -137,7 +143,8 @@ func (w *workers) afterMemories() { w.memories.Wait() }
 func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, attempt int) (remember func()) {
 	rec := st.Steps[stepID]
 	call := backend.ToolCall{RunID: st.RunID, StepID: stepID, Tool: rec.Node.Tool, Args: rec.Args(),
-		Workspace: st.Request.Workspace, Network: rec.Network, Limits: st.Request.Limits}
+		Workspace: st.Request.Workspace, Network: rec.Network, Limits: st.Request.Limits,
+		Hosts: rec.Hosts, PrivateHosts: rec.PrivateHosts}
 	var tool backend.Tool
 	var err error
 	if rec.Script != nil {

@@ -18,6 +18,7 @@ import (
 	"ducklm/backend/runtime"
 	"ducklm/backend/sqlite"
 	"ducklm/backend/tool"
+	"ducklm/backend/web"
 	"ducklm/backend/world"
 )
 
@@ -32,7 +33,7 @@ func newRuntime(dir string, db *sqlite.DB, ledger *sqlite.Ledger, blobs backend.
 		mode = tool.AllowUnsandboxed
 	}
 	tools := tool.NewRegistry(&tool.Shell{Sandbox: mode}, &tool.FileRead{}, &tool.FileWrite{}, &tool.WorldSim{Worlds: worlds},
-		&tool.WorldSearch{Worlds: worlds, Deliberation: delib})
+		&tool.WorldSearch{Worlds: worlds, Deliberation: delib}, &tool.WebFetch{Net: &web.Net{}, Blobs: blobs})
 	rt := runtime.New(runtime.Deps{
 		Store: sqlite.NewWorlds(db, ledger), Events: ledger, Blobs: blobs, Tools: tools,
 		Planner: planner.LLM{Client: oc}, Offline: planner.Offline{},

@@ -17,6 +17,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/ollama"
+	"ducklm/backend/web"
 )
 
 // Settings are the user's preferences. Zero values mean "ducklm's default".
@@ -33,6 +34,9 @@ type Settings struct {
 	// MiB: from MinWorldMemoryMiB to MaxWorldMemoryMiB, 0 for the default
 	// (DefaultWorldMemoryMiB).
 	WorldMemoryMiB int64 `json:"worldMemoryMiB,omitempty"`
+	// AllowedHosts are hosts web steps of new tasks reach without asking:
+	// example.com, *.example.com (its subdomains) or an address.
+	AllowedHosts []string `json:"allowedHosts,omitempty"`
 }
 
 // The memory limit of world programs, in MiB: the default, and the range a
@@ -92,6 +96,12 @@ func (s Settings) Check() []Problem {
 	if !modes[s.ApprovalMode] {
 		add("approvalMode", backend.Errorf(backend.EINVALID, "approval mode %q is not ask_every, ask_risky or auto_sandboxed", s.ApprovalMode))
 	}
+	for _, h := range s.AllowedHosts {
+		if err := web.CheckAllowedHost(h); err != nil {
+			add("allowedHosts", err)
+			break
+		}
+	}
 	if !themes[s.Theme] {
 		add("theme", backend.Errorf(backend.EINVALID, "theme %q is not light, dark or system", s.Theme))
 	}
@@ -121,6 +131,12 @@ func (s Settings) normal() Settings {
 	for role, m := range s.Models {
 		if m = strings.TrimSpace(m); m != "" {
 			n.Models[role] = m
+		}
+	}
+	n.AllowedHosts = nil
+	for _, h := range s.AllowedHosts {
+		if h = web.Host(h); h != "" && !slices.Contains(n.AllowedHosts, h) {
+			n.AllowedHosts = append(n.AllowedHosts, h)
 		}
 	}
 	return n
