@@ -70,8 +70,27 @@ func Run(ctx context.Context, env Env) []Check {
 		schema(ctx, env),
 		webkit(),
 		bubblewrap(ctx, env),
+		chromium(env),
 		ollama(ctx, env),
 	}
+}
+
+// chromiumNames are the names Debian and others give the browser the
+// browser tool drives.
+var chromiumNames = []string{"chromium", "chromium-browser"}
+
+func chromium(env Env) Check {
+	c := Check{Name: "Chromium (browser tool)"}
+	for _, name := range chromiumNames {
+		if path, err := env.LookPath(name); err == nil {
+			c.Status, c.Detail = OK, path
+			return c
+		}
+	}
+	c.Status = Warn
+	c.Detail = "chromium not found: the browser tool (pages that need JavaScript) cannot run; web_fetch still reads pages"
+	c.Fix = "sudo apt-get install chromium"
+	return c
 }
 
 func dataDir(env Env) Check {

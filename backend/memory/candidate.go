@@ -52,6 +52,16 @@ func FromStep(s Step) Candidate {
 		}
 	}
 	text := fmt.Sprintf("%s %s printed: %s", s.Tool, compactJSON(s.Args), out)
+	var fetched struct {
+		FinalURL  string `json:"final_url"`
+		Status    int    `json:"status"`
+		FetchedAt string `json:"fetched_at"`
+	}
+	if json.Unmarshal(s.Output, &fetched) == nil && fetched.FinalURL != "" && fetched.FetchedAt != "" {
+		// What a server answered is a fact about that server at that time:
+		// the memory says which and when (its event holds the rest).
+		text = fmt.Sprintf("%s: %s answered %d at %s: %s", s.Tool, fetched.FinalURL, fetched.Status, fetched.FetchedAt, out)
+	}
 	if task := strings.TrimSpace(s.Task); task != "" {
 		text = fmt.Sprintf("For the task %q, %s", clipRunes(task, 200), text)
 	}

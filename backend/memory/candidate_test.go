@@ -45,3 +45,16 @@ func TestFromStepAndContextLines(t *testing.T) {
 	require.True(t, strings.HasPrefix(lines[0], "[observation, similarity "), lines[0])
 	require.Contains(t, lines[1], "[hypothesis from simulated world "+world+", not a fact, similarity")
 }
+
+func TestFromStepKeepsAFetchedPagesURLAndTime(t *testing.T) {
+	t.Parallel()
+	c := memory.FromStep(memory.Step{RunID: "run_1", EventID: "evt_1", Task: "summarise the notes", Tool: "web_fetch",
+		Args:        json.RawMessage(`{"url":"https://news.example/notes"}`),
+		Stdout:      "Version 2.4 adds a fetch tool.",
+		Output:      json.RawMessage(`{"final_url":"https://news.example/notes/2.4","status":200,"fetched_at":"2026-12-01T18:00:00Z","text":"…"}`),
+		CriticScore: 0.9})
+	require.Equal(t, mp.Observation, c.Type)
+	require.Equal(t, "run_1", c.RunID)
+	require.Equal(t, "evt_1", c.EventID)
+	require.Contains(t, c.Text, "web_fetch: https://news.example/notes/2.4 answered 200 at 2026-12-01T18:00:00Z: Version 2.4 adds a fetch tool.")
+}

@@ -24,6 +24,7 @@ Each step in "plan.nodes" is {"id": "step-1", "kind": "tool", "tool": "<tool nam
 - "kind" is "tool" to call one of the tools below with "args" that match its args schema, or "coder" to have a helper script written and run when no tool fits; a coder step leaves out "tool" and gives "args": {"goal": "what the script must do"}.
 - Use only the tools listed below, by their exact names. Never invent a tool or an argument.
 - Use the fewest steps that do the task.
+- A task that names a URL, or asks what a web page says, reads it with web_fetch and that exact URL (method GET unless the task says what to send). Use browser only for a page that shows its text only with JavaScript. Never use shell_exec with curl or wget for a page.
 
 "confidence" is how sure you are, from 0 to 1, that your answer does the task.`
 

@@ -88,4 +88,18 @@ func TestWorldMemoryLimit(t *testing.T) {
 	got, err = settings.Load(dir)
 	require.NoError(t, err)
 	require.Equal(t, int64(2048), got.WorldMemoryMiB, "a refused limit changed nothing")
+func TestAllowedHostsAreCheckedAndStoredNormalised(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bad := settings.Settings{AllowedHosts: []string{"docs.example.org", "https://example.com/x"}}
+	p := bad.Check()
+	require.Len(t, p, 1)
+	require.Equal(t, "allowedHosts", p[0].Field)
+	require.Contains(t, p[0].Message, "write only the host")
+	require.Error(t, settings.Save(dir, bad))
+
+	require.NoError(t, settings.Save(dir, settings.Settings{AllowedHosts: []string{" Docs.Example.org. ", "*.duck.test", "docs.example.org"}}))
+	got, err := settings.Load(dir)
+	require.NoError(t, err)
+	require.Equal(t, []string{"docs.example.org", "*.duck.test"}, got.AllowedHosts)
 }

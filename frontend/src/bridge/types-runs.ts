@@ -178,6 +178,21 @@ export interface Approval {
   retryOnTimeout: boolean;
   /** For file_write: what the file holds now (Go: runtime.CurrentFile). */
   current?: CurrentFile;
+  /** For web_fetch and browser: the request and its limits (Go: web.Plan). */
+  web?: WebPlan;
+}
+
+/** WebPlan is what a web step will request, as its approval card shows it (Go: web.Plan). */
+export interface WebPlan {
+  url: string;
+  host: string;
+  method: string;
+  bodyBytes?: number;
+  maxBytes: number;
+  maxRedirects: number;
+  timeoutMs: number;
+  /** The kind of address the host names by itself ("loopback", "private"…), absent for a name or a public address. */
+  local?: string;
 }
 
 /** CurrentFile is what a file a file_write would write holds now (Go: runtime.CurrentFile). */
@@ -252,6 +267,8 @@ export interface AnswerInput {
   /** Edited arguments as JSON text; "" keeps them. */
   args: string;
   network: boolean;
+  /** Allow a web step's host for the rest of the run. */
+  allowHost?: boolean;
   reason: string;
   idempotencyKey: string;
 }

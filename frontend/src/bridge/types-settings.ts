@@ -16,6 +16,8 @@ export interface Settings {
   models: Partial<Record<ModelRole, string>>;
   approvalMode: ApprovalMode | '';
   theme: Theme | '';
+  /** Hosts web steps of new tasks reach without asking: example.com, *.example.com or an address. */
+  allowedHosts?: string[];
 }
 
 /** SettingsView is the settings screen's data (Go: api.SettingsView). */

@@ -25,6 +25,8 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered }: ApprovalCa
   const [edited, setEdited] = useState(() => argsText(a.args));
   const [reason, setReason] = useState('');
   const [network, setNetwork] = useState(a.network);
+  const [allowHost, setAllowHost] = useState(false);
+  const web = a.web;
   const [busy, setBusy] = useState<Busy>();
   const [error, setError] = useState<string>();
   // Answered: the card says so until the run view drops it, with no
@@ -58,7 +60,9 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered }: ApprovalCa
         requestId: a.requestId,
         approve,
         args: approve && editing ? edited : '',
-        network: approve && network,
+        // Approving a web step is approving its host: the grant is the network.
+        network: approve && (web !== undefined || network),
+        ...(web && approve && allowHost ? { allowHost: true } : {}),
         reason: approve ? '' : reason.trim(),
         idempotencyKey: key.current,
       })
@@ -119,6 +123,34 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered }: ApprovalCa
         </div>
       )}
       {!editing && write && <FileChange args={write} current={a.current} />}
+      {!editing && web && (
+        <dl className="limits web-plan" data-testid="approval-web">
+          <div>
+            <dt>URL</dt>
+            <dd className="mono break">{web.url}</dd>
+          </div>
+          <div>
+            <dt>Host</dt>
+            <dd className={web.local ? 'warn' : undefined}>
+              {web.host}
+              {web.local && <span className="small block">a {web.local} address: this machine or your network</span>}
+            </dd>
+          </div>
+          <div>
+            <dt>Method</dt>
+            <dd>
+              {web.method}
+              {web.bodyBytes ? ` with a ${formatBytes(web.bodyBytes)} body` : ''}
+            </dd>
+          </div>
+          <div>
+            <dt>Limits</dt>
+            <dd>
+              {formatBytes(web.maxBytes)} of body, {web.maxRedirects} {web.maxRedirects === 1 ? 'redirect' : 'redirects'}, {formatNanos(web.timeoutMs * 1e6)}
+            </dd>
+          </div>
+        </dl>
+      )}
       {!editing && (!cmd || !isScript) && (
         <details className="approval-args" open={!cmd && !write}>
           <summary className="summary-toggle">{cmd || write ? 'All arguments (JSON)' : 'Arguments (JSON)'}</summary>
@@ -173,7 +205,12 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered }: ApprovalCa
         </div>
       </dl>
 
-      {a.network && (
+      {web && (
+        <label className="check-row">
+          <input type="checkbox" checked={allowHost} onChange={(e) => setAllowHost(e.target.checked)} /> Also allow {web.host} for the rest of this run
+        </label>
+      )}
+      {a.network && !web && (
         <label className="check-row">
           <input type="checkbox" checked={network} onChange={(e) => setNetwork(e.target.checked)} /> Allow network access for this step
         </label>

@@ -292,6 +292,21 @@ export function SettingsView({ api, copy = copyText, checkDelayMs = 250 }: Setti
             </p>
             {problems.approvalMode && <p className="inline-error small">{problems.approvalMode}</p>}
           </fieldset>
+          <label className="settings-body field">
+            <span className="field-label">Allowed web hosts</span>
+            <textarea
+              className="input mono"
+              rows={3}
+              value={(form.allowedHosts ?? []).join('\n')}
+              onChange={(e) => edit({ allowedHosts: e.target.value.split('\n') })}
+              aria-describedby="hosts-help"
+              placeholder="docs.example.org"
+            />
+            <span className="muted small" id="hosts-help">
+              One a line (example.com, *.example.com, or an address). web_fetch and browser steps of new tasks reach these without asking; any other host asks first.
+            </span>
+            {problems.allowedHosts && <span className="inline-error small">{problems.allowedHosts}</span>}
+          </label>
         </section>
 
         <div className="settings-col">

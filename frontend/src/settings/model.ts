@@ -70,7 +70,8 @@ export function normal(s: Settings): Settings {
     const v = (m ?? '').trim();
     if (v !== '') models[role] = v;
   }
-  return { ollamaHost: s.ollamaHost.trim(), models, approvalMode: s.approvalMode, theme: s.theme };
+  const hosts = (s.allowedHosts ?? []).map((h) => h.trim()).filter((h) => h !== '');
+  return { ollamaHost: s.ollamaHost.trim(), models, approvalMode: s.approvalMode, theme: s.theme, ...(hosts.length > 0 ? { allowedHosts: hosts } : {}) };
 }
 
 /** sameSettings says whether saving a would change nothing stored as b. */
@@ -82,7 +83,8 @@ export function sameSettings(a: Settings, b: Settings): boolean {
     x.ollamaHost === y.ollamaHost &&
     (x.approvalMode || DEFAULT_MODE) === (y.approvalMode || DEFAULT_MODE) &&
     (x.theme || 'system') === (y.theme || 'system') &&
-    [...roles].every((r) => x.models[r] === y.models[r])
+    [...roles].every((r) => x.models[r] === y.models[r]) &&
+    (x.allowedHosts ?? []).join('\n') === (y.allowedHosts ?? []).join('\n')
   );
 }
 

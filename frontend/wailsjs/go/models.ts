@@ -6,6 +6,7 @@ export namespace api {
 	    approve: boolean;
 	    args: string;
 	    network: boolean;
+	    allowHost?: boolean;
 	    reason: string;
 	    idempotencyKey: string;
 	
@@ -20,6 +21,7 @@ export namespace api {
 	        this.approve = source["approve"];
 	        this.args = source["args"];
 	        this.network = source["network"];
+	        this.allowHost = source["allowHost"];
 	        this.reason = source["reason"];
 	        this.idempotencyKey = source["idempotencyKey"];
 	    }
@@ -749,6 +751,7 @@ export namespace api {
 	    timeoutSeconds: number;
 	    maxSteps: number;
 	    maxPlanSteps?: number;
+	    allowedHosts?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new TaskInput(source);
@@ -765,6 +768,7 @@ export namespace api {
 	        this.timeoutSeconds = source["timeoutSeconds"];
 	        this.maxSteps = source["maxSteps"];
 	        this.maxPlanSteps = source["maxPlanSteps"];
+	        this.allowedHosts = source["allowedHosts"];
 	    }
 	}
 	export class TrustedSigner {
@@ -1949,6 +1953,7 @@ export namespace runtime {
 	    limits: backend.Limits;
 	    retryOnTimeout: boolean;
 	    current?: CurrentFile;
+	    web?: web.Plan;
 	
 	    static createFrom(source: any = {}) {
 	        return new Approval(source);
@@ -1971,6 +1976,7 @@ export namespace runtime {
 	        this.limits = this.convertValues(source["limits"], backend.Limits);
 	        this.retryOnTimeout = source["retryOnTimeout"];
 	        this.current = this.convertValues(source["current"], CurrentFile);
+	        this.web = this.convertValues(source["web"], web.Plan);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2217,6 +2223,8 @@ export namespace runtime {
 	    approved: boolean;
 	    approvedArgs?: number[];
 	    network: boolean;
+	    hosts?: string[];
+	    privateHosts?: string[];
 	    // Go type: stepFinished
 	    result?: any;
 	    // Go type: critiquePayload
@@ -2239,6 +2247,8 @@ export namespace runtime {
 	        this.approved = source["approved"];
 	        this.approvedArgs = source["approvedArgs"];
 	        this.network = source["network"];
+	        this.hosts = source["hosts"];
+	        this.privateHosts = source["privateHosts"];
 	        this.result = this.convertValues(source["result"], null);
 	        this.critique = this.convertValues(source["critique"], null);
 	        this.script = this.convertValues(source["script"], null);
@@ -2277,6 +2287,7 @@ export namespace runtime {
 	    maxStepReplans?: number;
 	    maxRetries: number;
 	    concurrency: number;
+	    allowedHosts?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new TaskRequest(source);
@@ -2296,6 +2307,7 @@ export namespace runtime {
 	        this.maxStepReplans = source["maxStepReplans"];
 	        this.maxRetries = source["maxRetries"];
 	        this.concurrency = source["concurrency"];
+	        this.allowedHosts = source["allowedHosts"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2333,6 +2345,7 @@ export namespace runtime {
 	    revision?: Revision;
 	    revised?: Revision[];
 	    ticks: number;
+	    allowedHosts?: string[];
 	    stepsRun: number;
 	    response?: string;
 	    error?: string;
@@ -2360,6 +2373,7 @@ export namespace runtime {
 	        this.revision = this.convertValues(source["revision"], Revision);
 	        this.revised = this.convertValues(source["revised"], Revision);
 	        this.ticks = source["ticks"];
+	        this.allowedHosts = source["allowedHosts"];
 	        this.stepsRun = source["stepsRun"];
 	        this.response = source["response"];
 	        this.error = source["error"];
@@ -2623,6 +2637,7 @@ export namespace settings {
 	    models: {[key: string]: string};
 	    approvalMode: string;
 	    theme: string;
+	    allowedHosts?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -2634,6 +2649,7 @@ export namespace settings {
 	        this.models = source["models"];
 	        this.approvalMode = source["approvalMode"];
 	        this.theme = source["theme"];
+	        this.allowedHosts = source["allowedHosts"];
 	    }
 	}
 
@@ -2655,6 +2671,37 @@ export namespace tool {
 	        this.name = source["name"];
 	        this.description = source["description"];
 	        this.args_schema = source["args_schema"];
+	    }
+	}
+
+}
+
+export namespace web {
+	
+	export class Plan {
+	    url: string;
+	    host: string;
+	    method: string;
+	    bodyBytes?: number;
+	    maxBytes: number;
+	    maxRedirects: number;
+	    timeoutMs: number;
+	    local?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Plan(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.url = source["url"];
+	        this.host = source["host"];
+	        this.method = source["method"];
+	        this.bodyBytes = source["bodyBytes"];
+	        this.maxBytes = source["maxBytes"];
+	        this.maxRedirects = source["maxRedirects"];
+	        this.timeoutMs = source["timeoutMs"];
+	        this.local = source["local"];
 	    }
 	}
 
