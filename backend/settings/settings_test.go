@@ -88,6 +88,8 @@ func TestWorldMemoryLimit(t *testing.T) {
 	got, err = settings.Load(dir)
 	require.NoError(t, err)
 	require.Equal(t, int64(2048), got.WorldMemoryMiB, "a refused limit changed nothing")
+}
+
 func TestAllowedHostsAreCheckedAndStoredNormalised(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

@@ -112,3 +112,17 @@ type atomic64 struct{ v atomic.Int64 }
 
 func (a *atomic64) add(n int64) { a.v.Add(n) }
 func (a *atomic64) load() int64 { return a.v.Load() }
+
+// serveTLS is serve with TLS (httptest's certificate, for example.com).
+func serveTLS(t *testing.T) *server {
+	t.Helper()
+	s := &server{}
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.hits.Add(1)
+		html("<p>secure page</p>")(w, r)
+	}))
+	s.StartTLS()
+	t.Cleanup(s.Close)
+	_, s.port, _ = net.SplitHostPort(s.Listener.Addr().String())
+	return s
+}
