@@ -339,6 +339,30 @@ func (s *replaySource) preload(ctx context.Context) error {
 	return nil
 }
 
+// Search implements world.Events: Query, keeping the events t matches.
+func (s *replaySource) Search(ctx context.Context, q backend.EventQuery, t backend.EventText) ([]backend.Event, error) {
+	match, err := t.Matcher()
+	if err != nil {
+		return nil, err
+	}
+	limit := q.Limit
+	q.Limit = 0
+	events, err := s.Query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := events[:0]
+	for _, e := range events {
+		if (len(q.Types) == 0 || slices.Contains(q.Types, e.Type)) && (q.Reality == "" || e.Reality == q.Reality) && (match == nil || match(backend.EventLine(e))) {
+			out = append(out, e)
+			if len(out) == limit {
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
 // Head implements world.Events.
 func (s *replaySource) Head(ctx context.Context, stream string) (int64, error) {
 	if n, ok := s.c.heads[stream]; ok {

@@ -61,6 +61,20 @@ func (l *Ledger) getMany(ctx context.Context, events []backend.Event) (map[strin
 
 // Query implements backend.Ledger.
 func (l *Ledger) Query(ctx context.Context, q backend.EventQuery) ([]backend.Event, error) {
+	where, args, err := queryWhere(q)
+	if err != nil {
+		return nil, err
+	}
+	stmt := "SELECT " + eventColumns + " FROM events"
+	if len(where) > 0 {
+		stmt += " WHERE " + strings.Join(where, " AND ")
+	}
+	stmt += orderAndLimit(q, &args)
+	return l.query(ctx, stmt, l.sizeHint(ctx, q), args...)
+}
+
+// queryWhere is the conditions of q and their arguments.
+func queryWhere(q backend.EventQuery) ([]string, []any, error) {
 	var where []string
 	var args []any
 	if q.Stream != "" {
@@ -75,7 +89,7 @@ func (l *Ledger) Query(ctx context.Context, q backend.EventQuery) ([]backend.Eve
 			args = append(args, q.ToSeq)
 		}
 	} else if q.FromSeq > 0 || q.ToSeq > 0 {
-		return nil, backend.Errorf(backend.EINVALID, "a seq range needs a stream")
+		return nil, nil, backend.Errorf(backend.EINVALID, "a seq range needs a stream")
 	}
 	if len(q.Types) > 0 {
 		where = append(where, "type IN (?"+strings.Repeat(",?", len(q.Types)-1)+")")
@@ -85,25 +99,25 @@ func (l *Ledger) Query(ctx context.Context, q backend.EventQuery) ([]backend.Eve
 	}
 	if q.Reality != "" {
 		if !q.Reality.Valid() {
-			return nil, backend.Errorf(backend.EINVALID, "reality %q must be external_real or world_local", q.Reality)
+			return nil, nil, backend.Errorf(backend.EINVALID, "reality %q must be external_real or world_local", q.Reality)
 		}
 		where = append(where, "reality = ?")
 		args = append(args, string(q.Reality))
 	}
-	stmt := "SELECT " + eventColumns + " FROM events"
-	if len(where) > 0 {
-		stmt += " WHERE " + strings.Join(where, " AND ")
-	}
+	return where, args, nil
+}
+
+// orderAndLimit is q's ORDER BY and LIMIT clauses; the limit joins args.
+func orderAndLimit(q backend.EventQuery, args *[]any) string {
+	s := " ORDER BY pos"
 	if q.Stream != "" {
-		stmt += " ORDER BY seq"
-	} else {
-		stmt += " ORDER BY pos"
+		s = " ORDER BY seq"
 	}
 	if q.Limit > 0 {
-		stmt += " LIMIT ?"
-		args = append(args, q.Limit)
+		s += " LIMIT ?"
+		*args = append(*args, q.Limit)
 	}
-	return l.query(ctx, stmt, l.sizeHint(ctx, q), args...)
+	return s
 }
 
 // TypeCounts counts the events of stream with seq ≤ toSeq by type. It reads

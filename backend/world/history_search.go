@@ -2,10 +2,8 @@ package world
 
 import (
 	"context"
-	"regexp"
 	"sort"
-	"strconv"
-	"strings"
+	"time"
 
 	"ducklm/backend"
 )
@@ -39,28 +37,36 @@ type HistoryMatches struct {
 	Next int64 `json:"next"`
 }
 
-// searchBudget bounds how many positions one search call reads, so a sparse
-// search over a million events answers in steps the caller can show (and
-// stop) instead of one long wait.
-const searchBudget = 250_000
+// searchSlicing is how SearchHistory slices its work: each call reads
+// chunks of positions (the ledger matches, so a read costs its matches, not
+// its positions) and answers once it has read at least least positions and
+// spent slice, with what it has. So a search over a million events streams
+// its matches and its progress to the window several times a second, and a
+// caller can stop between calls, while a history of a few thousand events
+// is always searched in one call, however busy the machine.
+type searchSlicing struct {
+	slice time.Duration
+	least int64
+	chunk int64
+}
 
-// searchChunk is how many positions one ledger read covers when the text is
-// matched here rather than in the database.
-const searchChunk = 4096
+var defaultSearchSlicing = searchSlicing{slice: 150 * time.Millisecond, least: 65_536, chunk: 50_000}
 
 // SearchHistory returns up to limit events of a run's full history that
 // pass f, from position from on, in history order. It reads the ledger by
-// (stream, seq) ranges and stops after searchBudget positions: a caller
-// goes on from Next until it has what it needs or Next reaches Total.
+// (stream, seq) ranges and answers after a slice of its work (or limit
+// matches, or the end): a caller goes on from Next until it has what it
+// needs or Next reaches Total.
 func (s *Service) SearchHistory(ctx context.Context, runID string, f HistoryFilter, from int64, limit int) (HistoryMatches, error) {
+	started := time.Now()
 	if limit <= 0 || limit > 5000 {
 		return HistoryMatches{}, backend.Errorf(backend.EINVALID, "a search returns 1 to 5000 events, not %d", limit)
 	}
 	if f.Reality != "" && !f.Reality.Valid() {
 		return HistoryMatches{}, backend.Errorf(backend.EINVALID, "reality %q must be external_real or world_local", f.Reality)
 	}
-	match, err := textMatcher(f.Text, f.Regex)
-	if err != nil {
+	text := backend.EventText{Text: f.Text, Regex: f.Regex}
+	if _, err := text.Matcher(); err != nil {
 		return HistoryMatches{}, err
 	}
 	segs, err := s.Segments(ctx, runID)
@@ -76,28 +82,22 @@ func (s *Service) SearchHistory(ctx context.Context, runID string, f HistoryFilt
 	}
 	m.From = min(max(from, 0), m.Total)
 	m.Next = m.From
-	stop := min(m.Total, m.From+searchBudget)
-	chunk := int64(searchBudget)
-	if match != nil {
-		chunk = searchChunk
-	}
 	start := int64(0)
 	for _, seg := range segs {
 		end := start + seg.ToSeq // this segment holds positions [start, end)
-		for cur := max(m.Next, start); cur < min(end, stop); {
-			to := min(cur+chunk, end, stop)
-			q := backend.EventQuery{Stream: seg.Stream, FromSeq: cur - start + 1, ToSeq: to - start, Types: f.Types, Reality: f.Reality}
-			if match == nil {
-				q.Limit = limit - len(m.Matches)
+		for cur := max(m.Next, start); cur < end; {
+			if cur-m.From >= max(s.search.least, 1) && time.Since(started) >= s.search.slice {
+				return m, nil
 			}
-			events, err := s.events.Query(ctx, q)
+			// Reads start small and double, so the first matches of a
+			// call come back soon and a call still covers much ground.
+			to := min(cur+min(s.search.chunk, max(4096, cur-m.From)), end)
+			q := backend.EventQuery{Stream: seg.Stream, FromSeq: cur - start + 1, ToSeq: to - start, Types: f.Types, Reality: f.Reality, Limit: limit - len(m.Matches)}
+			events, err := s.events.Search(ctx, q, text)
 			if err != nil {
 				return HistoryMatches{}, err
 			}
 			for _, e := range events {
-				if match != nil && !match(e) {
-					continue
-				}
 				at := start + e.Seq - 1
 				m.Matches = append(m.Matches, HistoryMatch{Index: at, Event: e})
 				if len(m.Matches) == limit {
@@ -109,28 +109,8 @@ func (s *Service) SearchHistory(ctx context.Context, runID string, f HistoryFilt
 		}
 		start = end
 	}
-	m.Next = max(m.Next, stop)
+	m.Next = m.Total
 	return m, nil
-}
-
-// textMatcher compiles a search text; nil matches every event.
-func textMatcher(text string, regex bool) (func(backend.Event) bool, error) {
-	if text == "" {
-		return nil, nil
-	}
-	line := func(e backend.Event) string {
-		return e.Type + " " + e.Stream + " #" + strconv.FormatInt(e.Seq, 10) + " " + string(e.Payload)
-	}
-	if !regex {
-		needle := strings.ToLower(text)
-		return func(e backend.Event) bool { return strings.Contains(strings.ToLower(line(e)), needle) }, nil
-	}
-	re, err := regexp.Compile("(?i)" + text)
-	if err != nil {
-		why := strings.TrimPrefix(err.Error(), "error parsing regexp: ")
-		return nil, backend.Errorf(backend.EINVALID, "the search is not a valid regular expression (%s)", why)
-	}
-	return func(e backend.Event) bool { return re.MatchString(line(e)) }, nil
 }
 
 // TypeCount is how many events of one type a history holds.

@@ -117,6 +117,43 @@ func TestSearchHistoryFiltersByTypeRealityAndText(t *testing.T) {
 	require.Equal(t, m.Total, real.Next)
 }
 
+// TestSearchHistoryStreamsInSlices: a call that runs out of time answers
+// with what it found and where to go on; calls from Next find the same
+// matches, in order, as one long search, across the fork point.
+func TestSearchHistoryStreamsInSlices(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	_, child := forkedHistory(t, f)
+	whole, err := f.worlds.SearchHistory(f.ctx, child.ID, world.HistoryFilter{Text: "drew"}, 0, 1000)
+	require.NoError(t, err)
+	require.Equal(t, whole.Total, whole.Next)
+	require.NotEmpty(t, whole.Matches)
+
+	sliced := f.reopen()
+	sliced.SetSearchSlicing(0, 0, 2) // answer after each chunk of two positions
+	var got []world.HistoryMatch
+	calls := 0
+	for from := int64(0); from < whole.Total; calls++ {
+		m, err := sliced.SearchHistory(f.ctx, child.ID, world.HistoryFilter{Text: "drew"}, from, 1000)
+		require.NoError(t, err)
+		require.Equal(t, from, m.From)
+		require.Greater(t, m.Next, from, "every call makes progress")
+		require.LessOrEqual(t, m.Next-from, int64(2), "a call stops after its slice")
+		got = append(got, m.Matches...)
+		from = m.Next
+	}
+	require.Equal(t, whole.Matches, got)
+	require.Greater(t, calls, 1)
+
+	// Out of time, a call still reads its least positions: a short history
+	// is searched in one call however busy the machine is.
+	short := f.reopen()
+	short.SetSearchSlicing(0, 1000, 2)
+	one, err := short.SearchHistory(f.ctx, child.ID, world.HistoryFilter{Text: "drew"}, 0, 1000)
+	require.NoError(t, err)
+	require.Equal(t, whole, one)
+}
+
 func TestSearchHistoryRefusesBadInput(t *testing.T) {
 	t.Parallel()
 	f := setup(t)

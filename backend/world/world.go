@@ -36,6 +36,8 @@ type Store interface {
 // Events is what the world service reads of the ledger.
 type Events interface {
 	Query(ctx context.Context, q backend.EventQuery) ([]backend.Event, error)
+	// Search is Query keeping only the events whose line t matches.
+	Search(ctx context.Context, q backend.EventQuery, t backend.EventText) ([]backend.Event, error)
 	Head(ctx context.Context, stream string) (int64, error)
 	// TypeCounts counts the events of stream up to toSeq by type.
 	TypeCounts(ctx context.Context, stream string, toSeq int64) (map[string]int64, error)
@@ -63,6 +65,9 @@ type Service struct {
 	runner starlark.Runner // where programs run; nil: in this process, unbounded
 	now    func() time.Time
 
+	// search is how SearchHistory slices its work (history_search.go).
+	search searchSlicing
+
 	// stateOf reads the state of runs of other backends (task runs), for
 	// branch comparison; see SetStateReader.
 	stateOf map[string]func(ctx context.Context, runID string) (json.RawMessage, error)
@@ -89,7 +94,7 @@ type instance struct {
 // process, where nothing bounds what they allocate.
 func New(store Store, events Events, blobs backend.BlobStore, limits starlark.Limits, runner starlark.Runner) *Service {
 	return &Service{
-		store: store, events: events, blobs: blobs, limits: limits, runner: runner, now: time.Now,
+		store: store, events: events, blobs: blobs, limits: limits, runner: runner, now: time.Now, search: defaultSearchSlicing,
 		programs: map[string]*starlark.Program{}, specs: map[string]backend.WorldSpec{}, live: map[string]*instance{}, runLocks: map[string]*sync.Mutex{},
 		stateOf: map[string]func(context.Context, string) (json.RawMessage, error){},
 	}

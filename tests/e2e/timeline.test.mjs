@@ -39,4 +39,54 @@ describe('Timeline', { timeout: 90_000 }, () => {
       assert.deepEqual(page.problems, []);
     });
   });
+
+  it('searches a long history as it streams: the first matches, Find more, and the end', async () => {
+    // A world of 3,000 steps: a step and an event each (6,000+ events), a milestone every 500.
+    const program = [
+      'def init(seed):',
+      '    return {"n": 0}',
+      '',
+      'def step(state, action, rng):',
+      '    n = state["n"] + 1',
+      '    if n % 500 == 0:',
+      '        return {"n": n}, [{"tick": n, "note": "milestone"}]',
+      '    return {"n": n}, [{"tick": n}]',
+      '',
+      'def observe(state, role):',
+      '    return state',
+    ].join('\n');
+    const created = await stack.call('CreateWorld', { name: 'ticks', program, example: '', seed: 1 });
+    await stack.call('RunWorld', { runId: created.run.id, action: '', steps: 3000, checkpointEvery: 0 });
+
+    await journey(stack, 'timeline-search', async (page) => {
+      await go(stack, page, `#/timeline/${encodeURIComponent(created.run.id)}`);
+      await page.getByTestId('timeline-row').first().waitFor();
+      const search = page.getByRole('searchbox', { name: 'Search events' });
+      const status = page.getByTestId('search-status');
+
+      // Dense: every step matches; the search waits after its first batch with Find more.
+      await search.fill('world.step');
+      await search.press('Enter');
+      const more = page.getByRole('button', { name: 'Find more' });
+      await more.waitFor({ timeout: 30_000 });
+      assert.match(await status.textContent(), /^500 matches in the first [\d,]+ of [\d,]+ events$/);
+      assert.match(await page.getByTestId('timeline-row').first().textContent(), /world\.step/, 'the oldest match first');
+      // Find more goes on, batch by batch, to the end.
+      for (let i = 0; i < 10 && (await more.isVisible()); i++) {
+        const before = await status.textContent();
+        await more.click();
+        await page.waitForFunction((b) => document.querySelector('[data-testid="search-status"]')?.textContent !== b, before, { timeout: 30_000 });
+        await page.waitForFunction(() => !document.querySelector('.search-progress'), null, { timeout: 30_000 });
+      }
+      await page.getByText(/^3,000 of [\d,]+ events match$/).waitFor({ timeout: 30_000 });
+
+      // Sparse: the whole history is searched at once, and every match is shown.
+      await search.fill('milestone');
+      await search.press('Enter');
+      await page.getByText(/^6 of [\d,]+ events match$/).waitFor({ timeout: 30_000 });
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-row"]').length === 6, null, { timeout: 30_000 });
+      assert.equal(await more.count(), 0);
+      assert.deepEqual(page.problems, []);
+    });
+  });
 });

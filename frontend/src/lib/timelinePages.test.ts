@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { HistoryPage, LedgerEvent } from '../bridge/types';
+import type { HistoryFilter, HistoryMatches, HistoryPage, LedgerEvent } from '../bridge/types';
 import { event } from '../test/fixtures';
 import { NO_FILTER } from './timeline';
 import {
@@ -14,6 +14,7 @@ import {
   missingPages,
   rowAt,
   searchDone,
+  searchWhole,
   toHistoryFilter,
   withLive,
   withMatches,
@@ -136,5 +137,25 @@ describe('search through a history', () => {
     expect(f.rows[1]!.inherited).toBe(false);
     expect(searchDone(f)).toBe(true);
     expect(withMatches(f, { ...m1, from: 0 }).rows.map((r) => r.index)).toEqual([7]);
+  });
+});
+
+describe('searchWhole', () => {
+  const ev = (i: number) => event({ seq: i + 1, pos: i + 1, stream: 'run_a', type: i % 2 ? 'step.approved' : 'step.started' });
+  // The backend answers in slices of 3 positions, as it answers after a slice of work.
+  const sliced = async (_run: string, f: HistoryFilter, from: number, limit: number): Promise<HistoryMatches> => {
+    const matches = [];
+    let next = from;
+    for (; next < Math.min(from + 3, 10) && matches.length < limit; next++) if (f.types.includes(ev(next).type)) matches.push({ index: next, event: ev(next) });
+    return { total: 10, inherited: 0, from, next, matches };
+  };
+  const filter: HistoryFilter = { types: ['step.approved'], reality: '', text: '', regex: false };
+
+  it('goes on from slice to slice to the end of the history', async () => {
+    expect((await searchWhole(sliced, 'run_a', filter, 100)).map((e) => e.seq)).toEqual([2, 4, 6, 8, 10]);
+  });
+
+  it('stops at its limit', async () => {
+    expect((await searchWhole(sliced, 'run_a', filter, 2)).map((e) => e.seq)).toEqual([2, 4]);
   });
 });

@@ -161,3 +161,22 @@ export function withMatches(found: Found | undefined, m: HistoryMatches): Found 
 export function searchDone(f: Found): boolean {
   return f.next >= f.total;
 }
+
+/**
+ * searchWhole searches a run's whole history to its end (the backend
+ * answers in slices), for up to limit matches, and returns their events.
+ */
+export async function searchWhole(
+  search: (runId: string, filter: HistoryFilter, from: number, limit: number) => Promise<HistoryMatches>,
+  runId: string,
+  filter: HistoryFilter,
+  limit: number,
+): Promise<LedgerEvent[]> {
+  const out: LedgerEvent[] = [];
+  for (let from = 0; ; ) {
+    const m = await search(runId, filter, from, limit - out.length);
+    out.push(...m.matches.map((x) => x.event));
+    if (out.length >= limit || m.next >= m.total || m.next <= from) return out;
+    from = m.next;
+  }
+}

@@ -5,6 +5,7 @@ import { formatDuration, isTerminal, runDuration, sentence, waitingFor } from '.
 import { shortId } from '../lib/ids';
 import { href } from '../lib/route';
 import { APPROVAL_EVENTS, approvalHistory } from '../lib/approvalHistory';
+import { searchWhole } from '../lib/timelinePages';
 import { buildRunGraph, stepCounts } from '../lib/runGraph';
 import { deniedSteps, forkName, needsModel, planText } from '../lib/runStory';
 import { formatAbsolute, formatRelative } from '../lib/time';
@@ -40,7 +41,7 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
   const [answers] = useLoad(
     () =>
       askKey !== ''
-        ? api.searchHistory(runId, { types: APPROVAL_EVENTS, reality: '', text: '', regex: false }, 0, 1000).then((m) => m.matches.map((x) => x.event))
+        ? searchWhole((...a) => api.searchHistory(...a), runId, { types: APPROVAL_EVENTS, reality: '', text: '', regex: false }, 1000)
         : Promise.resolve([]),
     [api, runId, askKey],
   );

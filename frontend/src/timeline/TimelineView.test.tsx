@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HistoryFilter, LedgerEvent } from '../bridge/types';
 import { fakeApi } from '../test/fakeChannel';
@@ -218,5 +218,54 @@ describe('TimelineView', () => {
     await waitFor(() => expect(rows()[0]?.getAttribute('data-seq')).toBe('1'));
     await screen.findByText(/^500 matches in the first 500 of 100,000 events$/);
     expect(channel.calls('SearchHistory')).toHaveLength(1);
+  });
+
+  it('streams a search with its progress, stops it, and finds more after the stop', async () => {
+    const total = 100_000;
+    const SLICE = 10_000;
+    const at = (i: number) => event({ seq: i + 1, pos: i + 1, stream: OWN, type: 'world.step', reality: 'world_local', payload: i % 1000 === 0 ? { alarm: i } : { n: i } });
+    const base = backend(total, 0, at);
+    // Each call searches one slice of positions, as the Go service answers
+    // after a slice of time, and waits until the test lets it answer.
+    const gates: (() => void)[] = [];
+    const { api, channel } = fakeApi({
+      ...base,
+      HistoryTypes: () => [{ type: 'world.step', count: total }],
+      SearchHistory: async (run: string, f: HistoryFilter, from: number) => {
+        await new Promise<void>((resolve) => gates.push(resolve));
+        const m = base.SearchHistory(run, f, from, SLICE);
+        return { ...m, matches: m.matches.filter((x) => x.index < from + SLICE), next: Math.min(from + SLICE, total) };
+      },
+    });
+    const release = async () => {
+      await waitFor(() => expect(gates.length).toBeGreaterThan(0));
+      act(() => gates.shift()!());
+    };
+    render(<TimelineView api={api} runId={OWN} />);
+    await waitFor(() => expect(rows().at(-1)?.getAttribute('data-seq')).toBe(String(total)));
+    fireEvent.change(screen.getByRole('searchbox', { name: 'Search events' }), { target: { value: 'ALARM' } });
+
+    // The first slice's matches are on screen while the search goes on, with how far it got.
+    await release();
+    await waitFor(() => expect(screen.getByTestId('search-status').textContent).toBe('10 matches so far, 10,000 of 100,000 events searched…'));
+    expect(rows()[0]?.getAttribute('data-seq')).toBe('1');
+    expect((screen.getByRole('progressbar', { name: 'Searched of the history' }) as HTMLProgressElement).value).toBe(10_000);
+
+    // Stop: the call in flight lands, and no other is made.
+    fireEvent.click(screen.getByRole('button', { name: 'Stop' }));
+    await release();
+    await waitFor(() => expect(screen.getByTestId('search-status').textContent).toBe('Stopped: 20 matches in the first 20,000 of 100,000 events'));
+    expect(screen.queryByRole('progressbar')).toBeNull();
+    const calls = channel.calls('SearchHistory').length;
+    fireEvent.scroll(document.querySelector('.tl-scroll')!, { target: { scrollTop: 10_000 } });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(channel.calls('SearchHistory')).toHaveLength(calls);
+
+    // Find more goes on from where it stopped, to the end.
+    fireEvent.click(screen.getByRole('button', { name: 'Find more' }));
+    for (let i = 2; i < 10; i++) await release();
+    await waitFor(() => expect(screen.getByTestId('search-status').textContent).toBe('100 of 100,000 events match'));
+    expect(channel.calls('SearchHistory').map((c) => c[2])).toEqual(Array.from({ length: 10 }, (_, k) => k * SLICE));
+    expect(screen.queryByRole('button', { name: 'Find more' })).toBeNull();
   });
 });

@@ -14,6 +14,7 @@ import { navigate } from '../ui/useRoute';
 import { TaskRunForkDialog } from '../runs/PlanForkDialog';
 import { ForkDialog } from '../worlds/ForkDialog';
 import { useHistory } from './useHistory';
+import { SearchStatus } from './SearchStatus';
 import { useSearch } from './useSearch';
 import './timeline.css';
 
@@ -60,7 +61,7 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
   const matcher = compileSearch(searched.text, searched.regex);
   const filtered = isFiltered(searched);
   const backendFilter = useMemo(() => (isFiltered(searched) && compileSearch(searched.text, searched.regex).ok ? toHistoryFilter(searched) : undefined), [searched]);
-  const { search, more, until } = useSearch(api, runId, backendFilter, total);
+  const { search, more, findMore, stop, until } = useSearch(api, runId, backendFilter, total);
   const searchError = matcher.ok ? search.error : matcher.error;
   const found = filtered ? search.found : undefined;
 
@@ -105,13 +106,6 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
     [geometry],
   );
 
-  // The rows in view are read (or searched) as they come into view.
-  useEffect(() => {
-    if (state.status !== 'ready') return;
-    if (filtered) more(lastShown + 100);
-    else show(firstShown, lastShown);
-  }, [state.status, filtered, firstShown, lastShown, show, more]);
-
   // Matches are found oldest first, so a search shows them from the top (at
   // the end, the view would pull every match in); without one, the view
   // goes back to the newest events.
@@ -123,6 +117,15 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
     atEnd.current = searchKey === '';
     if (searchKey !== '') scrollToIndex(0, 'start');
   }, [searchKey, scrollToIndex]);
+
+  // The rows in view are read (or searched) as they come into view.
+  useEffect(() => {
+    if (state.status !== 'ready') return;
+    // A new search has just scrolled to its top (above): the rows in view
+    // are where the list is now, not where it was drawn.
+    if (filtered) more(Math.max(rowWindow(geometry, scroller.current?.scrollTop ?? scrollTop, OVERSCAN).last, 0) + 100);
+    else show(firstShown, lastShown);
+  }, [state.status, filtered, firstShown, lastShown, show, more]); // eslint-disable-line react-hooks/exhaustive-deps
 
   // Live events keep the view at the end when it was there.
   useEffect(() => {
@@ -139,6 +142,29 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
       setPainted(true);
     }
   }, [drawnRows, total, state.status, count]);
+
+  // A search's start, first matches on screen and end, for the performance
+  // measurement (tests/perf).
+  const searchMarks = useRef({ key: '', rows: false, done: false });
+  const searchDone = found !== undefined && found.next >= Math.max(found.total, total);
+  useLayoutEffect(() => {
+    if (searchKey === '') return;
+    if (searchMarks.current.key !== searchKey) {
+      // What is found now is the last search's: this one starts after this render.
+      searchMarks.current = { key: searchKey, rows: false, done: false };
+      performance.mark('timeline:search', { detail: searchKey });
+      return;
+    }
+    const m = searchMarks.current;
+    if (!m.rows && found && drawnRows > 0) {
+      m.rows = true;
+      performance.mark('timeline:search-rows', { detail: searchKey });
+    }
+    if (!m.done && searchDone) {
+      m.done = true;
+      performance.mark('timeline:search-done', { detail: { key: searchKey, matches: found?.rows.length } });
+    }
+  }, [searchKey, found, drawnRows, searchDone]);
 
   const doJump = async (value: string) => {
     const n = Number(value);
@@ -264,6 +290,9 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
                 value={filter.text}
                 onChange={(e) => setFilter((f) => ({ ...f, text: e.target.value }))}
                 placeholder={filter.regex ? 'regular expression' : 'text in type, stream or payload'}
+                onKeyDown={(e) => {
+                  if (e.key === 'Enter') setText(filter.text); // no need to wait for typing to pause
+                }}
                 aria-label="Search events"
                 aria-invalid={searchError !== undefined}
               />
@@ -301,15 +330,13 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
                 {shortId(l.stream)} ({formatCount(l.events)})
               </span>
             ))}
-            <span className="muted" aria-live="polite">
-              {!filtered
-                ? `${formatCount(total)} events`
-                : !found
-                  ? 'Searching…'
-                  : found.next >= Math.max(found.total, total)
-                    ? `${formatCount(found.rows.length)} of ${formatCount(total)} events match`
-                    : `${formatCount(found.rows.length)} matches in the first ${formatCount(found.next)} of ${formatCount(total)} events${searching ? ', searching…' : ''}`}
-            </span>
+            {filtered ? (
+              <SearchStatus search={search} found={found} total={total} onStop={stop} onMore={findMore} />
+            ) : (
+              <span className="muted" aria-live="polite">
+                {formatCount(total)} events
+              </span>
+            )}
           </div>
 
           <div className="timeline-body">
@@ -327,7 +354,8 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
                 onScroll={(e) => {
                   const el = e.currentTarget;
                   setScrollTop(el.scrollTop);
-                  atEnd.current = el.scrollTop + viewport >= contentHeight(geometry) - ROW_H * 2;
+                  // A search's list stays where it is read; only the whole history follows its end.
+                  atEnd.current = !filtered && el.scrollTop + viewport >= contentHeight(geometry) - ROW_H * 2;
                 }}
               >
                 {count === 0 ? (

@@ -1,0 +1,140 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	gosqlite "github.com/glebarez/go-sqlite"
+
+	"ducklm/backend"
+)
+
+// A history search reads a million events in seconds only if the database
+// picks the matches: handing every row to Go costs ~6 µs a row in this
+// driver (6.3 s for 1M events, measured), while SQLite's own LIKE over the
+// payload and type costs ~1 µs. So plain ASCII text is matched in SQL, field
+// by field; what SQL cannot match the way Go does (regular expressions,
+// letters outside ASCII, whose case SQLite does not fold) goes through
+// matchFunc, a Go function called by SQLite with only the fields a line is
+// made of.
+
+// matchFunc is the SQL function that tests an event's line with a matcher
+// registered in matchers: matchFunc(key, type, stream, seq, payload).
+const matchFunc = "ducklm_line_match"
+
+var (
+	matchers   sync.Map // key (string) -> func(line string) bool
+	matcherKey atomic.Int64
+)
+
+func init() {
+	err := gosqlite.RegisterDeterministicScalarFunction(matchFunc, 5, func(_ *gosqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		key, _ := args[0].(string)
+		m, ok := matchers.Load(key)
+		if !ok {
+			return nil, fmt.Errorf("no search %q is running", key)
+		}
+		typ, _ := args[1].(string)
+		stream, _ := args[2].(string)
+		seq, _ := args[3].(int64)
+		payload, _ := args[4].(string)
+		line := typ + " " + stream + " #" + strconv.FormatInt(seq, 10) + " " + payload
+		return m.(func(string) bool)(line), nil
+	})
+	if err != nil {
+		panic(err) // only a second registration of the same name fails
+	}
+}
+
+// Search implements world.Events: the events q selects whose line t
+// matches, in seq order (pos order without a stream). It reads only the
+// matches into Go.
+func (l *Ledger) Search(ctx context.Context, q backend.EventQuery, t backend.EventText) ([]backend.Event, error) {
+	match, err := t.Matcher()
+	if err != nil {
+		return nil, err
+	}
+	if match == nil {
+		return l.Query(ctx, q)
+	}
+	where, args, err := queryWhere(q)
+	if err != nil {
+		return nil, err
+	}
+	cond, condArgs, done := textCondition(q.Stream, t, match)
+	defer done()
+	if cond != "" {
+		where = append(where, cond)
+		args = append(args, condArgs...)
+	}
+	stmt := "SELECT " + eventColumns + " FROM events"
+	if len(where) > 0 {
+		stmt += " WHERE " + strings.Join(where, " AND ")
+	}
+	stmt += orderAndLimit(q, &args)
+	return l.query(ctx, stmt, min(max(q.Limit, 0), 4096), args...)
+}
+
+// textCondition is the SQL condition for t over events of stream (""
+// for any), its arguments, and what to call once the query has run.
+func textCondition(stream string, t backend.EventText, match func(string) bool) (string, []any, func()) {
+	needle := strings.ToLower(t.Text)
+	if !t.Regex && isASCII(needle) {
+		if stream != "" && strings.Contains(strings.ToLower(stream), needle) {
+			return "", nil, func() {} // every line holds its stream's id
+		}
+		pattern := "%" + likeEscaper.Replace(needle) + "%"
+		if strings.Contains(needle, " ") {
+			// The needle may span fields: match the whole line.
+			return `(type || ' ' || stream_id || ' #' || seq || ' ' || payload) LIKE ? ESCAPE '\'`, []any{pattern}, func() {}
+		}
+		// Every separator of a line holds a space, so a needle without one
+		// lies inside one field.
+		cond := `(payload LIKE ? ESCAPE '\' OR type LIKE ? ESCAPE '\'`
+		args := []any{pattern, pattern}
+		if stream == "" {
+			cond += ` OR stream_id LIKE ? ESCAPE '\'`
+			args = append(args, pattern)
+		}
+		if strings.Trim(needle, "#0123456789") == "" {
+			cond += ` OR ('#' || seq) LIKE ? ESCAPE '\'`
+			args = append(args, pattern)
+		}
+		return cond + ")", args, func() {}
+	}
+	key := strconv.FormatInt(matcherKey.Add(1), 10)
+	matchers.Store(key, match)
+	cond, args := matchFunc+"(?, type, stream_id, seq, payload)", []any{key}
+	// Every match of a regular expression holds its literal prefix: the
+	// database's LIKE picks the candidates (5.1 → 2.4 s over 1M events for
+	// one that starts with `"value":`), Go decides.
+	if t.Regex {
+		if re, err := regexp.Compile(t.Text); err == nil {
+			if prefix, _ := re.LiteralPrefix(); prefix != "" && isASCII(prefix) {
+				pre, preArgs, _ := textCondition(stream, backend.EventText{Text: prefix}, nil)
+				if pre != "" {
+					cond, args = pre+" AND "+cond, append(preArgs, args...)
+				}
+			}
+		}
+	}
+	return cond, args, func() { matchers.Delete(key) }
+}
+
+// likeEscaper escapes LIKE's wildcards (and its escape character).
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
