@@ -177,6 +177,45 @@ describe('RunView', () => {
     expect(critique.textContent).toContain('model · qwen2.5:7b');
   });
 
+  it("offers Deliberate… on a world_search step's world and opens the dialog on it", async () => {
+    const base = runDetail().state!;
+    const s1 = base.steps['step-1']!;
+    const search = {
+      ...s1,
+      node: { ...s1.node, tool: 'world_search', title: 'Search the grid', args: { example: 'branching_grid' } },
+      critique: undefined,
+      result: {
+        ...s1.result!,
+        stdoutTail: undefined,
+        stderrTail: undefined,
+        filesChanged: undefined,
+        output: { world: 'wld_sim', run: 'run_sim', deliberationIndex: 1, chosen: 'E', line: ['E', 'S', 'S'], act: true },
+      },
+    };
+    const d = runDetail({ state: { ...base, steps: { ...base.steps, 'step-1': search } }, approvals: [] });
+    const { api, channel } = fakeApi({
+      RunDetail: () => d,
+      RiskRules: () => RULES,
+      SearchHistory: () => ({ total: 0, inherited: 0, from: 0, next: 0, matches: [] }),
+      Deliberate: () => new Promise(() => {}),
+      CancelDeliberation: () => true,
+    });
+    render(<RunView api={api} runId={RUN} />);
+    const graph = await screen.findByRole('group', { name: 'Task graph' });
+    fireEvent.click(within(graph).getByRole('button', { name: 'step-1: done' }));
+    const result = within(screen.getByTestId('step-panel')).getByTestId('search-result');
+    expect(result.textContent).toContain('chose E; its line is E S S (3 moves, taken as the steps step-1-move-1…)');
+    expect(within(result).getByRole('link', { name: 'Open the world' }).getAttribute('href')).toBe('#/worlds/run_sim');
+    fireEvent.click(within(result).getByRole('button', { name: 'Deliberate…' }));
+    const dialog = screen.getByRole('dialog', { name: 'Deliberate' });
+    expect(dialog.textContent).toContain("The task's world: search forks of this world");
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Deliberate' }));
+    await waitFor(() => expect(channel.calls('Deliberate')).toHaveLength(1));
+    expect(channel.calls('Deliberate')[0]![0]).toMatchObject({ runId: 'run_sim' });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(channel.calls('CancelDeliberation')).toHaveLength(1));
+  });
+
   it('reads the run again when the ledger records an event of it', async () => {
     const { channel, detail } = view();
     await screen.findByRole('group', { name: 'Task graph' });

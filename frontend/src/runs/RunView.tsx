@@ -20,6 +20,8 @@ import { PlanForkDialog } from './PlanForkDialog';
 import { PlanningPanel } from './PlanningPanel';
 import { RunGraph } from './RunGraph';
 import { StepPanel } from './StepPanel';
+import { DeliberateDialog } from '../worlds/DeliberateDialog';
+import type { SearchSummary } from '../lib/search';
 
 /** RunView shows one task run live: its graph, the open approvals, the selected step, and streamed model text. */
 export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
@@ -29,6 +31,8 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
   const [selected, setSelected] = useState<string>();
   const [action, setAction] = useState<{ busy: boolean; error?: string }>({ busy: false });
   const [forking, setForking] = useState(false);
+  // The world_search step whose world is being deliberated on again.
+  const [deliberating, setDeliberating] = useState<SearchSummary>();
   // A run paused for a model can go on only when one is reachable: ask Ollama, and again after each change.
   const waitsForModel = needsModel(detail.value?.state);
   const [models, reloadModels] = useLoad(() => (waitsForModel ? api.models() : Promise.resolve(undefined)), [api, waitsForModel]);
@@ -235,6 +239,19 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
           )}
         </section>
       )}
+      {deliberating && (
+        <DeliberateDialog
+          api={api}
+          runId={deliberating.run}
+          worldId={deliberating.world}
+          parentName="The task's world"
+          onClose={() => setDeliberating(undefined)}
+          onApplied={() => {
+            setDeliberating(undefined);
+            navigate({ screen: 'world', runId: deliberating.run });
+          }}
+        />
+      )}
       {forking && checkpointId && (
         <PlanForkDialog
           api={api}
@@ -302,7 +319,12 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
             </div>
           </section>
           {step && (
-            <StepPanel step={step} tokens={shown ? tokens[shown] : undefined} approvals={shown && answers.value ? approvalHistory(answers.value, shown) : []} />
+            <StepPanel
+              step={step}
+              tokens={shown ? tokens[shown] : undefined}
+              approvals={shown && answers.value ? approvalHistory(answers.value, shown) : []}
+              onDeliberate={setDeliberating}
+            />
           )}
         </div>
       )}

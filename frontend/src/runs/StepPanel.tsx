@@ -2,6 +2,8 @@ import type { StepRecord } from '../bridge';
 import type { ApprovalEntry } from '../lib/approvalHistory';
 import { argsText, commandOf } from '../lib/approvals';
 import { formatDuration } from '../lib/format';
+import { href } from '../lib/route';
+import { type SearchSummary, actionText, searchOf } from '../lib/search';
 import { formatAbsolute, formatSeconds } from '../lib/time';
 import { StepStateBadge } from '../ui/StatusBadge';
 import { FileChange, fileWriteArgs } from './FileChange';
@@ -11,8 +13,20 @@ import { FileChange, fileWriteArgs } from './FileChange';
  * approved it and how, its output tails, the files it changed and the
  * critic's score.
  */
-export function StepPanel({ step, tokens, approvals = [] }: { step: StepRecord; tokens?: string | undefined; approvals?: ApprovalEntry[] }) {
+export function StepPanel({
+  step,
+  tokens,
+  approvals = [],
+  onDeliberate,
+}: {
+  step: StepRecord;
+  tokens?: string | undefined;
+  approvals?: ApprovalEntry[];
+  /** onDeliberate, when given, offers "Deliberate…" on a world_search step's world. */
+  onDeliberate?: ((s: SearchSummary) => void) | undefined;
+}) {
   const n = step.node;
+  const search = searchOf(step);
   const r = step.result;
   const write = n.tool === 'file_write' ? fileWriteArgs(step.approvedArgs ?? n.args) : undefined;
   const cmd = write ? undefined : commandOf(step.approvedArgs ?? n.args);
@@ -90,6 +104,7 @@ export function StepPanel({ step, tokens, approvals = [] }: { step: StepRecord; 
                 </div>
               )}
             </dl>
+            {search && <SearchResult search={search} stepId={n.id} onDeliberate={onDeliberate} />}
             {r.stdoutTail && (
               <div>
                 <span className="field-label">stdout (tail)</span>
@@ -207,6 +222,42 @@ function ApprovalHistory({ entries }: { entries: ApprovalEntry[] }) {
           );
         })}
       </ol>
+    </div>
+  );
+}
+
+/** SearchResult is what a world_search step chose, the line the task takes, and the way to deliberate again on its world. */
+function SearchResult({ search, stepId, onDeliberate }: { search: SearchSummary; stepId: string; onDeliberate?: ((s: SearchSummary) => void) | undefined }) {
+  return (
+    <div data-testid="search-result">
+      <span className="field-label">Search</span>
+      <p>
+        Round {search.deliberationIndex} of the task&apos;s world chose <strong className="mono">{actionText(search.chosen)}</strong>
+        {search.line.length > 0 && (
+          <>
+            ; its line is <span className="mono">{search.line.map(actionText).join(' ')}</span>
+            {search.act
+              ? ` (${search.line.length} ${search.line.length === 1 ? 'move' : 'moves'}, taken as the steps ${stepId}-move-1…)`
+              : ' (not taken: the step said act false)'}
+          </>
+        )}
+        .
+      </p>
+      <div className="row wrap">
+        {onDeliberate && (
+          <button
+            type="button"
+            className="button small"
+            onClick={() => onDeliberate(search)}
+            title="Search forks of the task's world again, from where it is now"
+          >
+            Deliberate…
+          </button>
+        )}
+        <a className="button small" href={href({ screen: 'world', runId: search.run })}>
+          Open the world
+        </a>
+      </div>
     </div>
   );
 }
