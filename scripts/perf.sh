@@ -6,7 +6,7 @@
 # none). Not part of `make test`: it takes minutes and its numbers depend on
 # the machine, so read them with the load printed beside each.
 #   scripts/perf.sh                      everything
-#   PERF_ONLY=lineage scripts/perf.sh    lineage, timeline and/or memory
+#   PERF_ONLY=lineage scripts/perf.sh    lineage, deliberation, timeline and/or memory
 #   PERF_WORLDS=2000 PERF_EVENTS=200000 scripts/perf.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
