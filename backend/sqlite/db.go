@@ -37,6 +37,8 @@ type DB struct {
 
 	// stmts caches prepared statements by query text (stmt.go).
 	stmts sync.Map
+
+	dialect *Dialect
 }
 
 // DSN returns the connection string ducklm uses for path: WAL, fsync on every
@@ -93,7 +95,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	// Each connection keeps its own page cache (up to 2 MB): connections
 	// left idle by a burst of reads close, so an idle app holds little.
 	sqlDB.SetConnMaxIdleTime(5 * time.Second)
-	return &DB{Gorm: gdb, SQL: sqlDB, Path: path}, nil
+	return &DB{Gorm: gdb, SQL: sqlDB, Path: path, dialect: SQLiteDialect()}, nil
+}
+
+// Attach returns the store on a pool of another dialect that its opener
+// (backend/postgres) has connected and migrated. name says where the
+// database is, without secrets.
+func Attach(gdb *gorm.DB, sqlDB *sql.DB, d *Dialect, name string) *DB {
+	return &DB{Gorm: gdb, SQL: sqlDB, Path: name, dialect: d}
 }
 
 // Close closes the database.
@@ -136,15 +145,14 @@ func LatestSchemaVersion() int64 {
 
 // SchemaVersion returns the version the database's schema is at.
 func (db *DB) SchemaVersion(ctx context.Context) (int64, error) {
-	return storedVersion(ctx, db.SQL)
+	return StoredVersion(ctx, db.SQL, db.dialect)
 }
 
-// storedVersion reads goose's version table without creating it (0 when the
+// StoredVersion reads goose's version table without creating it (0 when the
 // database is new).
-func storedVersion(ctx context.Context, sqlDB *sql.DB) (int64, error) {
+func StoredVersion(ctx context.Context, sqlDB *sql.DB, d *Dialect) (int64, error) {
 	var exists int
-	err := sqlDB.QueryRowContext(ctx,
-		"SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'goose_db_version'").Scan(&exists)
+	err := sqlDB.QueryRowContext(ctx, d.Rebind(d.TableExists), "goose_db_version").Scan(&exists)
 	if err != nil {
 		return 0, backend.Wrap(err, backend.EINTERNAL, "cannot read the schema version")
 	}
@@ -161,15 +169,13 @@ func storedVersion(ctx context.Context, sqlDB *sql.DB) (int64, error) {
 }
 
 func migrate(ctx context.Context, sqlDB *sql.DB, path string) error {
-	have, err := storedVersion(ctx, sqlDB)
+	have, err := StoredVersion(ctx, sqlDB, SQLiteDialect())
 	if err != nil {
 		return err
 	}
 	latest := LatestSchemaVersion()
 	if have > latest {
-		return backend.Errorf(backend.ECONFLICT,
-			"the data in %s was written by a newer ducklm (schema %d; this build knows up to %d): "+
-				"upgrade ducklm, or point DUCKLM_HOME at another folder", path, have, latest)
+		return NewerSchema(path, have, latest)
 	}
 	if have == latest {
 		return nil
@@ -188,6 +194,13 @@ func migrate(ctx context.Context, sqlDB *sql.DB, path string) error {
 	return nil
 }
 
+// NewerSchema is the refusal of a database a newer ducklm wrote.
+func NewerSchema(where string, have, latest int64) error {
+	return backend.Errorf(backend.ECONFLICT,
+		"the data in %s was written by a newer ducklm (schema %d; this build knows up to %d): "+
+			"upgrade ducklm, or point DUCKLM_HOME at another folder", where, have, latest)
+}
+
 // PeekSchemaVersion reads the schema version of the database at path without
 // creating, migrating or locking it (0 when there is no database yet).
 func PeekSchemaVersion(ctx context.Context, path string) (int64, error) {
@@ -199,7 +212,7 @@ func PeekSchemaVersion(ctx context.Context, path string) (int64, error) {
 		return 0, backend.Wrap(err, backend.EINTERNAL, "cannot open the database %s", path)
 	}
 	defer sqlDB.Close()
-	v, err := storedVersion(ctx, sqlDB)
+	v, err := StoredVersion(ctx, sqlDB, SQLiteDialect())
 	if err != nil {
 		return 0, backend.Wrap(err, backend.ECORRUPT, "%s is not a readable ducklm database", path)
 	}

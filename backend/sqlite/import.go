@@ -8,7 +8,6 @@ import (
 	"errors"
 	"reflect"
 	"sort"
-	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -51,7 +50,10 @@ func (l *Ledger) Import(ctx context.Context, fn func(tx *ImportTx) error) error 
 		return backend.Wrap(err, backend.EINTERNAL, "cannot start the import transaction")
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "PRAGMA defer_foreign_keys = ON"); err != nil {
+	if err := l.db.lockLedger(ctx, tx); err != nil {
+		return backend.Wrap(err, backend.EINTERNAL, "cannot start the import transaction")
+	}
+	if _, err := tx.ExecContext(ctx, l.db.dialect.DeferForeignKeys); err != nil {
 		return backend.Wrap(err, backend.EINTERNAL, "cannot start the import transaction")
 	}
 	it := &ImportTx{ctx: ctx, db: l.db, tx: tx, g: l.db.onTx(tx).WithContext(ctx), now: l.now(), lastPos: -1,
@@ -60,7 +62,7 @@ func (l *Ledger) Import(ctx context.Context, fn func(tx *ImportTx) error) error 
 		return err
 	}
 	if err := tx.Commit(); err != nil {
-		if strings.Contains(err.Error(), "FOREIGN KEY") {
+		if l.db.dialect.ForeignKeyViolation(err) {
 			return backend.Wrap(err, backend.ECORRUPT, "the import refers to a world, run or checkpoint that is neither in it nor stored here")
 		}
 		return backend.Wrap(err, backend.EINTERNAL, "cannot commit the import")
@@ -221,14 +223,14 @@ func (t *ImportTx) AppendEvents(stream string, reality backend.Reality, events [
 		return 0, nil
 	}
 	if !st.exists {
-		if _, err := t.tx.ExecContext(t.ctx, "INSERT INTO streams (id, reality, head_seq, created_at) VALUES (?, ?, 0, ?)",
+		if _, err := t.tx.ExecContext(t.ctx, t.db.Rebind("INSERT INTO streams (id, reality, head_seq, created_at) VALUES (?, ?, 0, ?)"),
 			stream, string(reality), t.now.UnixMicro()); err != nil {
 			return 0, backend.Wrap(err, backend.EINTERNAL, "cannot create stream %s", stream)
 		}
 		st.exists, st.reality = true, reality
 	}
 	if t.lastPos < 0 {
-		if err := t.tx.QueryRowContext(t.ctx, "SELECT coalesce(max(pos), 0) FROM events").Scan(&t.lastPos); err != nil {
+		if err := t.tx.QueryRowContext(t.ctx, t.db.Rebind("SELECT coalesce(max(pos), 0) FROM events")).Scan(&t.lastPos); err != nil {
 			return 0, backend.Wrap(err, backend.EINTERNAL, "cannot read the ledger position")
 		}
 	}
@@ -239,14 +241,14 @@ func (t *ImportTx) AppendEvents(stream string, reality backend.Reality, events [
 	for start := 0; start < len(fresh); start += insertChunk {
 		chunk := fresh[start:min(start+insertChunk, len(fresh))]
 		if err := insertEvents(t.ctx, t.db, t.tx, chunk); err != nil {
-			if isUniqueViolation(err, "events.id") {
+			if t.db.isUniqueViolation(err, "events", "id") {
 				return 0, t.takenID(chunk)
 			}
 			return 0, backend.Wrap(err, backend.EINTERNAL, "cannot import into stream %s", stream)
 		}
 	}
 	st.head = fresh[len(fresh)-1].Seq
-	if _, err := t.tx.ExecContext(t.ctx, "UPDATE streams SET head_seq = ? WHERE id = ?", st.head, stream); err != nil {
+	if _, err := t.tx.ExecContext(t.ctx, t.db.Rebind("UPDATE streams SET head_seq = ? WHERE id = ?"), st.head, stream); err != nil {
 		return 0, backend.Wrap(err, backend.EINTERNAL, "cannot advance stream %s", stream)
 	}
 	t.tails[stream] = fresh[len(fresh)-1]
@@ -260,7 +262,7 @@ func (t *ImportTx) stream(id string) (*importStream, error) {
 	}
 	st := &importStream{}
 	var reality string
-	err := t.tx.QueryRowContext(t.ctx, "SELECT head_seq, reality FROM streams WHERE id = ?", id).Scan(&st.head, &reality)
+	err := t.tx.QueryRowContext(t.ctx, t.db.Rebind("SELECT head_seq, reality FROM streams WHERE id = ?"), id).Scan(&st.head, &reality)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
@@ -275,7 +277,7 @@ func (t *ImportTx) stream(id string) (*importStream, error) {
 // sameAsStored checks that events (consecutive, all at or below the head)
 // are exactly the stored ones.
 func (t *ImportTx) sameAsStored(stream string, events []backend.Event) error {
-	rows, err := t.tx.QueryContext(t.ctx, "SELECT "+eventColumns+" FROM events WHERE stream_id = ? AND seq >= ? AND seq <= ? ORDER BY seq",
+	rows, err := t.tx.QueryContext(t.ctx, t.db.Rebind("SELECT "+eventColumns+" FROM events WHERE stream_id = ? AND seq >= ? AND seq <= ? ORDER BY seq"),
 		stream, events[0].Seq, events[len(events)-1].Seq)
 	if err != nil {
 		return backend.Wrap(err, backend.EINTERNAL, "cannot read stream %s", stream)
@@ -318,7 +320,7 @@ func (t *ImportTx) takenID(chunk []backend.Event) error {
 	for _, e := range chunk {
 		var stream string
 		var seq int64
-		err := t.tx.QueryRowContext(t.ctx, "SELECT stream_id, seq FROM events WHERE id = ?", e.ID).Scan(&stream, &seq)
+		err := t.tx.QueryRowContext(t.ctx, t.db.Rebind("SELECT stream_id, seq FROM events WHERE id = ?"), e.ID).Scan(&stream, &seq)
 		if err == nil {
 			return backend.Errorf(backend.ECONFLICT, "event %s is already recorded here as seq %d of stream %s, not as seq %d of %s; an event id names one fact forever",
 				e.ID, seq, stream, e.Seq, e.Stream)

@@ -135,6 +135,9 @@ func (l *Ledger) tryAppend(ctx context.Context, stream string, reality backend.R
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot start a ledger transaction")
 	}
 	defer tx.Rollback()
+	if err := l.db.lockLedger(ctx, tx); err != nil {
+		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot lock the ledger")
+	}
 
 	// The stream's head and the ledger's position in one statement: the
 	// driver parses every statement it runs, so fewer is cheaper.
@@ -177,7 +180,7 @@ func (l *Ledger) tryAppend(ctx context.Context, stream string, reality backend.R
 	for start := 0; start < len(out); start += insertChunk {
 		end := min(start+insertChunk, len(out))
 		if err := insertEvents(ctx, l.db, tx, out[start:end]); err != nil {
-			if isUniqueViolation(err, "events.id") {
+			if l.db.isUniqueViolation(err, "events", "id") {
 				return nil, errRetrySlow
 			}
 			return nil, backend.Wrap(err, backend.EINTERNAL, "cannot append to stream %s", stream)
@@ -221,11 +224,6 @@ func insertEvents(ctx context.Context, db *DB, tx *sql.Tx, events []backend.Even
 	}
 	_, err := db.txExec(ctx, tx, q.(string), args...)
 	return err
-}
-
-func isUniqueViolation(err error, column string) bool {
-	msg := err.Error()
-	return strings.Contains(msg, "UNIQUE constraint failed") && strings.Contains(msg, column)
 }
 
 // prepareEvents validates a batch and fills in what the caller may omit.

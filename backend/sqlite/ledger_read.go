@@ -13,7 +13,7 @@ import (
 // Head implements backend.Ledger.
 func (l *Ledger) Head(ctx context.Context, stream string) (int64, error) {
 	var head int64
-	err := l.db.SQL.QueryRowContext(ctx, "SELECT head_seq FROM streams WHERE id = ?", stream).Scan(&head)
+	err := l.db.SQL.QueryRowContext(ctx, l.db.Rebind("SELECT head_seq FROM streams WHERE id = ?"), stream).Scan(&head)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -123,7 +123,7 @@ func orderAndLimit(q backend.EventQuery, args *[]any) string {
 // TypeCounts counts the events of stream with seq ≤ toSeq by type. It reads
 // the (stream, seq) range, never the whole ledger.
 func (l *Ledger) TypeCounts(ctx context.Context, stream string, toSeq int64) (map[string]int64, error) {
-	rows, err := l.db.SQL.QueryContext(ctx, "SELECT type, count(*) FROM events WHERE stream_id = ? AND seq <= ? GROUP BY type", stream, toSeq)
+	rows, err := l.db.SQL.QueryContext(ctx, l.db.Rebind("SELECT type, count(*) FROM events WHERE stream_id = ? AND seq <= ? GROUP BY type"), stream, toSeq)
 	if err != nil {
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot count the events of %s", stream)
 	}
@@ -209,14 +209,14 @@ func (l *Ledger) Count(ctx context.Context) (int64, error) {
 	var n int64
 	// max(pos) equals the count because events are never deleted, and it is
 	// O(1) where count(*) scans a million rows.
-	if err := l.db.SQL.QueryRowContext(ctx, "SELECT coalesce(max(pos), 0) FROM events").Scan(&n); err != nil {
+	if err := l.db.SQL.QueryRowContext(ctx, l.db.Rebind("SELECT coalesce(max(pos), 0) FROM events")).Scan(&n); err != nil {
 		return 0, backend.Wrap(err, backend.EINTERNAL, "cannot count events")
 	}
 	return n, nil
 }
 
 func (l *Ledger) query(ctx context.Context, stmt string, sizeHint int, args ...any) ([]backend.Event, error) {
-	rows, err := l.db.SQL.QueryContext(ctx, stmt, args...)
+	rows, err := l.db.SQL.QueryContext(ctx, l.db.Rebind(stmt), args...)
 	if err != nil {
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot read events")
 	}

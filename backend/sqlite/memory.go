@@ -162,7 +162,7 @@ func (r *Memories) Insert(ctx context.Context, m memory.Memory, stream string, e
 func (r *Memories) Merge(ctx context.Context, id string, src memory.Source, weight float64, at time.Time, stream string, events []backend.Event) (memory.Memory, error) {
 	var out memory.Memory
 	err := r.inTx(ctx, stream, events, func(gtx *gorm.DB) error {
-		res := gtx.Exec("UPDATE memories SET weight = max(weight, ?), merged_count = merged_count + 1, merged_at = ?, updated_at = ? WHERE id = ?",
+		res := gtx.Exec("UPDATE memories SET weight = "+r.db.dialect.Greatest+"(weight, ?), merged_count = merged_count + 1, merged_at = ?, updated_at = ? WHERE id = ?",
 			weight, micros(at), micros(at), id)
 		if res.Error != nil {
 			return dbErr(res.Error, "merge into memory "+id)
@@ -202,7 +202,7 @@ func (r *Memories) Record(ctx context.Context, stream string, events []backend.E
 // StreamReality implements memory.Repo.
 func (r *Memories) StreamReality(ctx context.Context, stream string) (backend.Reality, error) {
 	var reality string
-	err := r.db.SQL.QueryRowContext(ctx, "SELECT reality FROM streams WHERE id = ?", stream).Scan(&reality)
+	err := r.db.SQL.QueryRowContext(ctx, r.db.Rebind("SELECT reality FROM streams WHERE id = ?"), stream).Scan(&reality)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -218,7 +218,7 @@ func (r *Memories) Get(ctx context.Context, id string) (memory.Memory, error) {
 		return memory.Memory{}, err
 	}
 	var blob []byte
-	m, err := scanMemory(r.db.SQL.QueryRowContext(ctx, "SELECT "+memoryColumns+", embedding FROM memories WHERE id = ?", id).Scan, &blob)
+	m, err := scanMemory(r.db.SQL.QueryRowContext(ctx, r.db.Rebind("SELECT "+memoryColumns+", embedding FROM memories WHERE id = ?"), id).Scan, &blob)
 	if errors.Is(err, sql.ErrNoRows) {
 		return m, backend.Errorf(backend.ENOTFOUND, "there is no memory %s", id)
 	}
@@ -240,7 +240,7 @@ func (r *Memories) Get(ctx context.Context, id string) (memory.Memory, error) {
 
 // FindByHash implements memory.Repo.
 func (r *Memories) FindByHash(ctx context.Context, hash string, typ memorypolicy.Type, reality backend.Reality) (memory.Memory, bool, error) {
-	row := r.db.SQL.QueryRowContext(ctx, "SELECT "+memoryColumns+" FROM memories WHERE content_hash = ? AND type = ? AND reality = ? ORDER BY created_at, id LIMIT 1",
+	row := r.db.SQL.QueryRowContext(ctx, r.db.Rebind("SELECT "+memoryColumns+" FROM memories WHERE content_hash = ? AND type = ? AND reality = ? ORDER BY created_at, id LIMIT 1"),
 		hash, string(typ), string(reality))
 	m, err := scanMemory(row.Scan)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -274,7 +274,7 @@ func (r *Memories) List(ctx context.Context, q memory.ListQuery) ([]memory.Memor
 	if q.Limit > 0 {
 		stmt, args = stmt+" LIMIT ?", append(args, q.Limit)
 	}
-	rows, err := r.db.SQL.QueryContext(ctx, stmt, args...)
+	rows, err := r.db.SQL.QueryContext(ctx, r.db.Rebind(stmt), args...)
 	if err != nil {
 		return nil, dbErr(err, "list memories")
 	}
@@ -309,7 +309,7 @@ func (r *Memories) Delete(ctx context.Context, id string) error {
 
 func (r *Memories) generation(ctx context.Context) (int64, error) {
 	var g int64
-	err := r.db.SQL.QueryRowContext(ctx, "SELECT generation FROM memory_state WHERE id = 1").Scan(&g)
+	err := r.db.SQL.QueryRowContext(ctx, r.db.Rebind("SELECT generation FROM memory_state WHERE id = 1")).Scan(&g)
 	return g, dbErr(err, "read the memory generation")
 }
 
@@ -325,7 +325,7 @@ func (r *Memories) Load(ctx context.Context, model string, fn func(memory.Memory
 		return st, false, err
 	}
 	var lo, hi int64
-	if err := r.db.SQL.QueryRowContext(ctx, "SELECT coalesce(min(rowid), 0), coalesce(max(rowid), -1) FROM memories").Scan(&lo, &hi); err != nil {
+	if err := r.db.SQL.QueryRowContext(ctx, r.db.Rebind("SELECT coalesce(min("+r.db.dialect.RowID+"), 0), coalesce(max("+r.db.dialect.RowID+"), -1) FROM memories")).Scan(&lo, &hi); err != nil {
 		return st, false, dbErr(err, "read memories")
 	}
 	parts := int64(min(runtime.GOMAXPROCS(0), maxLoadScans))
@@ -386,8 +386,9 @@ const (
 // scanRange sends the memories of model with rowids in [from, to] in batches.
 func (r *Memories) scanRange(ctx context.Context, model string, from, to int64, out chan<- []memory.Memory) error {
 	// Only what an index document needs is read (no content hash).
-	rows, err := r.db.SQL.QueryContext(ctx, `SELECT id, text, type, run_id, event_id, reality, world_id, weight, merged_count,
-		created_at, merged_at, updated_at, embedding FROM memories WHERE rowid BETWEEN ? AND ? AND +embedding_model = ?`, from, to, model)
+	rows, err := r.db.SQL.QueryContext(ctx, r.db.Rebind(`SELECT id, text, type, run_id, event_id, reality, world_id, weight, merged_count,
+		created_at, merged_at, updated_at, embedding FROM memories WHERE `+r.db.dialect.RowID+` BETWEEN ? AND ? AND `+
+		r.db.dialect.Unindexed("embedding_model")+` = ?`), from, to, model)
 	if err != nil {
 		return dbErr(err, "read memories")
 	}
@@ -430,10 +431,10 @@ func (r *Memories) scanRange(ctx context.Context, model string, from, to int64, 
 // State implements memory.Repo, in one statement (one read snapshot).
 func (r *Memories) State(ctx context.Context, model string) (memory.IndexState, error) {
 	st := memory.IndexState{Model: model}
-	err := r.db.SQL.QueryRowContext(ctx, `SELECT
+	err := r.db.SQL.QueryRowContext(ctx, r.db.Rebind(`SELECT
 		(SELECT count(*) FROM memories WHERE embedding_model = ?1),
 		(SELECT coalesce(max(updated_at), 0) FROM memories WHERE embedding_model = ?1),
-		(SELECT generation FROM memory_state WHERE id = 1)`, model).Scan(&st.Count, &st.MaxUpdated, &st.Generation)
+		(SELECT generation FROM memory_state WHERE id = 1)`), model).Scan(&st.Count, &st.MaxUpdated, &st.Generation)
 	return st, dbErr(err, "read the state of the memories")
 }
 
@@ -441,14 +442,14 @@ func (r *Memories) State(ctx context.Context, model string) (memory.IndexState, 
 func (r *Memories) Stale(ctx context.Context, model, after string, limit int) ([]memory.Memory, int64, error) {
 	total := int64(-1)
 	if after == "" {
-		if err := r.db.SQL.QueryRowContext(ctx, "SELECT count(*) FROM memories WHERE embedding_model <> ?", model).Scan(&total); err != nil {
+		if err := r.db.SQL.QueryRowContext(ctx, r.db.Rebind("SELECT count(*) FROM memories WHERE embedding_model <> ?"), model).Scan(&total); err != nil {
 			return nil, 0, dbErr(err, "count memories to re-embed")
 		}
 	}
 	if limit <= 0 {
 		return nil, total, nil
 	}
-	rows, err := r.db.SQL.QueryContext(ctx, "SELECT "+memoryColumns+" FROM memories WHERE embedding_model <> ? AND id > ? ORDER BY id LIMIT ?",
+	rows, err := r.db.SQL.QueryContext(ctx, r.db.Rebind("SELECT "+memoryColumns+" FROM memories WHERE embedding_model <> ? AND id > ? ORDER BY id LIMIT ?"),
 		model, after, limit)
 	if err != nil {
 		return nil, 0, dbErr(err, "read memories to re-embed")
@@ -494,7 +495,7 @@ func (r *Memories) SetEmbeddings(ctx context.Context, model string, vecs []memor
 // ActiveModel implements memory.Repo.
 func (r *Memories) ActiveModel(ctx context.Context) (string, error) {
 	var model string
-	err := r.db.SQL.QueryRowContext(ctx, "SELECT embedding_model FROM memory_state WHERE id = 1").Scan(&model)
+	err := r.db.SQL.QueryRowContext(ctx, r.db.Rebind("SELECT embedding_model FROM memory_state WHERE id = 1")).Scan(&model)
 	return model, dbErr(err, "read the memory embedding model")
 }
 

@@ -18,7 +18,7 @@ func (db *DB) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	if s, ok := db.stmts.Load(query); ok {
 		return s.(*sql.Stmt), nil
 	}
-	s, err := db.SQL.PrepareContext(ctx, query)
+	s, err := db.SQL.PrepareContext(ctx, db.Rebind(query))
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func (db *DB) txExec(ctx context.Context, tx *sql.Tx, query string, args ...any)
 func (db *DB) txQueryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
 	s, err := db.stmt(ctx, query)
 	if err != nil {
-		return tx.QueryRowContext(ctx, query, args...) // reports the same error
+		return tx.QueryRowContext(ctx, db.Rebind(query), args...) // reports the same error
 	}
 	return tx.StmtContext(ctx, s).QueryRowContext(ctx, args...)
 }

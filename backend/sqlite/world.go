@@ -357,7 +357,7 @@ func (w *Worlds) ListForks(ctx context.Context) ([]backend.Fork, error) {
 // ForkTimes returns, for every fork id, the world-local time of the
 // checkpoint it was taken from, in one query.
 func (w *Worlds) ForkTimes(ctx context.Context) (map[string]int64, error) {
-	rows, err := w.db.SQL.QueryContext(ctx, "SELECT f.id, c.world_local_time FROM forks f JOIN checkpoints c ON c.id = f.checkpoint_id")
+	rows, err := w.db.SQL.QueryContext(ctx, w.db.Rebind("SELECT f.id, c.world_local_time FROM forks f JOIN checkpoints c ON c.id = f.checkpoint_id"))
 	if err != nil {
 		return nil, dbErr(err, "read fork times")
 	}

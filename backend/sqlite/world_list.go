@@ -57,7 +57,7 @@ func (w *Worlds) ListWorlds(ctx context.Context, q backend.WorldQuery) (backend.
 		where, args = append(where, "s.parent_world_id = ?"), append(args, q.Parent)
 	}
 	if text := strings.TrimSpace(q.Text); text != "" {
-		where = append(where, `(instr(lower(s.name), lower(?)) > 0 OR s.id LIKE ? ESCAPE '\')`)
+		where = append(where, "("+w.db.dialect.Contains("lower(s.name)", "lower(?)")+` OR s.id LIKE ? ESCAPE '\')`)
 		args = append(args, text, idPattern(text))
 	}
 	total := 0
@@ -65,7 +65,7 @@ func (w *Worlds) ListWorlds(ctx context.Context, q backend.WorldQuery) (backend.
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
-	if err := w.db.SQL.QueryRowContext(ctx, "SELECT count(*) FROM world_specs s"+cond, args...).Scan(&total); err != nil {
+	if err := w.db.SQL.QueryRowContext(ctx, w.db.Rebind("SELECT count(*) FROM world_specs s"+cond), args...).Scan(&total); err != nil {
 		return backend.WorldPage{}, dbErr(err, "count worlds")
 	}
 	if q.After != "" {
@@ -79,7 +79,7 @@ func (w *Worlds) ListWorlds(ctx context.Context, q backend.WorldQuery) (backend.
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
-	rows, err := w.db.SQL.QueryContext(ctx, fmt.Sprintf(worldListSelect, cond), append(args, limit+1)...)
+	rows, err := w.db.SQL.QueryContext(ctx, w.db.Rebind(fmt.Sprintf(worldListSelect, cond)), append(args, limit+1)...)
 	if err != nil {
 		return backend.WorldPage{}, dbErr(err, "list worlds")
 	}
