@@ -58,6 +58,10 @@ func Dialect() *sqlite.Dialect {
 			return err
 		},
 		DeferForeignKeys: "SET CONSTRAINTS ALL DEFERRED",
+		CheckForeignKeys: func(ctx context.Context, tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, "SET CONSTRAINTS ALL IMMEDIATE")
+			return err
+		},
 		Greatest:         "greatest",
 		Contains:         func(h, n string) string { return "strpos(" + h + ", " + n + ") > 0" },
 		RowID:            "rowid",

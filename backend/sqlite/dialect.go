@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,6 +31,11 @@ type Dialect struct {
 	// DeferForeignKeys makes the rest of a transaction check foreign keys at
 	// commit.
 	DeferForeignKeys string
+	// CheckForeignKeys checks the deferred foreign keys before the commit and
+	// returns a violation as an error, leaving the transaction to roll back
+	// (SQLite keeps a transaction open when its COMMIT fails on one, and
+	// database/sql then can no longer roll it back).
+	CheckForeignKeys func(ctx context.Context, tx *sql.Tx) error
 	// Greatest is the two-argument maximum function.
 	Greatest string
 	// Contains formats a test that haystack contains needle (SQL expressions).
@@ -56,6 +62,23 @@ func SQLiteDialect() *Dialect {
 		},
 		ForeignKeyViolation: func(err error) bool { return strings.Contains(err.Error(), "FOREIGN KEY") },
 		DeferForeignKeys:    "PRAGMA defer_foreign_keys = ON",
+		CheckForeignKeys: func(ctx context.Context, tx *sql.Tx) error {
+			rows, err := tx.QueryContext(ctx, "PRAGMA foreign_key_check")
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			if rows.Next() {
+				var table, parent string
+				var rowid sql.NullInt64
+				var fk int
+				if err := rows.Scan(&table, &rowid, &parent, &fk); err != nil {
+					return err
+				}
+				return fmt.Errorf("FOREIGN KEY constraint failed: a row of %s refers to a missing row of %s", table, parent)
+			}
+			return rows.Err()
+		},
 		Greatest:            "max",
 		Contains:            func(h, n string) string { return "instr(" + h + ", " + n + ") > 0" },
 		RowID:               "rowid",

@@ -61,6 +61,12 @@ func (l *Ledger) Import(ctx context.Context, fn func(tx *ImportTx) error) error 
 	if err := fn(it); err != nil {
 		return err
 	}
+	if err := l.db.dialect.CheckForeignKeys(ctx, tx); err != nil {
+		if l.db.dialect.ForeignKeyViolation(err) {
+			return backend.Wrap(err, backend.ECORRUPT, "the import refers to a world, run or checkpoint that is neither in it nor stored here")
+		}
+		return backend.Wrap(err, backend.EINTERNAL, "cannot check the import's references")
+	}
 	if err := tx.Commit(); err != nil {
 		if l.db.dialect.ForeignKeyViolation(err) {
 			return backend.Wrap(err, backend.ECORRUPT, "the import refers to a world, run or checkpoint that is neither in it nor stored here")
