@@ -30,7 +30,11 @@ var frontendDist embed.FS
 var icon []byte
 
 func main() {
-	args := os.Args[1:]
+	args, err := cli.TakeDatabaseFlag(os.Args[1:])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ducklm: %s\n", backend.ErrorMessage(err))
+		os.Exit(cli.ExitUsage)
+	}
 	if len(args) == 0 {
 		os.Exit(runWindow(api.OpenRequest{}))
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"os"
 	"sync"
 
 	"ducklm/backend"
@@ -13,6 +14,7 @@ import (
 	"ducklm/backend/bus"
 	"ducklm/backend/deliberation"
 	"ducklm/backend/ollama"
+	"ducklm/backend/postgres"
 	"ducklm/backend/runtime"
 	"ducklm/backend/settings"
 	"ducklm/backend/sqlite"
@@ -27,7 +29,9 @@ type Service struct {
 	DB     *sqlite.DB
 	Ledger *sqlite.Ledger
 	Bus    *bus.Bus
-	Blobs  *blob.Store
+	// Blobs is the content-addressed blob store: the data directory's
+	// blobs/ folder on SQLite, the database's blobs table on PostgreSQL.
+	Blobs Blobs
 	Worlds *world.Service
 	// Deliberation searches forks of simulated worlds before acting.
 	Deliberation *deliberation.Service
@@ -50,10 +54,29 @@ type Service struct {
 	wake         chan struct{} // wakes the paused-run watcher
 }
 
+// Blobs is what the service needs of a blob store: the store, and a
+// verifying reader for bundles.
+type Blobs interface {
+	backend.BlobStore
+	Open(digest string) (io.ReadCloser, error)
+}
+
+var (
+	_ Blobs = (*blob.Store)(nil)
+	_ Blobs = (*sqlite.Blobs)(nil)
+)
+
+// DatabaseURLEnv names the environment variable that puts the shared state
+// on a PostgreSQL database instead of the data directory's SQLite file.
+const DatabaseURLEnv = "DUCKLM_DATABASE_URL"
+
 // Options tune Open.
 type Options struct {
 	// OllamaHost overrides OLLAMA_HOST.
 	OllamaHost string
+	// DatabaseURL (postgres://…) overrides $DUCKLM_DATABASE_URL; empty
+	// with the variable unset keeps the data directory's SQLite database.
+	DatabaseURL string
 	Log        *slog.Logger
 }
 
@@ -77,13 +100,8 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 		return nil, err
 	}
 	oc := ollama.New(host, nil)
-	db, err := sqlite.Open(ctx, dbPath(dir))
+	db, blobs, err := openStore(ctx, dir, opts)
 	if err != nil {
-		return nil, err
-	}
-	blobs, err := blob.Open(blobDir(dir))
-	if err != nil {
-		db.Close()
 		return nil, err
 	}
 	ledger := sqlite.NewLedger(db)
@@ -107,6 +125,33 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 	return &Service{Dir: dir, DB: db, Ledger: ledger, Bus: b, Blobs: blobs, Worlds: worlds, Deliberation: delib,
 		Runtime: rt, Tools: tools, Ollama: oc, Sandboxed: sandboxed, Tokens: tokens, Progress: &ProgressHub{}, models: models, memory: mem,
 		fallbackHost: fallback, wake: make(chan struct{}, 1)}, nil
+}
+
+// openStore opens the database and blob store: PostgreSQL's when a
+// database URL is given (shared by a team; blobs in the database), else
+// the data directory's SQLite file and blob folder.
+func openStore(ctx context.Context, dir string, opts Options) (*sqlite.DB, Blobs, error) {
+	dbURL := opts.DatabaseURL
+	if dbURL == "" {
+		dbURL = os.Getenv(DatabaseURLEnv)
+	}
+	if dbURL != "" {
+		db, err := postgres.Open(ctx, dbURL)
+		if err != nil {
+			return nil, nil, err
+		}
+		return db, sqlite.NewBlobs(db), nil
+	}
+	db, err := sqlite.Open(ctx, dbPath(dir))
+	if err != nil {
+		return nil, nil, err
+	}
+	blobs, err := blob.Open(blobDir(dir))
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return db, blobs, nil
 }
 
 // Close stops the runtime (running steps are cancelled and recorded) and
@@ -165,12 +210,12 @@ func (s *Service) Overview(ctx context.Context, recent int) (Overview, error) {
 
 func (s *Service) counts(ctx context.Context) (Counts, error) {
 	var c Counts
-	row := s.DB.SQL.QueryRowContext(ctx, `SELECT
+	row := s.DB.SQL.QueryRowContext(ctx, s.DB.Rebind(`SELECT
 		(SELECT count(*) FROM world_specs),
 		(SELECT count(*) FROM world_runs),
 		(SELECT count(*) FROM world_runs r JOIN world_specs w ON w.id = r.world_id WHERE w.backend = ?),
 		(SELECT count(*) FROM world_specs WHERE domain = ?),
-		(SELECT count(*) FROM streams)`, runtime.BackendTask, string(backend.DomainSimulated))
+		(SELECT count(*) FROM streams)`), runtime.BackendTask, string(backend.DomainSimulated))
 	if err := row.Scan(&c.Worlds, &c.Runs, &c.TaskRuns, &c.SimulatedWorlds, &c.Streams); err != nil {
 		return c, backend.Wrap(err, backend.EINTERNAL, "cannot count what the data directory holds")
 	}

@@ -1,0 +1,35 @@
+package cli_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"ducklm/backend"
+	"ducklm/backend/cli"
+	"ducklm/backend/service"
+)
+
+func TestTakeDatabaseFlag(t *testing.T) {
+	t.Setenv(service.DatabaseURLEnv, "")
+	args, err := cli.TakeDatabaseFlag([]string{"--database-url", "postgres://u@h/db", "runs"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"runs"}, args)
+	require.Equal(t, "postgres://u@h/db", os.Getenv(service.DatabaseURLEnv))
+
+	args, err = cli.TakeDatabaseFlag([]string{"--database-url=postgresql://u@h/other"})
+	require.NoError(t, err)
+	require.Empty(t, args)
+	require.Equal(t, "postgresql://u@h/other", os.Getenv(service.DatabaseURLEnv))
+
+	_, err = cli.TakeDatabaseFlag([]string{"--database-url", "mysql://u:pw@h/db", "runs"})
+	require.Equal(t, backend.EINVALID, backend.ErrorCode(err))
+	require.NotContains(t, backend.ErrorMessage(err), "pw")
+	_, err = cli.TakeDatabaseFlag([]string{"--database-url"})
+	require.Equal(t, backend.EINVALID, backend.ErrorCode(err))
+
+	t.Setenv(service.DatabaseURLEnv, "/tmp/not-a-url")
+	_, err = cli.TakeDatabaseFlag([]string{"runs"})
+	require.Equal(t, backend.EINVALID, backend.ErrorCode(err))
+}
