@@ -62,11 +62,11 @@ func Dialect() *sqlite.Dialect {
 			_, err := tx.ExecContext(ctx, "SET CONSTRAINTS ALL IMMEDIATE")
 			return err
 		},
-		Greatest:         "greatest",
-		Contains:         func(h, n string) string { return "strpos(" + h + ", " + n + ") > 0" },
-		RowID:            "rowid",
-		Unindexed:        func(c string) string { return c },
-		TableExists:      "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ?",
+		Greatest:    "greatest",
+		Contains:    func(h, n string) string { return "strpos(" + h + ", " + n + ") > 0" },
+		RowID:       "rowid",
+		Unindexed:   func(c string) string { return c },
+		TableExists: "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ?",
 	}
 }
 

@@ -31,7 +31,7 @@ type Service struct {
 	Bus    *bus.Bus
 	// Blobs is the content-addressed blob store: the data directory's
 	// blobs/ folder on SQLite, the database's blobs table on PostgreSQL.
-	Blobs Blobs
+	Blobs  Blobs
 	Worlds *world.Service
 	// Deliberation searches forks of simulated worlds before acting.
 	Deliberation *deliberation.Service
@@ -77,7 +77,7 @@ type Options struct {
 	// DatabaseURL (postgres://…) overrides $DUCKLM_DATABASE_URL; empty
 	// with the variable unset keeps the data directory's SQLite database.
 	DatabaseURL string
-	Log        *slog.Logger
+	Log         *slog.Logger
 }
 
 // Open opens the data directory dir (creating it when new) and applies the

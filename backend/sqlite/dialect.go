@@ -79,11 +79,11 @@ func SQLiteDialect() *Dialect {
 			}
 			return rows.Err()
 		},
-		Greatest:            "max",
-		Contains:            func(h, n string) string { return "instr(" + h + ", " + n + ") > 0" },
-		RowID:               "rowid",
-		Unindexed:           func(c string) string { return "+" + c },
-		TableExists:         "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+		Greatest:    "max",
+		Contains:    func(h, n string) string { return "instr(" + h + ", " + n + ") > 0" },
+		RowID:       "rowid",
+		Unindexed:   func(c string) string { return "+" + c },
+		TableExists: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
 	}
 }
 
