@@ -17,6 +17,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/bundle"
+	"ducklm/backend/postgres/pgtest"
 	"ducklm/backend/runtime"
 	"ducklm/backend/service"
 	"ducklm/backend/sqlite"
@@ -55,6 +56,7 @@ func TestMain(m *testing.M) {
 	} else {
 		code = m.Run()
 	}
+	pgtest.Shutdown()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -96,12 +96,18 @@ func URL(t testing.TB) string {
 // call it from TestMain as os.Exit(pgtest.Main(m)).
 func Main(m *testing.M) int {
 	code := m.Run()
+	Shutdown()
+	return code
+}
+
+// Shutdown stops the cluster the tests of this binary started, if any; a
+// TestMain that runs its own m.Run calls it after.
+func Shutdown() {
 	if shared != nil {
 		if err := shared.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "pgtest:", err)
 		}
 	}
-	return code
 }
 
 var errNoPostgres = errors.New("Debian's postgresql package is not installed (initdb and postgres under /usr/lib/postgresql/*/bin); make test installs it")
