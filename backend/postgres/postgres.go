@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -55,6 +56,10 @@ func Dialect() *sqlite.Dialect {
 		},
 		LockLedger: func(ctx context.Context, tx *sql.Tx) error {
 			_, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", ledgerLockKey)
+			return err
+		},
+		NotifyCommit: func(ctx context.Context, tx *sql.Tx, pos int64) error {
+			_, err := tx.ExecContext(ctx, "SELECT pg_notify('"+Channel+"', $1)", strconv.FormatInt(pos, 10))
 			return err
 		},
 		DeferForeignKeys: "SET CONSTRAINTS ALL DEFERRED",

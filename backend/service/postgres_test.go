@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -67,4 +68,57 @@ func TestTwoDataDirectoriesShareOnePostgres(t *testing.T) {
 	require.Equal(t, oa.Counts, ob.Counts)
 	require.Equal(t, oa.SchemaVersion, oa.LatestSchemaVersion)
 	require.NotContains(t, oa.DatabasePath, "ducklm.db", "the window names the PostgreSQL database, not a file")
+}
+
+// A window on one installation follows another's run live: commits of
+// other processes reach this process's bus (LISTEN/NOTIFY, then the ledger).
+func TestOtherProcessesCommitsArriveLive(t *testing.T) {
+	t.Setenv("OLLAMA_HOST", deadHost)
+	url := pgtest.URL(t)
+	ctx := context.Background()
+	open := func() *service.Service {
+		svc, err := service.OpenWith(ctx, t.TempDir(), service.Options{DatabaseURL: url})
+		require.NoError(t, err)
+		t.Cleanup(func() { svc.Close() })
+		return svc
+	}
+	a, b := open(), open()
+	all := b.Bus.Subscribe(ctx, "", 1)
+	defer all.Close()
+
+	_, run, err := a.Worlds.Create(ctx, world.NewWorld{Name: "watched", Program: starlark.BranchingGrid, Seed: 3})
+	require.NoError(t, err)
+	one := b.Bus.Subscribe(ctx, run.ID, 1)
+	defer one.Close()
+	deadline := time.After(60 * time.Second)
+	receive := func(from, to int64) {
+		for seq := from; seq <= to; seq++ {
+			select {
+			case e := <-one.C():
+				require.Equal(t, seq, e.Seq, "in order, without a gap or a duplicate")
+			case <-deadline:
+				t.Fatalf("event %d of %d of the other installation's run never arrived", seq, to)
+			}
+		}
+	}
+	// The history first (read from the ledger), then what comes live.
+	created, err := a.Ledger.Head(ctx, run.ID)
+	require.NoError(t, err)
+	receive(1, created)
+	_, err = a.Worlds.RunSteps(ctx, run.ID, world.RunOptions{Steps: 5, SaveEvery: 1})
+	require.NoError(t, err)
+	head, err := a.Ledger.Head(ctx, run.ID)
+	require.NoError(t, err)
+	require.Greater(t, head, created)
+	receive(created+1, head)
+	for {
+		select {
+		case e := <-all.C():
+			if e.Stream == run.ID && e.Seq == head {
+				return
+			}
+		case <-deadline:
+			t.Fatal("the all-streams subscription never saw the other installation's last event")
+		}
+	}
 }

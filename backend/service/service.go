@@ -52,6 +52,7 @@ type Service struct {
 	settingsMu   sync.Mutex
 	fallbackHost *url.URL      // the host an empty host setting means
 	wake         chan struct{} // wakes the paused-run watcher
+	stopFollow   func()        // stops following other processes' commits
 }
 
 // Blobs is what the service needs of a blob store: the store, and a
@@ -100,13 +101,22 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 		return nil, err
 	}
 	oc := ollama.New(host, nil)
-	db, blobs, err := openStore(ctx, dir, opts)
+	db, blobs, dbURL, err := openStore(ctx, dir, opts)
 	if err != nil {
 		return nil, err
 	}
 	ledger := sqlite.NewLedger(db)
 	b := bus.New(ledger)
 	ledger.OnCommit(b.Publish)
+	// On a shared database other processes append too: their commits reach
+	// this process's subscribers (the window, the CLI) through the follower.
+	stopFollow := func() {}
+	if dbURL != "" {
+		fctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); postgres.Follow(fctx, dbURL, ledger, b.Publish) }()
+		stopFollow = func() { cancel(); <-done }
+	}
 	// World programs run in worker processes the kernel holds to the
 	// memory limit the settings choose.
 	worlds := world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, worldLimits(prefs), worldproc.Shared())
@@ -124,13 +134,13 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 	})
 	return &Service{Dir: dir, DB: db, Ledger: ledger, Bus: b, Blobs: blobs, Worlds: worlds, Deliberation: delib,
 		Runtime: rt, Tools: tools, Ollama: oc, Sandboxed: sandboxed, Tokens: tokens, Progress: &ProgressHub{}, models: models, memory: mem,
-		fallbackHost: fallback, wake: make(chan struct{}, 1)}, nil
+		fallbackHost: fallback, wake: make(chan struct{}, 1), stopFollow: stopFollow}, nil
 }
 
 // openStore opens the database and blob store: PostgreSQL's when a
 // database URL is given (shared by a team; blobs in the database), else
 // the data directory's SQLite file and blob folder.
-func openStore(ctx context.Context, dir string, opts Options) (*sqlite.DB, Blobs, error) {
+func openStore(ctx context.Context, dir string, opts Options) (*sqlite.DB, Blobs, string, error) {
 	dbURL := opts.DatabaseURL
 	if dbURL == "" {
 		dbURL = os.Getenv(DatabaseURLEnv)
@@ -138,20 +148,20 @@ func openStore(ctx context.Context, dir string, opts Options) (*sqlite.DB, Blobs
 	if dbURL != "" {
 		db, err := postgres.Open(ctx, dbURL)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, "", err
 		}
-		return db, sqlite.NewBlobs(db), nil
+		return db, sqlite.NewBlobs(db), dbURL, nil
 	}
 	db, err := sqlite.Open(ctx, dbPath(dir))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	blobs, err := blob.Open(blobDir(dir))
 	if err != nil {
 		db.Close()
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	return db, blobs, nil
+	return db, blobs, "", nil
 }
 
 // Close stops the runtime (running steps are cancelled and recorded) and
@@ -159,6 +169,7 @@ func openStore(ctx context.Context, dir string, opts Options) (*sqlite.DB, Blobs
 func (s *Service) Close() error {
 	s.Runtime.Close()
 	s.memory.close() // writes a fresh index snapshot
+	s.stopFollow()
 	return s.DB.Close()
 }
 

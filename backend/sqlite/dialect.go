@@ -28,6 +28,9 @@ type Dialect struct {
 	// rest of a transaction (gap-free seqs and positions in commit order).
 	// Nil when the database has one writer at a time anyway (SQLite).
 	LockLedger func(ctx context.Context, tx *sql.Tx) error
+	// NotifyCommit tells other processes, at the commit of tx, that the
+	// ledger grew to position pos. Nil where no other process follows.
+	NotifyCommit func(ctx context.Context, tx *sql.Tx, pos int64) error
 	// DeferForeignKeys makes the rest of a transaction check foreign keys at
 	// commit.
 	DeferForeignKeys string
@@ -145,6 +148,14 @@ func (db *DB) Rebind(query string) string { return db.dialect.Rebind(query) }
 // table.column.
 func (db *DB) isUniqueViolation(err error, table, column string) bool {
 	return err != nil && db.dialect.UniqueViolation(err, table, column)
+}
+
+// notifyCommit announces the ledger's new end where the dialect can.
+func (db *DB) notifyCommit(ctx context.Context, tx *sql.Tx, pos int64) error {
+	if db.dialect.NotifyCommit == nil {
+		return nil
+	}
+	return db.dialect.NotifyCommit(ctx, tx, pos)
 }
 
 // lockLedger takes the cross-process ledger lock where the dialect has one.

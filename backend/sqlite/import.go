@@ -61,6 +61,11 @@ func (l *Ledger) Import(ctx context.Context, fn func(tx *ImportTx) error) error 
 	if err := fn(it); err != nil {
 		return err
 	}
+	if len(it.tails) > 0 {
+		if err := l.db.notifyCommit(ctx, tx, it.lastPos); err != nil {
+			return backend.Wrap(err, backend.EINTERNAL, "cannot announce the import")
+		}
+	}
 	if err := l.db.dialect.CheckForeignKeys(ctx, tx); err != nil {
 		if l.db.dialect.ForeignKeyViolation(err) {
 			return backend.Wrap(err, backend.ECORRUPT, "the import refers to a world, run or checkpoint that is neither in it nor stored here")

@@ -194,6 +194,9 @@ func (l *Ledger) tryAppend(ctx context.Context, stream string, reality backend.R
 			return nil, err
 		}
 	}
+	if err := l.db.notifyCommit(ctx, tx, out[len(out)-1].Pos); err != nil {
+		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot announce the append to stream %s", stream)
+	}
 	if err := tx.Commit(); err != nil {
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot commit to stream %s", stream)
 	}
