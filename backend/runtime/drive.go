@@ -263,10 +263,16 @@ type decisionRecord struct {
 }
 
 func (c *Controller) setStatus(ctx context.Context, st *RunState, status backend.RunStatus, reason string) error {
-	if st.Status == status && st.StatusReason == reason {
+	return c.setStatusOf(ctx, st, statusPayload{Status: status, Reason: reason})
+}
+
+// setStatusOf records a status change with its flags (NeedsModel), unless
+// the run already has it.
+func (c *Controller) setStatusOf(ctx context.Context, st *RunState, p statusPayload) error {
+	if st.Status == p.Status && st.StatusReason == p.Reason && st.NeedsModel == p.NeedsModel {
 		return nil
 	}
-	if err := c.append(ctx, st, EvStatus, statusPayload{Status: status, Reason: reason}); err != nil {
+	if err := c.append(ctx, st, EvStatus, p); err != nil {
 		c.d.Log("status", "run", st.RunID, "err", err)
 		return err
 	}

@@ -201,6 +201,10 @@ type critiquePayload struct {
 type statusPayload struct {
 	Status backend.RunStatus `json:"status"`
 	Reason string            `json:"reason,omitempty"`
+	// NeedsModel marks a pause that waits for a model to plan with (a
+	// natural-language task and no Ollama): Resume cannot help until one
+	// answers.
+	NeedsModel bool `json:"needsModel,omitempty"`
 }
 
 type endPayload struct {

@@ -122,7 +122,7 @@ func (c *Controller) Fork(ctx context.Context, req ForkRequest) (backend.Fork, b
 func forkState(base *RunState, graph *backend.TaskGraph, runID, worldID string) *RunState {
 	st := base.Clone()
 	st.RunID, st.WorldID = runID, worldID
-	st.Status, st.StatusReason, st.Error, st.Response = backend.RunRunning, "", "", ""
+	st.Status, st.StatusReason, st.Error, st.Response, st.NeedsModel = backend.RunRunning, "", "", "", false
 	st.InvalidPlan = ""
 	st.Graph = graph
 	st.Steps = map[string]*StepRecord{}

@@ -390,6 +390,7 @@ func TestWithoutOllamaATaskWaitsForAModel(t *testing.T) {
 	st := f.waitStatus(t, run.ID, backend.RunPaused, backend.RunFailed, backend.RunCompleted)
 	require.Equal(t, backend.RunPaused, st.Status, "a task that needs a model waits for one; it does not fail")
 	require.Equal(t, planner.NeedsModel, st.StatusReason)
+	require.True(t, st.NeedsModel, "the pause is flagged as waiting for a model, for the window")
 	require.Empty(t, st.Error)
 
 	// What needs no model still runs: an explicit plan, a shell one-liner.
@@ -401,6 +402,7 @@ func TestWithoutOllamaATaskWaitsForAModel(t *testing.T) {
 	f.approveAll(t, oneLiner.ID)
 	st = f.waitStatus(t, explicit.ID, backend.RunCompleted, backend.RunFailed, backend.RunPaused)
 	require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
+	require.False(t, st.NeedsModel)
 	require.Contains(t, string(st.Steps["r"].Result.Output), "offline")
 	require.Equal(t, critic.SourceHeuristic, st.Steps["r"].Critique.Source)
 	require.Contains(t, st.Steps["r"].Critique.Explanation, "no critic model is available")

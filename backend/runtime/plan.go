@@ -118,7 +118,7 @@ func (c *Controller) plan(ctx context.Context, st *RunState, dec backend.Decisio
 		}
 		if fp.NeedsModel {
 			// Nothing is wrong with the task: it waits for a model.
-			_ = c.setStatus(ctx, st, backend.RunPaused, reason)
+			_ = c.setStatusOf(ctx, st, statusPayload{Status: backend.RunPaused, Reason: reason, NeedsModel: true})
 			return true
 		}
 		c.fail(ctx, st, reason)

@@ -52,11 +52,13 @@ func (s *StepRecord) Args() json.RawMessage {
 // RunState is the fold of a task run's events. It is also the content of the
 // run's checkpoints.
 type RunState struct {
-	RunID        string                 `json:"runId"`
-	WorldID      string                 `json:"worldId"`
-	Request      TaskRequest            `json:"request"`
-	Status       backend.RunStatus      `json:"status"`
-	StatusReason string                 `json:"statusReason,omitempty"`
+	RunID        string            `json:"runId"`
+	WorldID      string            `json:"worldId"`
+	Request      TaskRequest       `json:"request"`
+	Status       backend.RunStatus `json:"status"`
+	StatusReason string            `json:"statusReason,omitempty"`
+	// NeedsModel says the run is paused until a model can plan its task.
+	NeedsModel   bool                   `json:"needsModel,omitempty"`
 	Graph        *backend.TaskGraph     `json:"graph,omitempty"`
 	Steps        map[string]*StepRecord `json:"steps"`
 	PlanAttempts int                    `json:"planAttempts"`
@@ -110,7 +112,7 @@ func (s *RunState) Clone() *RunState {
 // light returns a copy of the run-level fields only (no request, graph or
 // steps): enough to fold the status, error and clock of later events.
 func (s *RunState) light() *RunState {
-	return &RunState{RunID: s.RunID, WorldID: s.WorldID, Status: s.Status, StatusReason: s.StatusReason,
+	return &RunState{RunID: s.RunID, WorldID: s.WorldID, Status: s.Status, StatusReason: s.StatusReason, NeedsModel: s.NeedsModel,
 		Ticks: s.Ticks, Error: s.Error, Seq: s.Seq, Steps: map[string]*StepRecord{}, AllowedHosts: s.AllowedHosts}
 }
 
@@ -311,20 +313,20 @@ func (s *RunState) Apply(e backend.Event) {
 	case EvStatus:
 		var p statusPayload
 		if json.Unmarshal(e.Payload, &p) == nil {
-			s.Status, s.StatusReason = p.Status, p.Reason
+			s.Status, s.StatusReason, s.NeedsModel = p.Status, p.Reason, p.NeedsModel
 		}
 	case EvCompleted:
 		var p endPayload
 		_ = json.Unmarshal(e.Payload, &p)
-		s.Status, s.StatusReason, s.Response = backend.RunCompleted, p.Reason, p.Response
+		s.Status, s.StatusReason, s.Response, s.NeedsModel = backend.RunCompleted, p.Reason, p.Response, false
 	case EvFailed:
 		var p endPayload
 		_ = json.Unmarshal(e.Payload, &p)
-		s.Status, s.StatusReason, s.Error = backend.RunFailed, p.Reason, p.Reason
+		s.Status, s.StatusReason, s.Error, s.NeedsModel = backend.RunFailed, p.Reason, p.Reason, false
 	case EvCancelled:
 		var p endPayload
 		_ = json.Unmarshal(e.Payload, &p)
-		s.Status, s.StatusReason = backend.RunTerminated, p.Reason
+		s.Status, s.StatusReason, s.NeedsModel = backend.RunTerminated, p.Reason, false
 	}
 }
 

@@ -143,6 +143,8 @@ export interface RunState {
   request: TaskRequest;
   status: RunStatus;
   statusReason?: string;
+  /** The run is paused until a model can plan its task (Resume cannot help before). */
+  needsModel?: boolean;
   graph?: TaskGraph;
   steps: Record<string, StepRecord>;
   planAttempts: number;

@@ -3,12 +3,9 @@
 // offered actions cannot disagree.
 import type { RunState, TaskGraph } from '../bridge/types';
 
-/** NEEDS_MODEL starts the reason the planner gives a natural-language task with no model (planner.NeedsModel). */
-export const NEEDS_MODEL = 'natural-language tasks need a model';
-
-/** needsModel says whether the run is paused waiting for a planning model. */
+/** needsModel says whether the run is paused waiting for a planning model (the backend flags such a pause). */
 export function needsModel(state: RunState | null | undefined): boolean {
-  return state?.status === 'paused' && (state.statusReason ?? '').startsWith(NEEDS_MODEL);
+  return state?.status === 'paused' && state.needsModel === true;
 }
 
 /** deniedSteps lists the steps the user said no to, in plan order. */

@@ -306,7 +306,7 @@ describe('RunView', () => {
   function paused(models: () => unknown) {
     const d = runDetail({
       run: { ...runDetail().run, status: 'paused' },
-      state: { ...runDetail().state!, status: 'paused', statusReason: NEEDS, graph: undefined, steps: {} },
+      state: { ...runDetail().state!, status: 'paused', statusReason: NEEDS, needsModel: true, graph: undefined, steps: {} },
       approvals: [],
     });
     const { api, channel } = fakeApi({ RunDetail: () => d, RiskRules: () => [], Models: models, ResumeRun: () => null });
@@ -327,6 +327,19 @@ describe('RunView', () => {
     expect(channel.calls('Models')).toHaveLength(1);
     // Its duration stops while it waits; the header says for how long it has waited.
     expect(screen.getByTestId('waiting-for').textContent).toMatch(/^waiting \d/);
+  });
+
+  it('reads "paused for want of a model" from the backend\'s flag, not from the sentence', async () => {
+    const d = runDetail({
+      run: { ...runDetail().run, status: 'paused' },
+      state: { ...runDetail().state!, status: 'paused', statusReason: NEEDS, needsModel: false, graph: undefined, steps: {} },
+      approvals: [],
+    });
+    const { api, channel } = fakeApi({ RunDetail: () => d, RiskRules: () => [], Models: () => ({ host: 'h', reachable: false, models: null, sandboxed: false }), ResumeRun: () => null });
+    render(<RunView api={api} runId={RUN} />);
+    await screen.findByRole('button', { name: 'Resume' });
+    expect(screen.queryByText(/Resume cannot help/)).toBeNull();
+    expect(channel.calls('Models')).toHaveLength(0);
   });
 
   it('paused for a model that is reachable now: offers Resume', async () => {

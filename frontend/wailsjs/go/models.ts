@@ -831,6 +831,7 @@ export namespace api {
 	    checkpoints: backend.Checkpoint[];
 	    state?: number[];
 	    program?: string;
+	    limits?: starlark.Limits;
 	
 	    static createFrom(source: any = {}) {
 	        return new WorldDetail(source);
@@ -845,6 +846,7 @@ export namespace api {
 	        this.checkpoints = this.convertValues(source["checkpoints"], backend.Checkpoint);
 	        this.state = source["state"];
 	        this.program = source["program"];
+	        this.limits = this.convertValues(source["limits"], starlark.Limits);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2334,6 +2336,7 @@ export namespace runtime {
 	    request: TaskRequest;
 	    status: string;
 	    statusReason?: string;
+	    needsModel?: boolean;
 	    graph?: backend.TaskGraph;
 	    steps: {[key: string]: StepRecord};
 	    planAttempts: number;
@@ -2362,6 +2365,7 @@ export namespace runtime {
 	        this.request = this.convertValues(source["request"], TaskRequest);
 	        this.status = source["status"];
 	        this.statusReason = source["statusReason"];
+	        this.needsModel = source["needsModel"];
 	        this.graph = this.convertValues(source["graph"], backend.TaskGraph);
 	        this.steps = source["steps"];
 	        this.planAttempts = source["planAttempts"];
@@ -2637,6 +2641,7 @@ export namespace settings {
 	    models: {[key: string]: string};
 	    approvalMode: string;
 	    theme: string;
+	    worldMemoryMiB?: number;
 	    allowedHosts?: string[];
 	
 	    static createFrom(source: any = {}) {
@@ -2649,7 +2654,29 @@ export namespace settings {
 	        this.models = source["models"];
 	        this.approvalMode = source["approvalMode"];
 	        this.theme = source["theme"];
+	        this.worldMemoryMiB = source["worldMemoryMiB"];
 	        this.allowedHosts = source["allowedHosts"];
+	    }
+	}
+
+}
+
+export namespace starlark {
+	
+	export class Limits {
+	    maxSteps: number;
+	    maxStateBytes: number;
+	    maxMemoryBytes: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Limits(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.maxSteps = source["maxSteps"];
+	        this.maxStateBytes = source["maxStateBytes"];
+	        this.maxMemoryBytes = source["maxMemoryBytes"];
 	    }
 	}
 
