@@ -105,10 +105,14 @@ describe('TimelineView', () => {
     await waitFor(() => expect(screen.getByRole('alert').textContent).toMatch(/not a valid regular expression/));
   });
 
-  it('jumps to a seq and says when the filters hide it', async () => {
+  it('numbers events across the fork line, jumps to a number and says when the filters hide it', async () => {
     setup();
     await waitFor(() => expect(rows()).toHaveLength(6));
-    fireEvent.change(screen.getByRole('textbox', { name: 'Jump to seq' }), { target: { value: '3' } });
+    // Each stream's seq starts again at the fork; the history's numbers go on.
+    expect(rows().map((r) => r.getAttribute('data-seq'))).toEqual(['1', '2', '3', '1', '2', '3']);
+    expect(rows().map((r) => r.querySelector('[role="cell"]')!.textContent)).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect(rows()[3]!.querySelector('[role="cell"]')!.getAttribute('title')).toBe(`${OWN} seq 1`);
+    fireEvent.change(screen.getByRole('textbox', { name: 'Jump to event #' }), { target: { value: '#6' } });
     fireEvent.click(screen.getByRole('button', { name: 'Jump' }));
     await waitFor(() => expect(rows().find((r) => r.className.includes('selected'))?.textContent).toContain('world.event'));
     expect(screen.getByRole('complementary', { name: 'Event' })).toBeTruthy();
@@ -116,8 +120,11 @@ describe('TimelineView', () => {
     fireEvent.change(screen.getByRole('combobox', { name: 'Event type' }), { target: { value: 'world.step' } });
     await waitFor(() => expect(seqs()).toEqual(['2', '2']));
     fireEvent.click(screen.getByRole('button', { name: 'Jump' }));
-    await waitFor(() => expect(screen.getByRole('alert').textContent).toBe('Seq 3 is hidden by the filters; clear them to see it.'));
-    fireEvent.change(screen.getByRole('textbox', { name: 'Jump to seq' }), { target: { value: '2' } });
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toBe('Event #6 is hidden by the filters; clear them to see it.'));
+    fireEvent.change(screen.getByRole('textbox', { name: 'Jump to event #' }), { target: { value: '99' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Jump' }));
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toBe('This history has 6 events: #99 is past its end.'));
+    fireEvent.change(screen.getByRole('textbox', { name: 'Jump to event #' }), { target: { value: '5' } });
     fireEvent.click(screen.getByRole('button', { name: 'Jump' }));
     await waitFor(() => expect(rows().find((r) => r.className.includes('selected'))?.textContent).toContain('world.step'));
   });
@@ -198,10 +205,10 @@ describe('TimelineView', () => {
     expect(rows().length + screen.queryAllByTestId('timeline-pending').length).toBeLessThan(60);
 
     // A jump far back reads the page there and shows the event.
-    fireEvent.change(screen.getByRole('textbox', { name: 'Jump to seq' }), { target: { value: '500000' } });
+    fireEvent.change(screen.getByRole('textbox', { name: 'Jump to event #' }), { target: { value: '501000' } });
     fireEvent.click(screen.getByRole('button', { name: 'Jump' }));
     const detail = await screen.findByRole('complementary', { name: 'Event' });
-    expect(detail.textContent).toContain('#500000');
+    await waitFor(() => expect(detail.textContent).toContain('seq 500000 · event #501,000 of the history'));
     expect(channel.calls('History').some((c) => (c[1] as number) <= 500_999 && (c[1] as number) + 500 > 500_999)).toBe(true);
     await waitFor(() => expect(rows().find((r) => r.className.includes('selected'))?.getAttribute('data-seq')).toBe('500000'));
     expect(rows().length).toBeLessThan(60);

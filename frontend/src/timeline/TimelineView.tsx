@@ -41,7 +41,7 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
   const [clock, setClock] = useState<Clock>('recorded');
   const [filter, setFilter] = useState<Filter>(NO_FILTER);
   const [text, setText] = useState(''); // the search as searched, once typing pauses
-  const [jump, setJump] = useState(seq ? String(seq) : '');
+  const [jump, setJump] = useState('');
   const [jumpNote, setJumpNote] = useState<string>();
   const [selected, setSelected] = useState<TimelineRow>();
   const [forkFrom, setForkFrom] = useState<TimelineRow>();
@@ -166,30 +166,37 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
     }
   }, [searchKey, found, drawnRows, searchDone]);
 
+  // Rows are numbered by their position in the whole history (#), which
+  // goes on across the fork line where each stream's own seq starts again.
   const doJump = async (value: string) => {
-    const n = Number(value);
+    const n = Number(value.replace(/^#/, ''));
     if (!Number.isInteger(n) || n < 1) {
-      setJumpNote('A seq is a whole number from 1.');
+      setJumpNote('An event number is a whole number from 1.');
       return;
     }
-    const index = history ? indexOfSeq(history, n, runId) : -1;
-    if (index < 0) {
-      setJumpNote(`This history has no event with seq ${n}.`);
+    if (!history || n > history.total) {
+      setJumpNote(`This history has ${formatCount(history?.total ?? 0)} events: #${formatCount(n)} is past its end.`);
       return;
     }
+    await jumpTo(n - 1);
+  };
+
+  const jumpTo = async (index: number) => {
+    if (!history) return;
     let i = index;
     if (filtered) {
       const f = await until(index);
       i = f?.rows.findIndex((r) => r.index === index) ?? -1;
       if (i < 0) {
-        setJumpNote(`Seq ${n} is hidden by the filters; clear them to see it.`);
+        setJumpNote(`Event #${formatCount(index + 1)} is hidden by the filters; clear them to see it.`);
         return;
       }
       setSelected(f!.rows[i]);
     } else {
-      setSelected(history ? (rowAt(history, index) ?? { index, event: placeholderEvent(index), inherited: index < history.inherited }) : undefined);
+      setSelected(rowAt(history, index) ?? { index, event: placeholderEvent(index), inherited: index < history.inherited });
       show(index, index); // read its page now, not once the scroll settles
     }
+    setJump(String(index + 1));
     setJumpNote(undefined);
     atEnd.current = false;
     scrollToIndex(i, 'center');
@@ -200,7 +207,10 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
   useEffect(() => {
     if (seq && state.status === 'ready' && !jumped.current) {
       jumped.current = true;
-      void doJump(String(seq));
+      // The address names the run's own seq (as other screens link to it).
+      const index = history ? indexOfSeq(history, seq, runId) : -1;
+      if (index < 0) setJumpNote(`This history has no event with seq ${seq}.`);
+      else void jumpTo(index);
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [seq, state.status]);
@@ -307,7 +317,7 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
                 void doJump(jump);
               }}
             >
-              <input className="input num" value={jump} onChange={(e) => setJump(e.target.value)} placeholder="seq" aria-label="Jump to seq" />
+              <input className="input num" value={jump} onChange={(e) => setJump(e.target.value)} placeholder="#" aria-label="Jump to event #" title="The event's number in the whole history, as the first column shows it" />
               <button type="submit" className="button small">
                 Jump
               </button>
@@ -342,7 +352,7 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
           <div className="timeline-body">
             <div className="panel timeline-table" role="table" aria-label="Events" aria-rowcount={count}>
               <div className="tl-row tl-head" role="row">
-                <span role="columnheader">Seq</span>
+                <span role="columnheader" title="The event's number in the whole history; its stream's own seq is in the tooltip">#</span>
                 <span role="columnheader">{CLOCKS.find((c) => c.id === clock)?.label}</span>
                 <span role="columnheader">Recorded</span>
                 <span role="columnheader">Type</span>
@@ -398,7 +408,7 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
                   <div className="fact">
                     <dt>Stream</dt>
                     <dd className="mono" title={detail.event.stream}>
-                      {shortId(detail.event.stream)} #{detail.event.seq} {detail.inherited && <span className="badge inherited-badge">inherited</span>}
+                      {shortId(detail.event.stream)} seq {detail.event.seq} · event #{formatCount(detail.index + 1)} of the history {detail.inherited && <span className="badge inherited-badge">inherited</span>}
                     </dd>
                   </div>
                   <div className="fact">
@@ -506,10 +516,10 @@ const Row = memo(function Row({ row: r, top, lane, clock, domain, selected, fork
     .filter(Boolean)
     .join(' ');
   return (
-    <div className={cls} role="row" style={{ transform: `translateY(${top}px)`, height: ROW_H }} data-testid="timeline-row" data-seq={e.seq} onClick={onSelect}>
-      <span role="cell" className="mono num" title={e.stream}>
+    <div className={cls} role="row" style={{ transform: `translateY(${top}px)`, height: ROW_H }} data-testid="timeline-row" data-seq={e.seq} data-index={r.index} onClick={onSelect}>
+      <span role="cell" className="mono num" title={`${e.stream} seq ${e.seq}`}>
         {r.inherited && <span className="inherited-mark" title="inherited from an ancestor" />}
-        {e.seq}
+        {r.index + 1}
       </span>
       <span role="cell" className="lane-cell" title={clock === 'recorded' ? formatAbsolute(e.recordedAt) : `${clock} ${v}`}>
         <svg width={LANE_W} height={ROW_H}>
