@@ -46,4 +46,30 @@ describe('Layout at 800 px', { timeout: 120_000 }, () => {
       assert.deepEqual(page.problems, []);
     });
   });
+
+  it('keeps the Settings save bar off the cards until there is something to save', async () => {
+    await journey(stack, 'settings-bar', async (page) => {
+      await page.setViewportSize({ width: 800, height: 600 });
+      await go(stack, page, '#/settings');
+      const bar = page.getByRole('region', { name: 'Save settings' });
+      await bar.waitFor();
+      await page.getByLabel('Ollama host').waitFor();
+      // Scrolled anywhere, a settled screen's bar lies over no card.
+      for (const frac of [0, 0.3, 0.6, 1]) {
+        const covered = await page.evaluate((f) => {
+          const main = document.querySelector('.app-main');
+          main.scrollTop = (main.scrollHeight - main.clientHeight) * f;
+          const b = document.querySelector('.settings-bar').getBoundingClientRect();
+          return [...document.querySelectorAll('.settings .panel')]
+            .map((p) => p.getBoundingClientRect())
+            .filter((r) => r.bottom > b.top + 1 && r.top < b.bottom - 1 && r.height > 0).length;
+        }, frac);
+        assert.equal(covered, 0, `the save bar covers ${covered} card(s) at ${frac * 100}% of the screen`);
+      }
+      // With a change to save, it floats at the bottom of the window.
+      await page.getByLabel('Ollama host').fill('127.0.0.1:11434');
+      await page.waitForFunction(() => getComputedStyle(document.querySelector('.settings-bar')).position === 'sticky', null, { timeout: 10_000 });
+      assert.deepEqual(page.problems, []);
+    });
+  });
 });

@@ -133,7 +133,11 @@ describe('SettingsView', () => {
     const host = await screen.findByLabelText('Ollama host');
     fireEvent.change(host, { target: { value: 'gpu-box' } });
     fireEvent.click(screen.getByRole('radio', { name: /Ask for risky steps/ }));
+    // With changes to save, the bar floats over the cards; settled, it only ends the screen.
+    const bar = screen.getByRole('region', { name: 'Save settings' });
+    expect(bar.className).toContain('floating');
     fireEvent.click(screen.getByRole('button', { name: 'Revert' }));
+    expect(bar.className).not.toContain('floating');
     expect(host).toHaveProperty('value', '');
     expect(screen.getByRole('radio', { name: /Run sandboxed steps/ })).toHaveProperty('checked', true);
     expect(screen.getByTestId('save-status').textContent).toBe('No unsaved changes.');

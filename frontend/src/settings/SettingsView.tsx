@@ -351,7 +351,7 @@ export function SettingsView({ api, copy = copyText, checkDelayMs = 250 }: Setti
 
       <TrustedSignersSection api={api} copy={copy} />
 
-      <div className="settings-bar" role="region" aria-label="Save settings">
+      <div className={`settings-bar${dirty ? ' floating' : ''}`} role="region" aria-label="Save settings">
         <SaveStatus dirty={dirty} checking={checking} saving={saving} note={note} problems={problems} />
         <span className="spacer" />
         <button type="button" className="button" onClick={revert} disabled={!dirty || saving}>
