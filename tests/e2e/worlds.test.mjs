@@ -141,4 +141,34 @@ describe('Worlds, forks and lineage', { timeout: 150_000 }, () => {
       await notBlank('on the world timeline');
     });
   });
+
+  it('finds a world in the lineage, says why it matches, and moves between matches with the arrow keys', async () => {
+    assert.ok(childRun, 'the fork journey ran first');
+    await journey(stack, 'lineage-find', async (page) => {
+      await go(stack, page, '#/lineage');
+      const graph = page.getByRole('group', { name: 'Lineage graph' });
+      await graph.waitFor();
+      const box = page.getByRole('searchbox', { name: 'Search worlds by id or name' });
+      const why = page.getByTestId('find-why');
+      // Part of the child's run id: found by its run id, the text marked.
+      const part = childRun.slice(-5);
+      await box.fill(part);
+      await box.press('ArrowDown');
+      await graph.getByRole('button', { name: /^e2e child, simulated/, pressed: true }).waitFor();
+      assert.equal(await why.textContent(), `e2e child: its run id ${childRun} holds “${part}”`);
+      assert.equal(await why.locator('mark').textContent(), part);
+      // Both worlds' names hold "i" (branching_grid, e2e child): the arrows move between them.
+      await box.fill('i');
+      await box.press('ArrowDown');
+      await page.getByTestId('find-count').getByText('1 of 2').waitFor();
+      const first = await page.getByRole('region', { name: /^Selected world/ }).getAttribute('aria-label');
+      await box.press('ArrowDown');
+      await page.getByTestId('find-count').getByText('2 of 2').waitFor();
+      assert.notEqual(await page.getByRole('region', { name: /^Selected world/ }).getAttribute('aria-label'), first);
+      await box.press('ArrowUp');
+      await page.getByTestId('find-count').getByText('1 of 2').waitFor();
+      assert.equal(await page.getByRole('region', { name: /^Selected world/ }).getAttribute('aria-label'), first);
+      assert.deepEqual(page.problems, []);
+    });
+  });
 });

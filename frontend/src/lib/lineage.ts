@@ -147,6 +147,33 @@ export function searchLineage(m: LineageModel, query: string): string[] {
   return [...exact, ...partial];
 }
 
+/** MatchReason says where a search text was found in a world: the field, its text and where in it. */
+export interface MatchReason {
+  field: 'name' | 'world id' | 'run id';
+  text: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * matchReason says why searchLineage found n for query: the first of its
+ * name, world id and latest run's id that holds the text (case ignored).
+ */
+export function matchReason(n: WorldNode, query: string): MatchReason | undefined {
+  const q = query.trim().toLowerCase();
+  if (q === '') return undefined;
+  const fields: [MatchReason['field'], string | undefined][] = [
+    ['name', n.name],
+    ['world id', n.id],
+    ['run id', n.runId],
+  ];
+  for (const [field, text] of fields) {
+    const at = text?.toLowerCase().indexOf(q) ?? -1;
+    if (text !== undefined && at >= 0) return { field, text, start: at, end: at + q.length };
+  }
+  return undefined;
+}
+
 /** ancestors lists the worlds from id's parent up to its root. */
 export function ancestors(m: LineageModel, id: string): string[] {
   const out: string[] = [];

@@ -131,8 +131,35 @@ describe('LineageView', () => {
     fireEvent.change(screen.getByRole('searchbox', { name: 'Search worlds by id or name' }), { target: { value: 'calm' } });
     expect(screen.getByText('1 of 1')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Find' }));
-    // The match comes back out of the collapsed subtree, selected.
+    // The match comes back out of the collapsed subtree, selected, with why it matches.
     await waitFor(() => expect(node(/^grid \/ calm,/).getAttribute('aria-pressed')).toBe('true'));
+    expect(screen.getByTestId('find-why').textContent).toBe('grid / calm: its name grid / calm holds “calm”');
+    expect(screen.getByTestId('find-why').querySelector('mark')!.textContent).toBe('calm');
+  });
+
+  it('says why each match matches and moves between matches with the arrow keys', async () => {
+    setup();
+    await screen.findByRole('group', { name: 'Lineage graph' });
+    const box = screen.getByRole('searchbox', { name: 'Search worlds by id or name' });
+    fireEvent.change(box, { target: { value: 'grid' } });
+    // Before a match is shown, the line says what Find looks in.
+    expect(screen.getByTestId('find-why').textContent).toMatch(/^Finds worlds whose name, world id or run id holds the text/);
+    const selected = () => screen.getAllByRole('button', { pressed: true }).map((b) => b.getAttribute('aria-label')!.split(',')[0]);
+    fireEvent.keyDown(box, { key: 'ArrowDown' });
+    await waitFor(() => expect(screen.getByTestId('find-count').textContent).toBe('1 of 3'));
+    const first = selected();
+    fireEvent.keyDown(box, { key: 'ArrowDown' });
+    await waitFor(() => expect(screen.getByTestId('find-count').textContent).toBe('2 of 3'));
+    expect(selected()).not.toEqual(first);
+    fireEvent.keyDown(box, { key: 'ArrowUp' });
+    await waitFor(() => expect(screen.getByTestId('find-count').textContent).toBe('1 of 3'));
+    expect(selected()).toEqual(first);
+    // A match by id shows the id with the text marked.
+    const id = screen.getByRole('region', { name: /^Selected world/ }).querySelector('dd.mono')!.getAttribute('title')!;
+    fireEvent.change(box, { target: { value: id.slice(-6) } });
+    fireEvent.keyDown(box, { key: 'Enter' });
+    await waitFor(() => expect(screen.getByTestId('find-why').textContent).toMatch(new RegExp(`its world id ${id} holds “${id.slice(-6)}”$`)));
+    expect(screen.getByTestId('find-why').querySelector('mark')!.textContent).toBe(id.slice(-6));
   });
 
   it('opens a world on double click', async () => {

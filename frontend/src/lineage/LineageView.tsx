@@ -9,6 +9,7 @@ import { useRelativeNow } from '../ui/useNow';
 import { navigate } from '../ui/useRoute';
 import { CompareView } from './CompareView';
 import { LineageCanvas } from './LineageCanvas';
+import { LineageFind } from './LineageFind';
 import { useLayout } from './useLayout';
 
 /**
@@ -82,31 +83,7 @@ export function LineageView({ api, select }: { api: DucklmApi; select?: string }
           {model ? `${model.nodes.length} worlds, ${model.edges.length} forks` : ''}
           {layout.status === 'ready' && ` · laid out in ${Math.round(layout.layout.ms)} ms`}
         </span>
-        <form
-          className="search"
-          role="search"
-          onSubmit={(e) => {
-            e.preventDefault();
-            goToMatch(matches[matchIndex] === selected[0] ? 1 : 0);
-          }}
-        >
-          <input
-            className="input"
-            type="search"
-            placeholder="Search by id or name"
-            value={query}
-            onChange={(e) => setQuery(e.target.value)}
-            aria-label="Search worlds by id or name"
-          />
-          {query.trim() !== '' && (
-            <span className="muted small" aria-live="polite">
-              {matches.length === 0 ? 'no match' : `${Math.min(matchIndex + 1, matches.length)} of ${matches.length}`}
-            </span>
-          )}
-          <button type="submit" className="button small" disabled={matches.length === 0}>
-            Find
-          </button>
-        </form>
+        <LineageFind model={model} query={query} matches={matches} index={matchIndex} current={selected[0]} onQuery={setQuery} onGo={goToMatch} />
         <button type="button" className="button small" onClick={reload}>
           Refresh
         </button>
