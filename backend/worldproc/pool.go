@@ -162,6 +162,10 @@ func (p *Pool) take(limit int64) (*worker, error) {
 		if w := p.idle[i]; w.limit == limit {
 			p.idle = append(p.idle[:i], p.idle[i+1:]...)
 			w.idleTimer.Stop()
+			if w.gone() { // died while idle: never hand out a dead worker
+				delete(p.all, w)
+				continue
+			}
 			p.mu.Unlock()
 			return w, nil
 		}
@@ -309,16 +313,32 @@ func workerEnv() []string {
 // the worker, which ends the exchange.
 func (w *worker) exchange(ctx context.Context, req *request) (response, error) {
 	stop := context.AfterFunc(ctx, w.kill)
-	defer stop()
 	var resp response
-	if err := w.enc.Encode(req); err != nil {
-		return resp, err
+	err := w.enc.Encode(req)
+	if err == nil {
+		err = w.bw.Flush()
 	}
-	if err := w.bw.Flush(); err != nil {
-		return resp, err
+	if err == nil {
+		err = w.dec.Decode(&resp)
 	}
-	err := w.dec.Decode(&resp)
+	// A cancel that came as the answer did has started the kill (in its
+	// own goroutine): this worker is dying, so the exchange counts as
+	// cancelled, and the worker never goes back to the idle list, where
+	// the next call would find it dead.
+	if !stop() && err == nil {
+		err = ctx.Err()
+	}
 	return resp, err
+}
+
+// gone reports whether the worker's process has exited.
+func (w *worker) gone() bool {
+	select {
+	case <-w.exited:
+		return true
+	default:
+		return false
+	}
 }
 
 // kill ends the process now.

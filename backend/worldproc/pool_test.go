@@ -430,3 +430,28 @@ func parentMain() {
 	time.Sleep(10 * time.Minute)
 	os.Exit(1)
 }
+
+// TestAWorkerThatDiedIdleIsNotHandedOut: a worker that dies while idle (a
+// cancel's kill that landed as its answer came, the OOM killer, a person
+// with kill) is skipped by the next call, which starts another. A CI run
+// saw "world program was stopped during top-level code: ducklm is shutting
+// down" for a call nobody cancelled, after another command's context ended
+// as its call answered.
+func TestAWorkerThatDiedIdleIsNotHandedOut(t *testing.T) {
+	t.Parallel()
+	pool := newPool(t, worldproc.Options{Workers: 1})
+	ctx := context.Background()
+	_, err := starlark.CompileWith(ctx, pool, "honest.star", []byte(honest), starlark.Limits{})
+	require.NoError(t, err)
+	pids := pool.PIDs()
+	require.Len(t, pids, 1)
+	require.NoError(t, syscall.Kill(pids[0], syscall.SIGKILL))
+	// Reaped (no /proc entry left), so the pool has seen it exit.
+	eventually(t, "the idle worker is dead and reaped", func() bool {
+		_, err := os.Stat("/proc/" + strconv.Itoa(pids[0]))
+		return os.IsNotExist(err)
+	})
+	_, err = starlark.CompileWith(ctx, pool, "honest.star", []byte(honest+"\n# again\n"), starlark.Limits{})
+	require.NoError(t, err, "the next call gets a live worker")
+	require.NotEqual(t, pids, pool.PIDs())
+}
