@@ -3,6 +3,7 @@ package world_test
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -184,12 +185,15 @@ func TestLineageOutlineIsTheLineageInBrief(t *testing.T) {
 	root, run := create(t, f, 1)
 	steps(t, f, run.ID, 2)
 	cp := latestCheckpoint(t, f, run.ID)
-	fork, child, childRun, err := f.worlds.Fork(f.ctx, world.ForkRequest{CheckpointID: cp.ID, Divergence: backend.DivergeStatePatch})
+	fork, child, childRun, err := f.worlds.Fork(f.ctx, world.ForkRequest{CheckpointID: cp.ID, Divergence: backend.DivergeStatePatch, Delta: json.RawMessage(`{ "sum": 100 }`)})
+	require.NoError(t, err)
+	long := `{"sum": ` + strings.Repeat("1", 100) + `}`
+	seeded, seededChild, _, err := f.worlds.Fork(f.ctx, world.ForkRequest{CheckpointID: cp.ID, Divergence: backend.DivergeSeedChange, SeedPolicy: backend.SeedFresh, Delta: json.RawMessage(long)})
 	require.NoError(t, err)
 
 	o, err := f.worlds.LineageOutline(f.ctx)
 	require.NoError(t, err)
-	require.Len(t, o.Worlds, 2)
+	require.Len(t, o.Worlds, 3)
 	byID := map[string]world.OutlineWorld{}
 	for _, w := range o.Worlds {
 		byID[w.ID] = w
@@ -199,7 +203,11 @@ func TestLineageOutlineIsTheLineageInBrief(t *testing.T) {
 	require.Equal(t, world.OutlineWorld{ID: root.ID, Name: root.Name, Domain: root.Domain, CreatedAt: stored.CreatedAt, Runs: 1, RunID: run.ID, Status: backend.RunRunning}, byID[root.ID])
 	require.Equal(t, root.ID, byID[child.ID].Parent)
 	require.Equal(t, childRun.ID, byID[child.ID].RunID)
-	require.Equal(t, []world.OutlineFork{{ID: fork.ID, From: root.ID, To: child.ID, Divergence: backend.DivergeStatePatch, At: cp.WorldLocalTime}}, o.Forks)
+	// Each fork says what it changed, in brief, and a seed policy other than inherit.
+	require.ElementsMatch(t, []world.OutlineFork{
+		{ID: fork.ID, From: root.ID, To: child.ID, Divergence: backend.DivergeStatePatch, At: cp.WorldLocalTime, Change: `{"sum":100}`},
+		{ID: seeded.ID, From: root.ID, To: seededChild.ID, Divergence: backend.DivergeSeedChange, At: cp.WorldLocalTime, Change: `{"sum":` + strings.Repeat("1", 53) + "…", Seed: backend.SeedFresh},
+	}, o.Forks)
 
 	full, err := json.Marshal(must(f.worlds.Lineage(f.ctx)))
 	require.NoError(t, err)

@@ -1,8 +1,11 @@
 package world
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"time"
+	"unicode/utf8"
 
 	"ducklm/backend"
 )
@@ -28,6 +31,35 @@ type OutlineFork struct {
 	To         string                 `json:"to"`
 	Divergence backend.DivergenceType `json:"divergence"`
 	At         int64                  `json:"at"` // the parent's world-local time at the fork
+	// Change is what the fork changed, in brief: its delta as compact JSON
+	// (cut at maxChange bytes), empty when the delta is empty.
+	Change string `json:"change,omitempty"`
+	// Seed is the seed policy when it is not inherit.
+	Seed backend.SeedPolicy `json:"seed,omitempty"`
+}
+
+// maxChange bounds OutlineFork.Change: the outline of thousands of forks
+// stays small, and the whole delta is one WorldDetail away.
+const maxChange = 60
+
+// changeOf is a fork's delta in brief (see OutlineFork.Change).
+func changeOf(delta json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, delta) != nil {
+		return ""
+	}
+	s := b.String()
+	if s == "{}" || s == "null" || s == "[]" {
+		return ""
+	}
+	if len(s) > maxChange {
+		cut := maxChange
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
 }
 
 // Outline is the whole fork DAG, with only what draws it.
@@ -52,7 +84,10 @@ func (s *Service) LineageOutline(ctx context.Context) (Outline, error) {
 		o.Worlds[i] = w
 	}
 	for i, e := range l.Edges {
-		o.Forks[i] = OutlineFork{ID: e.Fork.ID, From: e.Fork.ParentWorldID, To: e.Fork.ChildWorldID, Divergence: e.Fork.Divergence, At: e.At}
+		o.Forks[i] = OutlineFork{ID: e.Fork.ID, From: e.Fork.ParentWorldID, To: e.Fork.ChildWorldID, Divergence: e.Fork.Divergence, At: e.At, Change: changeOf(e.Fork.Delta)}
+		if e.Fork.SeedPolicy != "" && e.Fork.SeedPolicy != backend.SeedInherit {
+			o.Forks[i].Seed = e.Fork.SeedPolicy
+		}
 	}
 	return o, nil
 }

@@ -157,6 +157,9 @@ describe('Worlds, forks and lineage', { timeout: 150_000 }, () => {
       await graph.getByRole('button', { name: /^e2e child, simulated/, pressed: true }).waitFor();
       assert.equal(await why.textContent(), `e2e child: its run id ${childRun} holds “${part}”`);
       assert.equal(await why.locator('mark').textContent(), part);
+      // What the fork changed: in the selected world's card, and under the edge.
+      assert.equal(await page.getByTestId('fork-change').textContent(), '{"pos":[0,4]}');
+      assert.match(await graph.getByTestId('edge-change').first().textContent(), /\{"pos":\[0,4\]\}/);
       // Both worlds' names hold "i" (branching_grid, e2e child): the arrows move between them.
       await box.fill('i');
       await box.press('ArrowDown');

@@ -52,6 +52,10 @@ export interface OutlineFork {
   to: string;
   divergence: DivergenceType;
   at: number;
+  /** What the fork changed, in brief: its delta as compact JSON (cut at 60 bytes); absent when empty. */
+  change?: string;
+  /** The seed policy when it is not inherit. */
+  seed?: SeedPolicy;
 }
 
 /** LineageOutline is the whole fork DAG with only what draws it (Go: world.Outline). */

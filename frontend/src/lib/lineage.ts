@@ -2,6 +2,7 @@
 // with the questions the screen asks of it (subtrees to collapse, search).
 // Selection, collapse and search never touch the layout.
 import type { Domain, Lineage, LineageOutline, RunStatus } from '../bridge/types';
+import { compact } from './json';
 import { type Layout, type LayoutEdge, type LayoutNode, type LayoutOptions, layoutDag } from './layout';
 
 /** WorldNode is one world as the explorer draws it. */
@@ -26,6 +27,15 @@ export interface ForkEdge {
   label: string;
   /** The parent's world-local time at the fork. */
   at: number;
+  /** What the fork changed, in brief (its delta as compact JSON), when it changed something. */
+  change?: string;
+  /** The seed policy when it is not inherit. */
+  seed?: string;
+}
+
+/** divergenceText says what a fork changed, in one line: its kind, the change, the seed policy and where. */
+export function divergenceText(e: ForkEdge): string {
+  return [e.label, e.change, e.seed ? `seed ${e.seed}` : undefined, `at t=${e.at}`].filter(Boolean).join(' · ');
 }
 
 export interface LineageModel {
@@ -56,7 +66,11 @@ export function buildLineage(l: Lineage): LineageModel {
   for (const e of l.edges) {
     const { parentWorldId: from, childWorldId: to } = e.fork;
     if (!byId.has(from) || !byId.has(to)) continue;
-    edges.push({ id: e.fork.id, from, to, label: e.fork.divergence, at: e.at });
+    const edge: ForkEdge = { id: e.fork.id, from, to, label: e.fork.divergence, at: e.at };
+    const change = e.fork.delta === undefined ? '' : compact(e.fork.delta, 60);
+    if (change !== '' && change !== '{}' && change !== 'null') edge.change = change;
+    if (e.fork.seedPolicy && e.fork.seedPolicy !== 'inherit') edge.seed = e.fork.seedPolicy;
+    edges.push(edge);
     const kids = children.get(from) ?? [];
     kids.push(to);
     children.set(from, kids);
@@ -80,7 +94,10 @@ export function buildLineageOutline(o: LineageOutline): LineageModel {
   const children = new Map<string, string[]>();
   for (const f of o.forks) {
     if (!byId.has(f.from) || !byId.has(f.to)) continue;
-    edges.push({ id: f.id, from: f.from, to: f.to, label: f.divergence, at: f.at });
+    const edge: ForkEdge = { id: f.id, from: f.from, to: f.to, label: f.divergence, at: f.at };
+    if (f.change) edge.change = f.change;
+    if (f.seed) edge.seed = f.seed;
+    edges.push(edge);
     const kids = children.get(f.from) ?? [];
     kids.push(f.to);
     children.set(f.from, kids);

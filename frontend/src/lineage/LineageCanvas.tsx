@@ -1,7 +1,8 @@
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { Layout } from '../lib/layout';
 import { midpoint, pathOf } from '../lib/layout';
-import type { LineageModel, WorldNode } from '../lib/lineage';
+import { type LineageModel, type WorldNode, divergenceText } from '../lib/lineage';
+import { truncate } from '../lib/payload';
 import { type Size, type View, boundsOf, centerOn, cull, fitView, hitTest, intersects, toWorld, visibleRect, zoomAt } from '../lib/viewport';
 import { runStatusLabel } from '../lib/format';
 import { drawFrame, edgePaths, paletteOf } from './draw';
@@ -26,6 +27,9 @@ interface LineageCanvasProps {
 // jsdom and a window that is not laid out yet report a 0×0 box.
 const FALLBACK: Size = { width: 1200, height: 700 };
 const LABEL_ZOOM = 0.45;
+/** How much of a fork's change fits under its edge (the gap between ranks is 110 px). */
+const EDGE_CHANGE_CHARS = 16;
+
 /** Up to this many worlds in view are drawn in the DOM (focusable, labelled); more go to the canvas. */
 export const DOM_NODES_MAX = 300;
 
@@ -207,8 +211,16 @@ export function LineageCanvas(props: LineageCanvasProps) {
               <g key={e.id} className="fork-edge">
                 {!canvasOk && <path d={pathOf(pts)} className="edge" markerEnd="url(#lin-arrow)" />}
                 {mid && (
-                  <text x={mid.x} y={mid.y - 5} textAnchor="middle" className="edge-label">
+                  <text x={mid.x} y={mid.y - 5} textAnchor="middle" className="edge-label" data-testid="edge-label">
+                    <title>{divergenceText(e)}</title>
                     {e.label}
+                  </text>
+                )}
+                {mid && (e.change || e.seed) && (
+                  // What the fork changed, under the edge (cut to the gap between ranks; whole in the tooltip).
+                  <text x={mid.x} y={mid.y + 12} textAnchor="middle" className="edge-label edge-change" data-testid="edge-change">
+                    <title>{divergenceText(e)}</title>
+                    {truncate(e.change ?? `seed ${e.seed}`, EDGE_CHANGE_CHARS)}
                   </text>
                 )}
               </g>

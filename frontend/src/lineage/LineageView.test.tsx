@@ -55,7 +55,15 @@ function outline(l: Lineage): LineageOutline {
       ...(n.world.parentWorldId ? { parent: n.world.parentWorldId } : {}),
       ...(n.latestRun ? { runId: n.latestRun.id, status: n.latestRun.status } : {}),
     })),
-    forks: l.edges.map((e) => ({ id: e.fork.id, from: e.fork.parentWorldId, to: e.fork.childWorldId, divergence: e.fork.divergence, at: e.at })),
+    // What each fork changed, as the backend sums it up (world.OutlineFork.Change).
+    forks: l.edges.map((e) => ({
+      id: e.fork.id,
+      from: e.fork.parentWorldId,
+      to: e.fork.childWorldId,
+      divergence: e.fork.divergence,
+      at: e.at,
+      ...(e.fork.divergence === 'state_patch' ? { change: '{"pos":[0,6],"note":"a long patch"}' } : { seed: 'derive' as const }),
+    })),
   };
 }
 
@@ -68,6 +76,21 @@ describe('LineageView', () => {
     expect(node(/^grid \/ calm, simulated, failed$/)).toBeTruthy();
     expect(within(graph).getByText('parameter_change')).toBeTruthy();
     expect(within(graph).getByText('state_patch')).toBeTruthy();
+  });
+
+  it('shows what each fork changed on its edge and in the selected world', async () => {
+    setup();
+    const graph = await screen.findByRole('group', { name: 'Lineage graph' });
+    const changes = within(graph).getAllByTestId('edge-change');
+    // Under the edge, the change cut to the gap; whole in the tooltip.
+    expect(changes.map((c) => c.textContent!.replace(c.querySelector('title')!.textContent!, '')).sort()).toEqual(['seed derive', '{"pos":[0,6],"n…']);
+    const patch = changes.find((c) => c.textContent!.includes('pos'))!;
+    expect(patch.querySelector('title')!.textContent).toMatch(/^state_patch · \{"pos":\[0,6\],"note":"a long patch"\} · at t=\d+$/);
+    fireEvent.click(node(/^grid \/ calm,/));
+    const card = await screen.findByRole('region', { name: /^Selected world/ });
+    expect(within(card).getByTestId('fork-change').textContent).toBe('{"pos":[0,6],"note":"a long patch"}');
+    fireEvent.click(node(/^grid \/ noisy,/));
+    await waitFor(() => expect(within(screen.getByRole('region', { name: /^Selected world/ })).getByTestId('fork-change').textContent).toBe('only the seed · seed derive'));
   });
 
   it('selects two worlds and compares them side by side, without laying the graph out again', async () => {

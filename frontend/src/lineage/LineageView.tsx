@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { DucklmApi } from '../bridge';
-import { buildLineageOutline, descendants, hiddenBy, layoutInput, searchLineage, toggleSelection } from '../lib/lineage';
+import { type ForkEdge, buildLineageOutline, descendants, hiddenBy, layoutInput, searchLineage, toggleSelection } from '../lib/lineage';
 import { shortId } from '../lib/ids';
 import { formatCount, runStatusLabel } from '../lib/format';
 import { formatRelative } from '../lib/time';
@@ -169,14 +169,7 @@ export function LineageView({ api, select }: { api: DucklmApi; select?: string }
                         <dt>Created</dt>
                         <dd>{formatRelative(n.createdAt, now)}</dd>
                       </div>
-                      {n.parent && (
-                        <div className="fact">
-                          <dt>Forked by</dt>
-                          <dd>
-                            <code>{model.edges.find((e) => e.to === n.id)?.label}</code> at t={model.edges.find((e) => e.to === n.id)?.at}
-                          </dd>
-                        </div>
-                      )}
+                      {n.parent && <ForkFact edge={model.edges.find((e) => e.to === n.id)} />}
                     </dl>
                     <div className="row pad">
                       <button type="button" className="button small primary" disabled={!n.runId} onClick={() => open(n.id)}>
@@ -228,5 +221,27 @@ export function LineageView({ api, select }: { api: DucklmApi; select?: string }
         />
       )}
     </div>
+  );
+}
+
+/** ForkFact says how a selected world was forked: the kind of change, what it changed, the seed and where. */
+function ForkFact({ edge }: { edge?: ForkEdge }) {
+  if (!edge) return null;
+  return (
+    <>
+      <div className="fact">
+        <dt>Forked by</dt>
+        <dd>
+          <code>{edge.label}</code> at t={edge.at}
+        </dd>
+      </div>
+      <div className="fact">
+        <dt>It changed</dt>
+        <dd className="mono fork-change" data-testid="fork-change">
+          {edge.change ?? (edge.seed ? 'only the seed' : 'nothing in its state (an empty delta)')}
+          {edge.seed && <span className="muted"> · seed {edge.seed}</span>}
+        </dd>
+      </div>
+    </>
   );
 }

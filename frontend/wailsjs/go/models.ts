@@ -3076,6 +3076,8 @@ export namespace world {
 	    to: string;
 	    divergence: string;
 	    at: number;
+	    change?: string;
+	    seed?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new OutlineFork(source);
@@ -3088,6 +3090,8 @@ export namespace world {
 	        this.to = source["to"];
 	        this.divergence = source["divergence"];
 	        this.at = source["at"];
+	        this.change = source["change"];
+	        this.seed = source["seed"];
 	    }
 	}
 	export class OutlineWorld {
