@@ -33,6 +33,9 @@ type Spec struct {
 	// (the workspace) and LANG, which it may override.
 	Env   map[string]string
 	Stdin []byte
+	// ExtraFiles are open to the process as fds 4, 5, … (fd 3 is closed),
+	// e.g. the pipe a browser is driven through. Not with Script.
+	ExtraFiles []*os.File
 }
 
 // Result is what happened to the process.
@@ -204,6 +207,7 @@ func RunUnsandboxed(ctx context.Context, spec Spec) (Result, error) {
 		// so no copy of it is left on disk.
 		argv = append([]string{interpreter(spec), "/dev/fd/4"}, spec.Argv...)
 	}
+	l.extra = append(l.extra, spec.ExtraFiles...)
 	l.argv = argv
 	return execute(ctx, l, spec.Stdin)
 }
@@ -222,6 +226,7 @@ func runSandboxed(ctx context.Context, bwrapPath string, userns bool, spec Spec)
 		l.extra = append(l.extra, fd)
 		argv = append([]string{interpreter(spec), sandboxScript}, spec.Argv...)
 	}
+	l.extra = append(l.extra, spec.ExtraFiles...)
 	if userns {
 		// Set after bubblewrap made the user namespace, RLIMIT_NPROC counts
 		// only the sandbox's processes; set before, it would count all of
@@ -338,6 +343,9 @@ func envList(spec Spec) []string {
 func validate(spec Spec) error {
 	if len(spec.Argv) == 0 && spec.Script == nil {
 		return backend.Errorf(backend.EINVALID, "the step has no command to run")
+	}
+	if spec.Script != nil && len(spec.ExtraFiles) > 0 {
+		return backend.Errorf(backend.EINVALID, "a step with a script takes no extra files")
 	}
 	if spec.Script == nil && spec.Argv[0] == "" {
 		return backend.Errorf(backend.EINVALID, "the step's command is empty")

@@ -184,6 +184,9 @@ func webPlan(tool string, args json.RawMessage, lim backend.Limits) *web.Plan {
 	if tool != router.ToolWebFetch && tool != router.ToolBrowser {
 		return nil
 	}
+	if tool == router.ToolBrowser {
+		return web.BrowserPlan(args, lim.Timeout)
+	}
 	a, err := web.ParseArgs(args)
 	if err != nil {
 		return nil

@@ -33,7 +33,8 @@ func newRuntime(dir string, db *sqlite.DB, ledger *sqlite.Ledger, blobs backend.
 		mode = tool.AllowUnsandboxed
 	}
 	tools := tool.NewRegistry(&tool.Shell{Sandbox: mode}, &tool.FileRead{}, &tool.FileWrite{}, &tool.WorldSim{Worlds: worlds},
-		&tool.WorldSearch{Worlds: worlds, Deliberation: delib}, &tool.WebFetch{Net: &web.Net{}, Blobs: blobs})
+		&tool.WorldSearch{Worlds: worlds, Deliberation: delib}, &tool.WebFetch{Net: &web.Net{}, Blobs: blobs},
+		&tool.Browser{Net: &web.Net{}, Blobs: blobs})
 	rt := runtime.New(runtime.Deps{
 		Store: sqlite.NewWorlds(db, ledger), Events: ledger, Blobs: blobs, Tools: tools,
 		Planner: planner.LLM{Client: oc}, Offline: planner.Offline{},

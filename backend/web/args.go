@@ -67,6 +67,39 @@ type Plan struct {
 	// Local names the kind of address the host is by itself ("loopback",
 	// "private"…), "" for a name or a public address.
 	Local string `json:"local,omitempty"`
+	// Browser says the page is rendered in the sandboxed Chromium, its
+	// scripts run and its requests to other hosts refused unless allowed.
+	Browser bool `json:"browser,omitempty"`
+}
+
+// BrowserDefaultTimeout is a browser step's time when neither its args nor
+// its step say less.
+const BrowserDefaultTimeout = 60 * time.Second
+
+// BrowserPlan is the card of a browser step: its page and time limit; nil
+// when its args cannot be read.
+func BrowserPlan(raw json.RawMessage, stepTimeout time.Duration) *Plan {
+	var a struct {
+		URL            string `json:"url"`
+		TimeoutSeconds *int64 `json:"timeout_seconds"`
+	}
+	if json.Unmarshal(raw, &a) != nil {
+		return nil
+	}
+	_, host, err := ParseURL(a.URL)
+	if err != nil {
+		return nil
+	}
+	timeout := BrowserDefaultTimeout
+	if a.TimeoutSeconds != nil && *a.TimeoutSeconds > 0 {
+		timeout = time.Duration(*a.TimeoutSeconds) * time.Second
+	}
+	if stepTimeout > 0 {
+		timeout = min(timeout, stepTimeout)
+	}
+	p := Plan{URL: a.URL, Host: host, Method: "GET", TimeoutMS: timeout.Milliseconds(), Browser: true}
+	p.Local, _ = LocalHost(host)
+	return &p
 }
 
 // Request is the fetch the args ask for, within a step's time limit and
