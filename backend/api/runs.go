@@ -221,3 +221,36 @@ func (a *API) Models() (ModelInfo, error) {
 	defer cancel()
 	return modelInfo(ctx, a.svc.Ollama, a.svc.Sandboxed), nil
 }
+
+// Screenshot is a picture a step took (a browser step's page).
+type Screenshot struct {
+	MediaType string `json:"mediaType"`
+	Data      []byte `json:"data"` // base64 in JSON
+}
+
+// StepScreenshot returns the screenshot a browser step took of its page.
+func (a *API) StepScreenshot(runID, stepID string) (Screenshot, error) {
+	if err := a.ready(); err != nil {
+		return Screenshot{}, err
+	}
+	ctx := a.ctx()
+	st, _, err := a.svc.Runtime.Load(ctx, runID)
+	if err != nil {
+		return Screenshot{}, a.fail("screenshot", err)
+	}
+	rec := st.Steps[stepID]
+	if rec == nil || rec.Result == nil || rec.Node.Tool != router.ToolBrowser {
+		return Screenshot{}, a.fail("screenshot", backend.Errorf(backend.ENOTFOUND, "step %q of run %s took no screenshot", stepID, runID))
+	}
+	var out struct {
+		Screenshot *backend.BlobRef `json:"screenshot"`
+	}
+	if json.Unmarshal(rec.Result.Output, &out) != nil || out.Screenshot == nil {
+		return Screenshot{}, a.fail("screenshot", backend.Errorf(backend.ENOTFOUND, "step %q of run %s took no screenshot", stepID, runID))
+	}
+	data, err := a.svc.Blobs.Get(ctx, *out.Screenshot)
+	if err != nil {
+		return Screenshot{}, a.fail("screenshot", err)
+	}
+	return Screenshot{MediaType: out.Screenshot.MediaType, Data: data}, nil
+}

@@ -174,6 +174,10 @@ export function createApi(channel: Channel): DucklmApi {
     answer: async (input) => {
       await invoke('Answer', input);
     },
+    async stepScreenshot(runId, stepId) {
+      const s = obj<{ mediaType: string; data: string }>(await invoke('StepScreenshot', runId, stepId), 'screenshot');
+      return `data:${s.mediaType || 'image/png'};base64,${s.data}`;
+    },
     cancelRun: async (runId) => {
       await invoke('CancelRun', runId);
     },

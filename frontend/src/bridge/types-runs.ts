@@ -195,6 +195,8 @@ export interface WebPlan {
   timeoutMs: number;
   /** The kind of address the host names by itself ("loopback", "private"…), absent for a name or a public address. */
   local?: string;
+  /** The page is rendered in the sandboxed Chromium (browser steps). */
+  browser?: boolean;
 }
 
 /** CurrentFile is what a file a file_write would write holds now (Go: runtime.CurrentFile). */

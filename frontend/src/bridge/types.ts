@@ -83,6 +83,8 @@ export interface DucklmApi {
   runDetail(runId: string): Promise<RunDetail>;
   approvals(): Promise<Approval[]>;
   answer(input: AnswerInput): Promise<void>;
+  /** The screenshot a browser step took of its page, as a data: URL. */
+  stepScreenshot(runId: string, stepId: string): Promise<string>;
   cancelRun(runId: string): Promise<void>;
   resumeRun(runId: string): Promise<void>;
   /** Opens the native folder dialog; "" when the user cancels. */

@@ -146,7 +146,9 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered }: ApprovalCa
           <div>
             <dt>Limits</dt>
             <dd>
-              {formatBytes(web.maxBytes)} of body, {web.maxRedirects} {web.maxRedirects === 1 ? 'redirect' : 'redirects'}, {formatNanos(web.timeoutMs * 1e6)}
+              {web.browser
+                ? `rendered in the sandboxed Chromium (its scripts run; requests to other hosts are refused unless allowed), ${formatNanos(web.timeoutMs * 1e6)}`
+                : `${formatBytes(web.maxBytes)} of body, ${web.maxRedirects} ${web.maxRedirects === 1 ? 'redirect' : 'redirects'}, ${formatNanos(web.timeoutMs * 1e6)}`}
             </dd>
           </div>
         </dl>

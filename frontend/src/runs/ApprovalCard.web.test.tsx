@@ -44,3 +44,19 @@ describe('ApprovalCard for a web step', () => {
     expect(channel.calls('Answer')[0]![0]).toMatchObject({ approve: true, network: true, allowHost: true });
   });
 });
+
+describe('ApprovalCard for a browser step', () => {
+  it('says the page is rendered in the sandboxed Chromium', () => {
+    const { api } = fakeApi({ Answer: () => null });
+    const a = approval({
+      tool: 'browser',
+      rule: 'web_new_host',
+      network: true,
+      args: { url: 'https://app.example/dash' },
+      web: { url: 'https://app.example/dash', host: 'app.example', method: 'GET', maxBytes: 0, maxRedirects: 0, timeoutMs: 60000, browser: true },
+    });
+    render(<ApprovalCard api={api} approval={a} rules={RULES as never} onAnswered={vi.fn()} />);
+    const plan = within(screen.getByTestId('approval-web'));
+    expect(plan.getByText(/rendered in the sandboxed Chromium \(its scripts run; requests to other hosts are refused unless allowed\), 1 min/)).toBeTruthy();
+  });
+});

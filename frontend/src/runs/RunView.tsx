@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { type DucklmApi, toBridgeError } from '../bridge';
 import { ExportButton } from '../bundles/BundleButtons';
 import { formatDuration, isTerminal, runDuration, sentence, waitingFor } from '../lib/format';
@@ -27,6 +27,7 @@ import type { SearchSummary } from '../lib/search';
 export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
   const [detail, reload] = useLoad(() => api.runDetail(runId), [api, runId]);
   const [rules] = useLoad(() => api.riskRules(), [api]);
+  const shot = useCallback((stepId: string) => api.stepScreenshot(runId, stepId), [api, runId]);
   const [tokens, setTokens] = useState<TokenStreams>({});
   const [selected, setSelected] = useState<string>();
   const [action, setAction] = useState<{ busy: boolean; error?: string }>({ busy: false });
@@ -321,6 +322,7 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
           {step && (
             <StepPanel
               step={step}
+              screenshot={shot}
               tokens={shown ? tokens[shown] : undefined}
               approvals={shown && answers.value ? approvalHistory(answers.value, shown) : []}
               onDeliberate={setDeliberating}

@@ -1,3 +1,4 @@
+import { useMemo } from 'react';
 import type { StepRecord } from '../bridge';
 import type { ApprovalEntry } from '../lib/approvalHistory';
 import { argsText, commandOf } from '../lib/approvals';
@@ -7,6 +8,7 @@ import { type SearchSummary, actionText, searchOf } from '../lib/search';
 import { formatAbsolute, formatSeconds } from '../lib/time';
 import { StepStateBadge } from '../ui/StatusBadge';
 import { FileChange, fileWriteArgs } from './FileChange';
+import { PageScreenshot, screenshotOf } from './PageScreenshot';
 
 /**
  * StepPanel shows one step: what it runs (a file_write's content), who
@@ -18,16 +20,21 @@ export function StepPanel({
   tokens,
   approvals = [],
   onDeliberate,
+  screenshot,
 }: {
   step: StepRecord;
   tokens?: string | undefined;
   approvals?: ApprovalEntry[];
   /** onDeliberate, when given, offers "Deliberate…" on a world_search step's world. */
   onDeliberate?: ((s: SearchSummary) => void) | undefined;
+  /** Loads the screenshot a browser step took, as a data: URL. */
+  screenshot?: (stepId: string) => Promise<string>;
 }) {
   const n = step.node;
   const search = searchOf(step);
   const r = step.result;
+  const shot = screenshotOf(n.tool, r?.output);
+  const loadShot = useMemo(() => (screenshot ? () => screenshot(n.id) : undefined), [screenshot, n.id]);
   const write = n.tool === 'file_write' ? fileWriteArgs(step.approvedArgs ?? n.args) : undefined;
   const cmd = write ? undefined : commandOf(step.approvedArgs ?? n.args);
   return (
@@ -121,6 +128,7 @@ export function StepPanel({
                 </pre>
               </div>
             )}
+            {shot && loadShot && <PageScreenshot load={loadShot} finalUrl={shot.finalUrl} />}
             {!r.stdoutTail && !r.stderrTail && r.output !== undefined && (
               <div>
                 <span className="field-label">Output</span>

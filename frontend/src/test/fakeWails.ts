@@ -50,6 +50,7 @@ export const METHODS = [
   'SaveSettings',
   'SearchHistory',
   'SearchMemories',
+  'StepScreenshot',
   'SubmitTask',
   'SuggestBundlePath',
   'TakeOpen',

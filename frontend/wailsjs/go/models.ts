@@ -655,6 +655,20 @@ export namespace api {
 		    return a;
 		}
 	}
+	export class Screenshot {
+	    mediaType: string;
+	    data: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Screenshot(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.mediaType = source["mediaType"];
+	        this.data = source["data"];
+	    }
+	}
 	export class SettingsCheck {
 	    valid: boolean;
 	    problems: settings.Problem[];
@@ -2714,6 +2728,7 @@ export namespace web {
 	    maxRedirects: number;
 	    timeoutMs: number;
 	    local?: string;
+	    browser?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Plan(source);
@@ -2729,6 +2744,7 @@ export namespace web {
 	        this.maxRedirects = source["maxRedirects"];
 	        this.timeoutMs = source["timeoutMs"];
 	        this.local = source["local"];
+	        this.browser = source["browser"];
 	    }
 	}
 

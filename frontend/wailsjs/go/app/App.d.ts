@@ -100,6 +100,8 @@ export function SearchHistory(arg1:string,arg2:world.HistoryFilter,arg3:number,a
 
 export function SearchMemories(arg1:api.MemorySearch):Promise<Array<memory.Retrieved>>;
 
+export function StepScreenshot(arg1:string,arg2:string):Promise<api.Screenshot>;
+
 export function SubmitTask(arg1:api.TaskInput):Promise<backend.WorldRun>;
 
 export function SuggestBundlePath(arg1:string):Promise<string>;

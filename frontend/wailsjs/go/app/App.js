@@ -178,6 +178,10 @@ export function SearchMemories(arg1) {
   return window['go']['app']['App']['SearchMemories'](arg1);
 }
 
+export function StepScreenshot(arg1, arg2) {
+  return window['go']['app']['App']['StepScreenshot'](arg1, arg2);
+}
+
 export function SubmitTask(arg1) {
   return window['go']['app']['App']['SubmitTask'](arg1);
 }
