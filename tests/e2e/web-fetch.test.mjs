@@ -1,0 +1,92 @@
+// Journey: a person asks for a summary of release notes at a URL. The
+// (fake) model plans it as one web_fetch step of that URL; the URL names
+// this machine (a loopback test server the journey starts), so the run
+// waits for its own approval; the card shows the URL, host, method and
+// limits; the person approves it and the page's text shows in the run view.
+import assert from 'node:assert/strict';
+import { readFile, writeFile, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { appReady, journey, screenshot, SCRIPT, startStack } from './harness.mjs';
+
+const NOTES = `<!doctype html><html><head><title>Duck 2.4 release notes</title></head><body>
+<nav><a href="/">Home</a> <a href="/login">Log in</a></nav>
+<article><h1>Duck 2.4 release notes</h1>
+<p>Duck 2.4 reads web pages for a task, within time, size and redirect limits, and keeps the raw body as a blob.</p>
+<p>Pages that need JavaScript are rendered by a sandboxed browser with a throw-away profile.</p>
+<p>Only hosts the user approved are ever contacted; private addresses need their own approval.</p></article>
+</body></html>`;
+
+describe('A task with a URL', { timeout: 180_000 }, () => {
+  let stack;
+  let site;
+  let hits = 0;
+  let dir;
+  let url;
+  before(async () => {
+    site = createServer((req, res) => {
+      hits++;
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end(NOTES);
+    });
+    await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${site.address().port}/notes.html`;
+    // The fake model plans this task, with this URL, as one web_fetch step.
+    const script = JSON.parse(await readFile(SCRIPT, 'utf8'));
+    script.replies.unshift({
+      match: 'summarise the release notes at',
+      system: 'You are the planner of ducklm',
+      json: {
+        decision: 'plan',
+        reason: 'The task names a URL, so web_fetch reads it.',
+        confidence: 0.9,
+        plan: { nodes: [{ id: 'step-1', kind: 'tool', tool: 'web_fetch', args: { url }, depends_on: [], title: 'read the release notes' }] },
+      },
+    });
+    dir = await mkdtemp(path.join(tmpdir(), 'ducklm-e2e-web-'));
+    const file = path.join(dir, 'ollama-script.json');
+    await writeFile(file, JSON.stringify(script));
+    stack = await startStack({ script: file });
+  });
+  after(async () => {
+    await stack?.stop();
+    await new Promise((resolve) => site?.close(resolve));
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('plans web_fetch, asks for the loopback host, and shows the text once approved', async () => {
+    await journey(stack, 'web-fetch', async (page) => {
+      await appReady(page);
+      await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'New task' }).click();
+      await page.getByRole('heading', { name: 'New task' }).waitFor();
+      await page.getByRole('textbox', { name: 'Task' }).fill(`summarise the release notes at ${url}`);
+      await page.getByRole('button', { name: 'Start run' }).click();
+
+      await page.waitForURL(/#\/runs\/run_/);
+      const card = page.getByTestId('approval-card');
+      await card.waitFor({ timeout: 60_000 });
+      const plan = card.getByTestId('approval-web');
+      await plan.waitFor();
+      const planText = await plan.textContent();
+      assert.match(planText, new RegExp(url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+      assert.match(planText, /127\.0\.0\.1/);
+      assert.match(planText, /a loopback address: this machine or your network/);
+      assert.match(planText, /GET/);
+      assert.match(planText, /5 MiB of body, 5 redirects/);
+      assert.match(await card.textContent(), /web_private/);
+      assert.equal(hits, 0, 'nothing is fetched before the approval');
+      await screenshot(page, 'web-fetch-approval');
+
+      await card.getByRole('button', { name: 'Approve', exact: true }).click();
+      await page.locator('.run-head [data-status="completed"]').waitFor({ timeout: 60_000 });
+      const stdout = page.getByTestId('stdout');
+      await stdout.filter({ hasText: 'Duck 2.4 reads web pages for a task' }).waitFor({ timeout: 30_000 });
+      const text = await stdout.textContent();
+      assert.doesNotMatch(text, /Log in/, 'the page furniture is not the text');
+      assert.equal(hits, 1);
+      assert.deepEqual(page.problems, []);
+    });
+  });
+});
