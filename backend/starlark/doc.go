@@ -20,8 +20,11 @@
 // canonical JSON form of every value that crosses the boundary ([ToJSON],
 // [FromJSON], [CanonicalJSON]), the host-seeded RNG whose exact state is part
 // of every checkpoint, the divergences a fork applies to a restored world
-// ([World.ReplaceState], [World.Reseed]), and the shipped example programs
-// ([Examples]).
+// ([World.ReplaceState], [World.Reseed]), the shipped example programs
+// ([Examples]), and the seam through which a [Runner] evaluates a program's
+// calls in another process, where a memory limit can hold: a call is plain
+// data ([Call], [Reply]); [CompileWith] compiles through a runner and
+// [Program.Eval] answers a call in this process (in the runner's worker).
 //
 // Its promise is exact reproducibility: the same program source, seed and
 // actions give byte-identical states, emitted payloads and checkpoint bytes,

@@ -101,6 +101,9 @@ function settingsOf(s: Partial<Settings> | null | undefined): Settings {
     models: s?.models && typeof s.models === 'object' ? { ...s.models } : {},
     approvalMode: s?.approvalMode ?? '',
     theme: s?.theme ?? '',
+    // Go leaves these out when they are not set (omitempty): the defaults.
+    ...(Array.isArray(s?.allowedHosts) && s.allowedHosts.length > 0 ? { allowedHosts: [...s.allowedHosts] } : {}),
+    ...(typeof s?.worldMemoryMiB === 'number' && s.worldMemoryMiB > 0 ? { worldMemoryMiB: s.worldMemoryMiB } : {}),
   };
 }
 

@@ -23,6 +23,17 @@ describe('settings bridge', () => {
     });
   });
 
+  it('keeps the allowed hosts and memory limit Go sends, and leaves out what it does not', async () => {
+    const view = (settings: object) => ({ settings, dataDir: '/d', ollamaHost: 'http://127.0.0.1:11434', defaultHost: 'http://127.0.0.1:11434' });
+    const set = { ollamaHost: '', models: {}, approvalMode: '', theme: '', allowedHosts: ['example.com'], worldMemoryMiB: 1024 };
+    const { api } = fakeApi({ GetSettings: () => view(set) });
+    expect((await api.getSettings()).settings, 'a save from the form sends them back').toEqual(set);
+    const { api: unset } = fakeApi({ GetSettings: () => view({ ollamaHost: '', models: {}, approvalMode: '', theme: '' }) });
+    const got = (await unset.getSettings()).settings;
+    expect(got).not.toHaveProperty('worldMemoryMiB');
+    expect(got).not.toHaveProperty('allowedHosts');
+  });
+
   it('sends the settings to save and returns what was stored and the host in use', async () => {
     const s: Settings = { ollamaHost: ' gpu:11500 ', models: { planner: 'qwen2.5:7b' }, approvalMode: 'ask_every', theme: 'dark' };
     const { api, channel } = fakeApi({

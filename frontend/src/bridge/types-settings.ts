@@ -18,6 +18,8 @@ export interface Settings {
   theme: Theme | '';
   /** Hosts web steps of new tasks reach without asking: example.com, *.example.com or an address. */
   allowedHosts?: string[];
+  /** The memory limit of world programs in MiB (64 to 65536); 0 or absent is ducklm's 512. */
+  worldMemoryMiB?: number;
 }
 
 /** SettingsView is the settings screen's data (Go: api.SettingsView). */

@@ -148,6 +148,16 @@ export interface WorldDetail {
   checkpoints: Checkpoint[];
   state?: unknown;
   program?: string;
+  /** What every call of a simulated world's program runs under (Go: starlark.Limits). */
+  limits?: WorldLimits;
+}
+
+/** WorldLimits bound each call of a world program (Go: starlark.Limits). */
+export interface WorldLimits {
+  maxSteps: number;
+  maxStateBytes: number;
+  /** The setting worldMemoryMiB, in bytes. */
+  maxMemoryBytes: number;
 }
 
 /** ForkInput is the delta editor's form (Go: api.ForkInput). */

@@ -127,6 +127,33 @@ describe('SettingsView', () => {
     expect(screen.getByRole('button', { name: 'Revert' })).toHaveProperty('disabled', true);
   });
 
+  it('sets the memory limit of world programs, refusing one out of range with the backend sentence', async () => {
+    const sentence = 'the memory limit of world programs is 32 MiB; choose from 64 to 65536 MiB (or leave it empty for 512)';
+    const { api, channel } = backend(stored(), {
+      problems: (s) => (s.worldMemoryMiB !== undefined && s.worldMemoryMiB < 64 ? [{ field: 'worldMemoryMiB', message: sentence }] : []),
+    });
+    render(<SettingsView api={api} checkDelayMs={0} />);
+    const limit = (await screen.findByLabelText('Memory limit (MiB)')) as HTMLInputElement;
+    expect(limit.value, 'empty is the default').toBe('');
+    expect(limit.placeholder).toBe("512 (ducklm's default)");
+
+    fireEvent.change(limit, { target: { value: '32' } });
+    expect((await screen.findByTestId('world-memory-problem')).textContent).toBe(sentence);
+    expect(limit.getAttribute('aria-invalid')).toBe('true');
+    expect(screen.getByRole('button', { name: 'Save' })).toHaveProperty('disabled', true);
+
+    fireEvent.change(limit, { target: { value: '1024' } });
+    await waitFor(() => expect(screen.queryByTestId('world-memory-problem')).toBeNull());
+    const save = screen.getByRole('button', { name: 'Save' });
+    await waitFor(() => expect(save).toHaveProperty('disabled', false));
+    fireEvent.click(save);
+    await waitFor(() => expect(screen.getByTestId('save-status').textContent).toMatch(/^✓ Saved/));
+    expect(channel.calls('SaveSettings')).toEqual([[stored({ worldMemoryMiB: 1024 })]]);
+
+    fireEvent.change(limit, { target: { value: '' } });
+    expect(screen.getByTestId('save-status').textContent, 'emptying it goes back to the default: a change').toMatch(/^Unsaved changes/);
+  });
+
   it('reverts to what is stored', async () => {
     const { api } = backend(stored({ approvalMode: 'auto_sandboxed' }));
     render(<SettingsView api={api} checkDelayMs={0} />);

@@ -3,7 +3,7 @@ import { type DucklmApi, type ModelInfo, type ModelRole, type Settings, type Set
 import { CopyButton } from '../ui/CopyButton';
 import { Opening, OpenFailed } from '../ui/LoadState';
 import { type Theme, theme as pageTheme, themeChoice } from '../ui/theme';
-import { BUILTIN_EMBEDDER, DEFAULT_MODE, MODES, ROLES, byField, normal, roleModels, sameSettings } from './model';
+import { BUILTIN_EMBEDDER, DEFAULT_MODE, MODES, ROLES, WORLD_MEMORY, byField, normal, roleModels, sameSettings } from './model';
 import { TrustedSignersSection } from './TrustedSigners';
 import './settings.css';
 
@@ -35,7 +35,8 @@ const THEMES: readonly { id: Theme; label: string }[] = [
 /**
  * SettingsView edits the stored preferences: the Ollama host (tested before
  * it is saved, and in use as soon as it is), the default model per role, the
- * default approval mode and the theme (previewed while editing). It shows the
+ * default approval mode, the theme (previewed while editing) and the memory
+ * limit of world programs. It shows the
  * data directory, and the signers whose bundles it trusts (kept in
  * trusted_keys, not in the form: stopping trust in one applies at once).
  * The backend checks the form as it is typed, with the sentences it would
@@ -331,6 +332,40 @@ export function SettingsView({ api, copy = copyText, checkDelayMs = 250 }: Setti
                     : `Always ${form.theme}, whatever your system uses.`}
               </p>
               {problems.theme && <p className="inline-error small">{problems.theme}</p>}
+            </div>
+          </section>
+
+          <section className="panel settings-section" aria-labelledby="set-worlds">
+            <div className="panel-head">
+              <h2 id="set-worlds">World programs</h2>
+            </div>
+            <div className="settings-body">
+              <label className="field" htmlFor="world-memory">
+                <span className="field-label">Memory limit (MiB)</span>
+              </label>
+              <input
+                id="world-memory"
+                className="input num"
+                type="number"
+                min={WORLD_MEMORY.min}
+                max={WORLD_MEMORY.max}
+                step={1}
+                value={form.worldMemoryMiB ? String(form.worldMemoryMiB) : ''}
+                onChange={(e) => edit({ worldMemoryMiB: e.target.value.trim() === '' ? 0 : Math.trunc(Number(e.target.value)) })}
+                placeholder={`${WORLD_MEMORY.default} (ducklm's default)`}
+                aria-invalid={problems.worldMemoryMiB ? true : undefined}
+                aria-describedby="world-memory-help"
+              />
+              {problems.worldMemoryMiB ? (
+                <p className="inline-error small" id="world-memory-help" data-testid="world-memory-problem">
+                  {problems.worldMemoryMiB}
+                </p>
+              ) : (
+                <p className="muted small" id="world-memory-help">
+                  Each world program runs in its own process held to this much memory; one that needs more fails its run and says so. From{' '}
+                  {WORLD_MEMORY.min} to {WORLD_MEMORY.max.toLocaleString('en')} MiB; empty is {WORLD_MEMORY.default}. Holds from the next step.
+                </p>
+              )}
             </div>
           </section>
 

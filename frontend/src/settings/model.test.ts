@@ -44,6 +44,7 @@ describe('sameSettings', () => {
     expect(sameSettings(base, { ...base, models: { planner: '' } })).toBe(true);
     expect(sameSettings(base, { ...base, approvalMode: 'ask_risky' }), 'ask_risky is the default').toBe(true);
     expect(sameSettings(base, { ...base, theme: 'system' }), 'system is the default').toBe(true);
+    expect(sameSettings(base, { ...base, worldMemoryMiB: 0 }), 'an unset memory limit is the default').toBe(true);
   });
 
   it('sees each real change', () => {
@@ -51,6 +52,7 @@ describe('sameSettings', () => {
     expect(sameSettings(base, { ...base, models: { critic: 'llama3.2:3b' } })).toBe(false);
     expect(sameSettings(base, { ...base, approvalMode: 'ask_every' })).toBe(false);
     expect(sameSettings(base, { ...base, theme: 'dark' })).toBe(false);
+    expect(sameSettings(base, { ...base, worldMemoryMiB: 1024 })).toBe(false);
   });
 });
 
@@ -61,6 +63,11 @@ describe('normal', () => {
       ollamaHost: 'gpu:1',
       models: { planner: 'a' },
     });
+  });
+
+  it('sends a memory limit only when one is set', () => {
+    expect(normal({ ...base, worldMemoryMiB: 0 })).not.toHaveProperty('worldMemoryMiB');
+    expect(normal({ ...base, worldMemoryMiB: 2048 })).toEqual({ ...base, worldMemoryMiB: 2048 });
   });
 });
 

@@ -71,8 +71,13 @@ export function normal(s: Settings): Settings {
     if (v !== '') models[role] = v;
   }
   const hosts = (s.allowedHosts ?? []).map((h) => h.trim()).filter((h) => h !== '');
-  return { ollamaHost: s.ollamaHost.trim(), models, approvalMode: s.approvalMode, theme: s.theme, ...(hosts.length > 0 ? { allowedHosts: hosts } : {}) };
+  const out: Settings = { ollamaHost: s.ollamaHost.trim(), models, approvalMode: s.approvalMode, theme: s.theme, ...(hosts.length > 0 ? { allowedHosts: hosts } : {}) };
+  if (s.worldMemoryMiB) out.worldMemoryMiB = s.worldMemoryMiB;
+  return out;
 }
+
+/** The memory limit of world programs when none is set, and the range one may choose (settings.go). */
+export const WORLD_MEMORY = { default: 512, min: 64, max: 65536 } as const;
 
 /** sameSettings says whether saving a would change nothing stored as b. */
 export function sameSettings(a: Settings, b: Settings): boolean {
@@ -83,6 +88,7 @@ export function sameSettings(a: Settings, b: Settings): boolean {
     x.ollamaHost === y.ollamaHost &&
     (x.approvalMode || DEFAULT_MODE) === (y.approvalMode || DEFAULT_MODE) &&
     (x.theme || 'system') === (y.theme || 'system') &&
+    (x.worldMemoryMiB || 0) === (y.worldMemoryMiB || 0) &&
     [...roles].every((r) => x.models[r] === y.models[r]) &&
     (x.allowedHosts ?? []).join('\n') === (y.allowedHosts ?? []).join('\n')
   );

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { type Checkpoint, type DucklmApi, type VerifyReport, toBridgeError } from '../bridge';
 import { type Cell, asGrid, trailOf } from '../lib/grid';
+import { formatBytes, formatCount } from '../lib/format';
 import { shortId } from '../lib/ids';
 import { href } from '../lib/route';
 import { formatRelative } from '../lib/time';
@@ -269,7 +270,18 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
                     </button>
                   </div>
                 )}
+                {d.run.status === 'failed' && d.run.error && (
+                  <p className="inline-error small" data-testid="run-error">
+                    {d.run.error}
+                  </p>
+                )}
                 {ended && <p className="muted small">This run has {d.run.status === 'completed' ? 'ended' : d.run.status}; fork a checkpoint to go on differently.</p>}
+                {d.limits && (
+                  <p className="muted small" data-testid="world-limits">
+                    Each call of its program: at most {formatCount(d.limits.maxSteps)} execution steps, {formatBytes(d.limits.maxStateBytes)} of state and{' '}
+                    {formatBytes(d.limits.maxMemoryBytes)} of memory (<a href={href({ screen: 'settings' })}>Settings</a>).
+                  </p>
+                )}
               </div>
             </section>
           )}

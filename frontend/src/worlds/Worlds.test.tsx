@@ -134,6 +134,27 @@ describe('WorldView', () => {
     expect(screen.getByRole('tree', { name: 'World state' })).toBeTruthy();
   });
 
+  it('says why a run failed and the limits its program runs under', async () => {
+    const error =
+      'world program used more than its memory limit of 64 MiB during step; if it needs more, raise the memory limit of world programs in Settings (worldMemoryMiB in settings.json)';
+    setup({
+      WorldDetail: () => ({
+        world: worldSpec({ id: 'wld_root', name: 'grows' }),
+        run: worldRun({ id: 'run_root', worldId: 'wld_root', status: 'failed', error }),
+        runs: null,
+        checkpoints: [checkpoint({ id: 'cpt_1', runId: 'run_root', worldLocalTime: 0 })],
+        state: { n: 4 },
+        program: '# grows',
+        limits: { maxSteps: 1000000, maxStateBytes: 8 << 20, maxMemoryBytes: 64 << 20 },
+      }),
+    });
+    expect((await screen.findByTestId('run-error')).textContent).toBe(error);
+    expect(screen.getByTestId('world-limits').textContent).toBe(
+      'Each call of its program: at most 1,000,000 execution steps, 8 MiB of state and 64 MiB of memory (Settings).',
+    );
+    expect(within(screen.getByTestId('world-limits')).getByRole('link', { name: 'Settings' }).getAttribute('href')).toBe('#/settings');
+  });
+
   it('runs steps in chunks with progress and redraws', async () => {
     const { channel } = setup();
     await screen.findByTestId('grid-view');
