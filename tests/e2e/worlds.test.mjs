@@ -79,6 +79,13 @@ describe('Worlds, forks and lineage', { timeout: 150_000 }, () => {
       const changes = compare.getByRole('table', { name: 'State changes' });
       await changes.waitFor();
       assert.match(await changes.textContent(), /pos/);
+      // Events from the fork point, then by world time; each state says its time.
+      const events = compare.getByRole('table', { name: 'Event diff' });
+      assert.match(await events.locator('tbody tr').first().locator('th').textContent(), /^\d+ fork$/);
+      assert.match(await compare.getByTestId('event-diff-summary').textContent(), /; \d+ of \d+ world times differ$/);
+      // The grid world draws its states: both pictures, side by side.
+      assert.equal(await compare.getByTestId('state-pictures').getByRole('img').count(), 2);
+      assert.match(await compare.getByTestId('state-times').textContent(), /^Each side's latest state: .+ at t=\d+, e2e child at t=\d+/);
       const diff = await stack.call('Diff', parentRun, childRun);
       assert.ok(diff, 'the API compares the same two runs');
       await compare.scrollIntoViewIfNeeded(); // the screenshot shows the comparison

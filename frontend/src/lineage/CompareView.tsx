@@ -1,6 +1,9 @@
 import { useEffect, useMemo, useRef } from 'react';
 import type { BranchDiff, DucklmApi, LedgerEvent } from '../bridge';
-import { changeMarks, compact, diffCounts, expandToChanges, pairEvents } from '../lib/json';
+import { alignByWorldTime, lastTime } from '../lib/compare';
+import { asGrid } from '../lib/grid';
+import { GridView } from '../worlds/GridView';
+import { changeMarks, compact, diffCounts, expandToChanges } from '../lib/json';
 import { shortId } from '../lib/ids';
 import { JsonTree } from '../ui/JsonTree';
 import { useLoad } from '../ui/useLoad';
@@ -64,8 +67,12 @@ function DiffBody({ d, labelA, labelB }: { d: BranchDiff; labelA: string; labelB
   const marks = useMemo(() => changeMarks(d.stateChanges), [d.stateChanges]);
   const open = useMemo(() => expandToChanges(d.stateChanges, new Set([''])), [d.stateChanges]);
   const counts = diffCounts(d.stateChanges);
-  const pairs = useMemo(() => pairEvents(d.eventsA, d.eventsB), [d.eventsA, d.eventsB]);
-  const differing = pairs.filter((p) => !p.same).length;
+  const aligned = useMemo(() => alignByWorldTime(d.eventsA, d.eventsB), [d.eventsA, d.eventsB]);
+  // Each state is the branch's latest: say at which world time, so t=10 beside t=15 is not read as the same moment.
+  const tA = lastTime(d.eventsA, aligned.forkAt);
+  const tB = lastTime(d.eventsB, aligned.forkAt);
+  const gridA = asGrid(d.stateA);
+  const gridB = asGrid(d.stateB);
   return (
     <div className="compare-body">
       <h3 className="compare-h">
@@ -76,6 +83,12 @@ function DiffBody({ d, labelA, labelB }: { d: BranchDiff; labelA: string; labelB
             : `${counts.changed} changed, ${counts.added} only in ${labelB}, ${counts.removed} only in ${labelA}`}
         </span>
       </h3>
+      {tA !== undefined && tB !== undefined && (
+        <p className="muted small state-times" data-testid="state-times">
+          Each side's latest state: {labelA} at t={tA}, {labelB} at t={tB}
+          {tA !== tB ? ' — different world times, so part of the difference is only time passing.' : ', the same world time.'}
+        </p>
+      )}
       {d.stateChanges.length > 0 && (
         <table className="data-table changes" aria-label="State changes">
           <thead>
@@ -100,6 +113,23 @@ function DiffBody({ d, labelA, labelB }: { d: BranchDiff; labelA: string; labelB
           </tbody>
         </table>
       )}
+      {gridA && gridB && (
+        // The world draws its state: the two pictures side by side.
+        <div className="side-by-side state-pictures" data-testid="state-pictures">
+          <figure className="min0">
+            <figcaption className="field-label side-a">
+              {labelA} at t={tA}
+            </figcaption>
+            <GridView grid={gridA} size={220} />
+          </figure>
+          <figure className="min0">
+            <figcaption className="field-label side-b">
+              {labelB} at t={tB}
+            </figcaption>
+            <GridView grid={gridB} size={220} />
+          </figure>
+        </div>
+      )}
       <div className="side-by-side">
         <div className="min0">
           <span className="field-label side-a">{labelA}</span>
@@ -111,19 +141,22 @@ function DiffBody({ d, labelA, labelB }: { d: BranchDiff; labelA: string; labelB
         </div>
       </div>
       <h3 className="compare-h">
-        Events after the shared history{' '}
-        <span className="muted small">
-          {d.eventsATotal} in {labelA}, {d.eventsBTotal} in {labelB}, {differing} positions differ
+        Events after the shared history, from the fork point by world time{' '}
+        <span className="muted small" data-testid="event-diff-summary">
+          {d.eventsATotal} in {labelA}, {d.eventsBTotal} in {labelB}; {aligned.differing} of {aligned.times} world times differ
           {(d.eventsA.length < d.eventsATotal || d.eventsB.length < d.eventsBTotal) && ` (first ${Math.max(d.eventsA.length, d.eventsB.length)} shown)`}
         </span>
       </h3>
-      {pairs.length === 0 ? (
+      {aligned.rows.length === 0 ? (
         <p className="muted pad">Neither branch has events past the shared history.</p>
       ) : (
         <div className="table-scroll event-diff-scroll">
           <table className="data-table event-diff" aria-label="Event diff">
             <thead>
               <tr>
+                <th scope="col" title="World-local time">
+                  t
+                </th>
                 <th scope="col" className="side-a">
                   {labelA}
                 </th>
@@ -133,10 +166,13 @@ function DiffBody({ d, labelA, labelB }: { d: BranchDiff; labelA: string; labelB
               </tr>
             </thead>
             <tbody>
-              {pairs.slice(0, 500).map((p, i) => (
-                <tr key={i} className={p.same ? 'same' : 'differs'}>
-                  <td>{p.a ? <EventCell e={p.a} /> : <span className="muted">—</span>}</td>
-                  <td>{p.b ? <EventCell e={p.b} /> : <span className="muted">—</span>}</td>
+              {aligned.rows.slice(0, 500).map((r, i) => (
+                <tr key={i} className={`${r.same ? 'same' : 'differs'}${r.first ? ' time-first' : ''}${r.t === aligned.forkAt && r.first ? ' fork-row' : ''}`}>
+                  <th scope="row" className="mono num muted">
+                    {r.first ? (r.t === aligned.forkAt ? `${r.t} fork` : r.t) : ''}
+                  </th>
+                  <td>{r.a ? <EventCell e={r.a} /> : <span className="muted">—</span>}</td>
+                  <td>{r.b ? <EventCell e={r.b} /> : <span className="muted">—</span>}</td>
                 </tr>
               ))}
             </tbody>

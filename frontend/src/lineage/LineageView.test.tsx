@@ -114,7 +114,10 @@ describe('LineageView', () => {
     expect(within(compare).getByRole('tree', { name: 'State of grid / noisy' })).toBeTruthy();
     expect(within(compare).getByRole('tree', { name: 'State of grid / calm' })).toBeTruthy();
     const events = within(compare).getByRole('table', { name: 'Event diff' });
-    expect(within(events).getAllByRole('row')).toHaveLength(3); // header + 2 positions
+    // From the fork point (each side's world.forked), then by world time.
+    expect(within(events).getAllByRole('row')).toHaveLength(3); // header + t=0 (both forked) + the step of noisy
+    expect(within(compare).getByTestId('event-diff-summary').textContent).toMatch(/; \d of \d world times differ$/);
+    expect(within(compare).getByTestId('state-times').textContent).toMatch(/^Each side's latest state: grid \/ noisy at t=\d+, grid \/ calm at t=\d+/);
     expect(vi.mocked(layoutModule.layoutDag).mock.calls.length).toBe(layouts);
   });
 
