@@ -187,6 +187,9 @@ type Round struct {
 	Budget            Budget          `json:"budget"`
 	Candidates        []Candidate     `json:"candidates"`
 	Chosen            json.RawMessage `json:"chosen"`
+	// Scores is each scored branch's score by its world: what a drawing of
+	// the search colours it by (a failed branch has none).
+	Scores map[string]float64 `json:"scores,omitempty"`
 	// Branches lists every branch recorded, for the tree (not in the
 	// event: the lineage holds them).
 	Branches []Branch `json:"-"`

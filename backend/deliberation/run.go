@@ -183,6 +183,12 @@ func (s *Service) round(ctx context.Context, opt Options, r int, spec backend.Wo
 	if opt.Strategy == Beam {
 		round.Width = opt.Width
 	}
+	round.Scores = make(map[string]float64, len(sr.branches))
+	for _, b := range sr.branches {
+		if b.HasScore && b.Failed == "" {
+			round.Scores[b.WorldID] = b.Score
+		}
+	}
 	payload, err := json.Marshal(round)
 	if err != nil {
 		return Round{}, backend.Wrap(err, backend.EINTERNAL, "cannot record the round")

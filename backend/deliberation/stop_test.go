@@ -89,3 +89,32 @@ func TestCancelledDeliberationIsCancelled(t *testing.T) {
 	require.Equal(t, backend.ELIMIT, backend.ErrorCode(err))
 	require.Contains(t, backend.ErrorMessage(err), "time")
 }
+
+// The lineage's outline says which round of deliberation each branch
+// serves, and the round's record scores every branch, so the window can
+// draw a search as a subtree of its parent coloured by score.
+func TestOutlineNamesEachBranchsRound(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	run := grid(t, f, 1, `{"params":{"noise":0}}`)
+	for range 2 {
+		_, err := f.delib.Deliberate(f.ctx, deliberation.Options{RunID: run.ID, Depth: 2, Budget: 10})
+		require.NoError(t, err)
+	}
+	rounds, err := f.delib.Rounds(f.ctx, run.ID)
+	require.NoError(t, err)
+	o, err := f.worlds.LineageOutline(f.ctx)
+	require.NoError(t, err)
+	round := map[string]int64{}
+	for _, w := range o.Worlds {
+		round[w.ID] = w.Round
+	}
+	require.Zero(t, round[run.WorldID], "the deliberating world is no branch")
+	for _, r := range rounds {
+		require.NotEmpty(t, r.Scores, "the record scores its branches")
+		for w, score := range r.Scores {
+			require.Equal(t, r.DeliberationIndex, round[w], w)
+			require.LessOrEqual(t, score, 0.0, "the grid scores minus a path length")
+		}
+	}
+}

@@ -22,6 +22,9 @@ type OutlineWorld struct {
 	// RunID and Status are the latest run's; empty for a world without runs.
 	RunID  string            `json:"runId,omitempty"`
 	Status backend.RunStatus `json:"status,omitempty"`
+	// Round is the latest run's deliberation index: a branch of that round
+	// of its deliberating ancestor's search; 0 for any other world.
+	Round int64 `json:"round,omitempty"`
 }
 
 // OutlineFork is a fork as a drawing of the lineage needs it.
@@ -79,7 +82,7 @@ func (s *Service) LineageOutline(ctx context.Context) (Outline, error) {
 	for i, n := range l.Nodes {
 		w := OutlineWorld{ID: n.World.ID, Name: n.World.Name, Domain: n.World.Domain, Parent: n.World.ParentWorldID, CreatedAt: n.World.CreatedAt, Runs: n.Runs}
 		if n.LatestRun != nil {
-			w.RunID, w.Status = n.LatestRun.ID, n.LatestRun.Status
+			w.RunID, w.Status, w.Round = n.LatestRun.ID, n.LatestRun.Status, n.LatestRun.DeliberationIndex
 		}
 		o.Worlds[i] = w
 	}

@@ -77,4 +77,24 @@ describe('Deliberation', { timeout: 150_000 }, () => {
       assert.deepEqual(page.problems, ['HTTP 422 for POST /api/call/Deliberate']);
     });
   });
+  it('draws the search in the lineage: scores as colour, the chosen line, the older round folded', async () => {
+    await journey(stack, 'deliberate-lineage', async (page) => {
+      // A second recorded round from where the first left the world.
+      await stack.call('Deliberate', { runId: run, checkpointId: '', strategy: 'beam', width: 2, depth: 3, budget: 30, seeds: 1, rounds: 1, untilDone: false, apply: false, timeLimitMs: 0, op: '' });
+      await go(stack, page, '#/lineage');
+      const legend = page.getByTestId('score-legend');
+      await legend.waitFor({ timeout: 30_000 });
+      await legend.getByRole('img', { name: '5 steps from lower to higher score' }).waitFor();
+      const unfold = legend.getByRole('button', { name: 'Unfold 1 older round' });
+      await unfold.waitFor();
+      const graph = page.getByRole('group', { name: 'Lineage graph' });
+      await graph.locator('[aria-label$=", on the chosen line"]').first().waitFor({ timeout: 30_000 });
+      const folded = await graph.getByRole('button').count();
+      await unfold.click();
+      await legend.getByRole('button', { name: 'Fold older rounds' }).waitFor();
+      await page.waitForFunction((n) => document.querySelectorAll('[aria-label="Lineage graph"] [role="button"]').length > n, folded);
+      await screenshot(page, 'deliberate-lineage');
+      assert.deepEqual(page.problems, []);
+    });
+  });
 });

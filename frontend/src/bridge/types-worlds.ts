@@ -43,6 +43,8 @@ export interface OutlineWorld {
   /** The latest run and its status; absent for a world without runs. */
   runId?: string;
   status?: RunStatus;
+  /** The latest run's deliberation index: a branch of that round of a search; absent for any other world. */
+  round?: number;
 }
 
 /** OutlineFork is a fork as a drawing of the lineage needs it (Go: world.OutlineFork). */
@@ -336,6 +338,8 @@ export interface DeliberationRound {
   budget: DeliberationBudget;
   candidates: DeliberationCandidate[];
   chosen: unknown;
+  /** Each scored branch's score, by its world (rounds recorded before scores were kept have none). */
+  scores?: Record<string, number>;
 }
 
 /** DeliberationResult is what a deliberation did (Go: deliberation.Result). */

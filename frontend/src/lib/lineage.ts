@@ -17,6 +17,8 @@ export interface WorldNode {
   runs: number;
   parent?: string;
   createdAt: string;
+  /** For a branch of a deliberation, its round (the latest run's deliberation index). */
+  round?: number;
 }
 
 /** ForkEdge is a fork, parent → child, labelled by its divergence. */
@@ -87,6 +89,7 @@ export function buildLineageOutline(o: LineageOutline): LineageModel {
       w.runId = x.runId;
     }
     if (x.parent) w.parent = x.parent;
+    if (x.round) w.round = x.round;
     return w;
   });
   const byId = new Map(nodes.map((n) => [n.id, n]));

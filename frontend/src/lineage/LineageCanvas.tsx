@@ -3,6 +3,7 @@ import type { Layout } from '../lib/layout';
 import { midpoint, pathOf } from '../lib/layout';
 import { type LineageModel, type WorldNode, divergenceText } from '../lib/lineage';
 import { truncate } from '../lib/payload';
+import { EMPTY_OVERLAY, SCORE_TONES, type SearchOverlay } from '../lib/deliberationTree';
 import { type Size, type View, boundsOf, centerOn, cull, fitView, hitTest, intersects, toWorld, visibleRect, zoomAt } from '../lib/viewport';
 import { runStatusLabel } from '../lib/format';
 import { drawFrame, edgePaths, paletteOf } from './draw';
@@ -17,6 +18,8 @@ interface LineageCanvasProps {
   hidden: ReadonlySet<string>;
   /** Collapsed worlds and how many worlds each hides. */
   collapsed: ReadonlyMap<string, number>;
+  /** Deliberations' scores and chosen lines (none by default). */
+  overlay?: SearchOverlay;
   /** A world to bring into view (search, or a world named in the address). */
   focus?: string | undefined;
   focusTick?: number;
@@ -45,6 +48,7 @@ const canvasAvailable = () => typeof Path2D !== 'undefined' && typeof HTMLCanvas
  */
 export function LineageCanvas(props: LineageCanvasProps) {
   const { model, layout, selected, matches, hidden, collapsed, focus, focusTick, onSelect, onOpen } = props;
+  const overlay = props.overlay ?? EMPTY_OVERLAY;
   const host = useRef<HTMLDivElement>(null);
   const [size, setSize] = useState<Size>(FALLBACK);
   const [view, setView] = useState<View>({ x: 0, y: 0, k: 1 });
@@ -114,7 +118,7 @@ export function LineageCanvas(props: LineageCanvasProps) {
   const [, setShown] = useState<string>();
   useEffect(() => theme().subscribe(setShown), []);
 
-  const paths = useMemo(() => (canvasOk ? edgePaths(model, layout, hidden) : undefined), [canvasOk, model, layout, hidden]);
+  const paths = useMemo(() => (canvasOk ? edgePaths(model, layout, hidden, overlay.chosen) : undefined), [canvasOk, model, layout, hidden, overlay]);
   const sel = useMemo(() => new Set(selected), [selected]);
   const marked = useRef<Layout | null>(null);
   useLayoutEffect(() => {
@@ -128,7 +132,7 @@ export function LineageCanvas(props: LineageCanvasProps) {
         el.width = w;
         el.height = h;
       }
-      drawFrame(ctx, { model, layout, paths, view, size, dpr, palette: paletteOf(el), boxes: domNodes ? [] : visibleNodes, selected: sel, matches });
+      drawFrame(ctx, { model, layout, paths, view, size, dpr, palette: paletteOf(el), boxes: domNodes ? [] : visibleNodes, selected: sel, matches, overlay });
     }
     // The first fitted frame with worlds on screen, for the performance measurement (tests/perf).
     if (marked.current !== layout && fittedFor.current === layout && layout.nodes.size > 0 && fitted.current) {
@@ -208,7 +212,7 @@ export function LineageCanvas(props: LineageCanvasProps) {
             if (!pts) return null;
             const mid = labels ? midpoint(pts) : undefined;
             return (
-              <g key={e.id} className="fork-edge">
+              <g key={e.id} className={`fork-edge${overlay.chosen.has(e.to) ? ' chosen' : ''}`}>
                 {!canvasOk && <path d={pathOf(pts)} className="edge" markerEnd="url(#lin-arrow)" />}
                 {mid && (
                   <text x={mid.x} y={mid.y - 5} textAnchor="middle" className="edge-label" data-testid="edge-label">
@@ -242,6 +246,9 @@ export function LineageCanvas(props: LineageCanvasProps) {
                 selected={sel.has(id)}
                 match={matches.has(id)}
                 collapsed={collapsed.get(id) ?? 0}
+                tone={overlay.tone.get(id)}
+                score={overlay.score.get(id)}
+                chosen={overlay.chosen.has(id)}
                 onSelect={onSelect}
                 onOpen={onOpen}
                 dragging={dragged}
@@ -278,21 +285,26 @@ interface WorldBoxProps {
   selected: boolean;
   match: boolean;
   collapsed: number;
+  /** A deliberation branch's score tone (0 … SCORE_TONES-1) and score; undefined for other worlds. */
+  tone: number | undefined;
+  score: number | undefined;
+  chosen: boolean;
   onSelect: (id: string, additive: boolean) => void;
   onOpen: (id: string) => void;
   dragging: React.RefObject<{ moved: boolean } | null>;
 }
 
-const WorldBox = memo(function WorldBox({ node: n, x, y, w, h, labels, selected, match, collapsed, onSelect, onOpen, dragging }: WorldBoxProps) {
+const WorldBox = memo(function WorldBox({ node: n, x, y, w, h, labels, selected, match, collapsed, tone, score, chosen, onSelect, onOpen, dragging }: WorldBoxProps) {
   const status = n.status ?? 'none';
+  const scored = score !== undefined ? `, score ${score}` : '';
   return (
     <g
       transform={`translate(${x},${y})`}
-      className={`world-node domain-${n.domain} wstatus-${status}${selected ? ' selected' : ''}${match ? ' match' : ''}`}
+      className={`world-node domain-${n.domain} wstatus-${status}${selected ? ' selected' : ''}${match ? ' match' : ''}${chosen ? ' chosen' : ''}`}
       role="button"
       tabIndex={0}
       aria-pressed={selected}
-      aria-label={`${n.name || n.id}, ${n.domain}, ${n.status ? runStatusLabel(n.status) : 'no runs'}`}
+      aria-label={`${n.name || n.id}, ${n.domain}, ${n.status ? runStatusLabel(n.status) : 'no runs'}${scored}${chosen ? ', on the chosen line' : ''}`}
       data-world={n.id}
       onClick={(e) => {
         if (dragging.current?.moved) return;
@@ -309,6 +321,10 @@ const WorldBox = memo(function WorldBox({ node: n, x, y, w, h, labels, selected,
     >
       <rect width={w} height={h} rx={6} className="world-box" />
       <rect width={6} height={h} rx={2} className="world-status" />
+      {tone !== undefined && (
+        // The score is the bar's length as well as its colour.
+        <rect x={6} y={h - 6} width={((w - 6) * (tone + 1)) / SCORE_TONES} height={6} className={`score-bar tone-${tone}`} data-tone={tone} />
+      )}
       {labels && (
         <>
           <text x={14} y={17} className="world-title">

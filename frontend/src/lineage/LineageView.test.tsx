@@ -195,3 +195,82 @@ describe('LineageView', () => {
     expect(window.location.hash).toBe('#/worlds/run_a');
   });
 });
+
+describe('LineageView with a deliberation', () => {
+  // grid deliberated twice: round 1 tried a1 (then a1x) and b1, round 2 a2
+  // and b2 (then b2x); each round chose its first candidate's best line.
+  function searched(): LineageOutline {
+    const w = (id: string, parent?: string, round?: number) => ({
+      id,
+      name: id,
+      domain: 'simulated' as const,
+      createdAt: '2026-12-01T10:00:00Z',
+      runs: 1,
+      runId: `run_${id}`,
+      status: 'running' as const,
+      ...(parent ? { parent } : {}),
+      ...(round ? { round } : {}),
+    });
+    const worlds = [w('grid'), w('a1', 'grid', 1), w('a1x', 'a1', 1), w('b1', 'grid', 1), w('a2', 'grid', 2), w('b2', 'grid', 2), w('b2x', 'b2', 2)];
+    return {
+      worlds,
+      forks: worlds.filter((x) => x.parent).map((x) => ({ id: `frk_${x.id}`, from: x.parent!, to: x.id, divergence: 'action_override' as const, at: 0 })),
+    };
+  }
+  const round = (index: number, scores: Record<string, number>, best: string) => ({
+    deliberationIndex: index,
+    parentRunId: 'run_grid',
+    parentWorldId: 'grid',
+    checkpointId: 'cpt',
+    parentTime: 0,
+    strategy: 'beam',
+    depth: 2,
+    seeds: [1],
+    budget: { branches: 10, used: 3, steps: 3, deduplicated: 0, depth: 2, wallMs: 1, stopped: 'exhausted' },
+    candidates: [{ action: 'E', score: 0, mean: 0, visits: 1, line: ['E'], branches: [], bestBranches: [best] }],
+    chosen: 'E',
+    scores,
+  });
+
+  it('colours branches by score, marks the chosen line, folds the older round and unfolds it', async () => {
+    const deliberations = vi.fn(() => [round(1, { a1: -10, a1x: -8, b1: -12 }, 'a1x'), round(2, { a2: -5, b2: -4, b2x: -4 }, 'b2x')]);
+    const { api } = fakeApi({ LineageOutline: searched, Deliberations: deliberations });
+    render(<LineageView api={api} />);
+    const legend = await screen.findByTestId('score-legend');
+    expect(deliberations).toHaveBeenCalledWith('run_grid');
+    expect(within(legend).getByRole('img', { name: '5 steps from lower to higher score' })).toBeTruthy();
+
+    // Round 2 is drawn: its branches carry their score, the chosen line is marked.
+    const b2x = node(/^b2x,/);
+    expect(b2x.getAttribute('aria-label')).toBe('b2x, simulated, running, score -4, on the chosen line');
+    expect(b2x.querySelector('.score-bar')?.getAttribute('data-tone')).toBe('4');
+    expect(node(/^a2,/).querySelector('.score-bar')?.getAttribute('data-tone')).toBe('0');
+    expect(node(/^a2,/).getAttribute('class')).not.toContain('chosen');
+
+    // Round 1 starts folded: its first branches stay, what is under them is hidden.
+    await waitFor(() => expect(screen.queryByRole('button', { name: /^a1x,/ })).toBeNull());
+    expect(node(/^a1,/)).toBeTruthy();
+    fireEvent.click(within(legend).getByRole('button', { name: 'Unfold 1 older round' }));
+    expect(node(/^a1x,/).getAttribute('aria-label')).toBe('a1x, simulated, running, score -8, on the chosen line');
+    fireEvent.click(within(legend).getByRole('button', { name: 'Fold older rounds' }));
+    await waitFor(() => expect(screen.queryByRole('button', { name: /^a1x,/ })).toBeNull());
+  });
+
+  it('follows a search live: recorded branches read the lineage again', async () => {
+    const outlines = vi.fn(searched);
+    const { api, channel } = fakeApi({ LineageOutline: outlines, Deliberations: () => [round(1, { a1: -1 }, 'a1')] });
+    render(<LineageView api={api} />);
+    await screen.findByTestId('score-legend');
+    const before = outlines.mock.calls.length;
+    channel.emit('ledger:events', [event({ seq: 1, pos: 50, stream: 'run_other', type: 'world.step' })]);
+    channel.emit('ledger:events', [event({ seq: 1, pos: 51, stream: 'run_b9', type: 'world.forked' })]);
+    await waitFor(() => expect(outlines.mock.calls.length).toBe(before + 1));
+  });
+
+  it('draws no score legend for a lineage without deliberations', async () => {
+    const { api } = fakeApi({ LineageOutline: () => outline(lineage()) });
+    render(<LineageView api={api} />);
+    await screen.findByRole('button', { name: /^grid \/ noisy/ });
+    expect(screen.queryByTestId('score-legend')).toBeNull();
+  });
+});

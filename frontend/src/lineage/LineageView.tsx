@@ -1,10 +1,11 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { DucklmApi } from '../bridge';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { DeliberationRound, DucklmApi } from '../bridge';
+import { EMPTY_OVERLAY, SCORE_TONES, deliberatingWorlds, searchOverlay } from '../lib/deliberationTree';
 import { type ForkEdge, buildLineageOutline, descendants, hiddenBy, layoutInput, searchLineage, toggleSelection } from '../lib/lineage';
 import { shortId } from '../lib/ids';
 import { formatCount, runStatusLabel } from '../lib/format';
 import { formatRelative } from '../lib/time';
-import { useLoad } from '../ui/useLoad';
+import { useLoad, useThrottled } from '../ui/useLoad';
 import { useRelativeNow } from '../ui/useNow';
 import { navigate } from '../ui/useRoute';
 import { CompareView } from './CompareView';
@@ -31,6 +32,29 @@ export function LineageView({ api, select }: { api: DucklmApi; select?: string }
 
   const [selected, setSelected] = useState<string[]>(select ? [select] : []);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+
+  // Deliberations: each searching world's rounds colour its branches by
+  // score and mark the chosen line; rounds before the latest start folded.
+  const searching = useMemo(() => (model ? deliberatingWorlds(model) : new Map<string, string>()), [model]);
+  const [rounds] = useLoad(async () => {
+    const out = new Map<string, DeliberationRound[]>();
+    for (const [world, run] of searching) out.set(world, await api.deliberations(run));
+    return out;
+  }, [api, searching]);
+  const overlay = useMemo(() => (model && rounds.value ? searchOverlay(model, rounds.value) : EMPTY_OVERLAY), [model, rounds.value]);
+  // An older round is folded when it is first seen, never again: a live
+  // refresh does not undo the user's unfolding.
+  const folded = useRef(new Set<string>());
+  useEffect(() => {
+    const fresh = [...overlay.olderRounds].filter((id) => !folded.current.has(id));
+    if (fresh.length === 0) return;
+    for (const id of fresh) folded.current.add(id);
+    setCollapsed((c) => new Set([...c, ...fresh]));
+  }, [overlay]);
+  // Live: a search's branches (forks) and rounds appear as they are recorded.
+  const refresh = useThrottled(reload, 2000);
+  useEffect(() => api.onLedgerEvents((batch) => batch.some((e) => e.type === 'world.forked' || e.type === 'deliberation.round') && refresh()), [api, refresh]);
+  const olderFolded = overlay.olderRounds.size > 0 && [...overlay.olderRounds].every((id) => collapsed.has(id));
   const [query, setQuery] = useState('');
   const [matchIndex, setMatchIndex] = useState(0);
   const [focus, setFocus] = useState<{ id?: string; tick: number }>({ ...(select ? { id: select } : {}), tick: 0 });
@@ -128,6 +152,7 @@ export function LineageView({ api, select }: { api: DucklmApi; select?: string }
                 matches={matchSet}
                 hidden={hidden}
                 collapsed={collapsedCounts}
+                overlay={overlay}
                 focus={focus.id}
                 focusTick={focus.tick}
                 onSelect={onSelect}
@@ -139,6 +164,35 @@ export function LineageView({ api, select }: { api: DucklmApi; select?: string }
               <span className="legend-item domain-simulated">simulated</span>
               <span className="muted">click selects · shift-click a second to compare · double-click opens · drag to pan · wheel to zoom</span>
             </div>
+            {overlay.tone.size > 0 && (
+              <div className="legend small score-legend" data-testid="score-legend">
+                <span>Branch score within its round:</span>
+                <span className="score-scale" role="img" aria-label={`${SCORE_TONES} steps from lower to higher score`}>
+                  lower
+                  {Array.from({ length: SCORE_TONES }, (_, i) => (
+                    <span key={i} className={`score-swatch tone-${i}`} style={{ width: `${(i + 1) * 5}px` }} />
+                  ))}
+                  higher
+                </span>
+                <span className="legend-item chosen-line">chosen line</span>
+                {overlay.olderRounds.size > 0 && (
+                  <button
+                    type="button"
+                    className="button small"
+                    onClick={() =>
+                      setCollapsed((c) => {
+                        const next = new Set(c);
+                        for (const id of overlay.olderRounds) if (olderFolded) next.delete(id);
+                        else next.add(id);
+                        return next;
+                      })
+                    }
+                  >
+                    {olderFolded ? `Unfold ${overlay.rounds - searching.size} older ${overlay.rounds - searching.size === 1 ? 'round' : 'rounds'}` : 'Fold older rounds'}
+                  </button>
+                )}
+              </div>
+            )}
           </section>
 
           <aside className="lineage-side">
@@ -169,6 +223,16 @@ export function LineageView({ api, select }: { api: DucklmApi; select?: string }
                         <dt>Created</dt>
                         <dd>{formatRelative(n.createdAt, now)}</dd>
                       </div>
+                      {n.round !== undefined && (
+                        <div className="fact">
+                          <dt>Deliberation</dt>
+                          <dd>
+                            round {n.round}
+                            {overlay.score.has(n.id) ? `, score ${overlay.score.get(n.id)}` : ''}
+                            {overlay.chosen.has(n.id) ? ', on the chosen line' : ''}
+                          </dd>
+                        </div>
+                      )}
                       {n.parent && <ForkFact edge={model.edges.find((e) => e.to === n.id)} />}
                     </dl>
                     <div className="row pad">

@@ -4,6 +4,7 @@
 // the view's transform and fills, so panning 5,000 worlds stays smooth.
 import { type Layout, type Point } from '../lib/layout';
 import type { LineageModel } from '../lib/lineage';
+import { SCORE_TONES, type SearchOverlay } from '../lib/deliberationTree';
 
 /** Palette is the theme's colours, read from the page's CSS variables. */
 export interface Palette {
@@ -16,6 +17,9 @@ export interface Palette {
   statusNone: string;
   selected: string;
   match: string;
+  /** The score scale, lowest first (SCORE_TONES colours), and the chosen line's colour. */
+  tones: string[];
+  chosen: string;
 }
 
 /** paletteOf reads the colours the lineage's CSS uses, so the canvas follows the theme. */
@@ -40,6 +44,8 @@ export function paletteOf(el: Element): Palette {
     statusNone: v('--text-3', '#8a8780'),
     selected: orange,
     match: v('--duck-yellow', '#f4b400'),
+    tones: Array.from({ length: SCORE_TONES }, (_, i) => v(`--score-${i}`, ['#b2182b', '#b4500b', '#7f6a00', '#4d7c0f', '#17672b'][i]!)),
+    chosen: v('--chosen-line', '#1d4ed8'),
   };
 }
 
@@ -86,17 +92,20 @@ export function arrowHead(points: readonly Point[], size = 6): Point[] | undefin
 export interface EdgePaths {
   curves: Path2D;
   arrows: Path2D;
+  /** The forks into a deliberation's chosen line, drawn over the others. */
+  chosen: Path2D;
 }
 
 /** edgePaths builds the forks' paths once per layout and collapse state. */
-export function edgePaths(model: LineageModel, layout: Layout, hidden: ReadonlySet<string>): EdgePaths {
+export function edgePaths(model: LineageModel, layout: Layout, hidden: ReadonlySet<string>, chosen: ReadonlySet<string> = new Set()): EdgePaths {
   const curves = new Path2D();
   const arrows = new Path2D();
+  const onLine = new Path2D();
   for (const e of model.edges) {
     if (hidden.has(e.to) || hidden.has(e.from)) continue;
     const pts = layout.edges.get(e.id);
     if (!pts) continue;
-    traceEdge(curves, pts);
+    traceEdge(chosen.has(e.to) ? onLine : curves, pts);
     const head = arrowHead(pts);
     if (head) {
       arrows.moveTo(head[0]!.x, head[0]!.y);
@@ -105,7 +114,7 @@ export function edgePaths(model: LineageModel, layout: Layout, hidden: ReadonlyS
       arrows.closePath();
     }
   }
-  return { curves, arrows };
+  return { curves, arrows, chosen: onLine };
 }
 
 /** Frame is what one drawing of the canvas needs. */
@@ -121,6 +130,8 @@ export interface Frame {
   boxes: readonly string[];
   selected: ReadonlySet<string>;
   matches: ReadonlySet<string>;
+  /** Deliberations' score tones and chosen lines. */
+  overlay?: SearchOverlay;
 }
 
 /** drawFrame draws the forks and, when asked, the worlds' boxes. */
@@ -133,6 +144,10 @@ export function drawFrame(ctx: CanvasRenderingContext2D, f: Frame): void {
   ctx.lineWidth = Math.max(1.5, 0.8 / v.k);
   ctx.strokeStyle = p.edge;
   ctx.stroke(f.paths.curves);
+  ctx.lineWidth = Math.max(3, 2 / v.k);
+  ctx.strokeStyle = p.chosen;
+  ctx.stroke(f.paths.chosen);
+  ctx.lineWidth = Math.max(1.5, 0.8 / v.k);
   if (v.k >= 0.3) {
     ctx.fillStyle = p.edge;
     ctx.fill(f.paths.arrows);
@@ -143,7 +158,8 @@ export function drawFrame(ctx: CanvasRenderingContext2D, f: Frame): void {
   const real = new Path2D();
   const local = new Path2D();
   const bars = new Map<string, Path2D>();
-  const outline = { selected: new Path2D(), match: new Path2D() };
+  const outline = { selected: new Path2D(), match: new Path2D(), chosen: new Path2D() };
+  const tones = Array.from({ length: SCORE_TONES }, () => new Path2D());
   for (const id of f.boxes) {
     const b = f.layout.nodes.get(id);
     const n = f.model.byId.get(id);
@@ -153,8 +169,11 @@ export function drawFrame(ctx: CanvasRenderingContext2D, f: Frame): void {
     let bar = bars.get(colour);
     if (!bar) bars.set(colour, (bar = new Path2D()));
     bar.rect(b.x, b.y, 6, b.height);
+    const tone = f.overlay?.tone.get(id);
+    if (tone !== undefined) tones[tone]?.rect(b.x + 6, b.y + b.height - 6, ((b.width - 6) * (tone + 1)) / SCORE_TONES, 6);
     if (f.selected.has(id)) outline.selected.rect(b.x, b.y, b.width, b.height);
     else if (f.matches.has(id)) outline.match.rect(b.x, b.y, b.width, b.height);
+    else if (f.overlay?.chosen.has(id)) outline.chosen.rect(b.x, b.y, b.width, b.height);
   }
   ctx.fillStyle = p.realFill;
   ctx.fill(real);
@@ -171,7 +190,13 @@ export function drawFrame(ctx: CanvasRenderingContext2D, f: Frame): void {
     ctx.fillStyle = colour;
     ctx.fill(bar);
   }
+  tones.forEach((path, i) => {
+    ctx.fillStyle = p.tones[i]!;
+    ctx.fill(path);
+  });
   ctx.lineWidth = Math.max(3, 2.5 / v.k);
+  ctx.strokeStyle = p.chosen;
+  ctx.stroke(outline.chosen);
   ctx.strokeStyle = p.match;
   ctx.stroke(outline.match);
   ctx.strokeStyle = p.selected;

@@ -1602,6 +1602,7 @@ export namespace deliberation {
 	    budget: Budget;
 	    candidates: Candidate[];
 	    chosen: number[];
+	    scores?: {[key: string]: number};
 	
 	    static createFrom(source: any = {}) {
 	        return new Round(source);
@@ -1622,6 +1623,7 @@ export namespace deliberation {
 	        this.budget = this.convertValues(source["budget"], Budget);
 	        this.candidates = this.convertValues(source["candidates"], Candidate);
 	        this.chosen = source["chosen"];
+	        this.scores = source["scores"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -3120,6 +3122,7 @@ export namespace world {
 	    runs: number;
 	    runId?: string;
 	    status?: string;
+	    round?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new OutlineWorld(source);
@@ -3135,6 +3138,7 @@ export namespace world {
 	        this.runs = source["runs"];
 	        this.runId = source["runId"];
 	        this.status = source["status"];
+	        this.round = source["round"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

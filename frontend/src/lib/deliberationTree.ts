@@ -1,0 +1,74 @@
+// A deliberation drawn in the lineage: its branches are forks under the
+// world that deliberated, coloured by score within their round, with the
+// round's chosen line marked and older rounds folded away. Pure: the
+// lineage's layout never depends on it.
+import type { DeliberationRound } from '../bridge/types';
+import type { LineageModel } from './lineage';
+
+/** SCORE_TONES is how many steps the score scale has (CSS --score-0 … --score-4). */
+export const SCORE_TONES = 5;
+
+/**
+ * deliberatingWorlds maps each world that deliberated (the parent of a
+ * round's first branches) to the run whose rounds to read.
+ */
+export function deliberatingWorlds(m: LineageModel): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const n of m.nodes) {
+    if (!n.round || !n.parent) continue;
+    const p = m.byId.get(n.parent);
+    if (!p?.runId || p.round === n.round) continue; // a deeper branch's parent is a branch of the same round
+    out.set(p.id, p.runId);
+  }
+  return out;
+}
+
+/** SearchOverlay is what the lineage adds to its drawing for deliberations. */
+export interface SearchOverlay {
+  /** A branch's score, and its tone 0 (lowest of its round) … SCORE_TONES-1 (highest). */
+  score: ReadonlyMap<string, number>;
+  tone: ReadonlyMap<string, number>;
+  /** The branches along each round's chosen line. */
+  chosen: ReadonlySet<string>;
+  /** The first branches of every round but the latest of its world: folded by default. */
+  olderRounds: ReadonlySet<string>;
+  /** How many rounds are drawn. */
+  rounds: number;
+}
+
+/** searchOverlay reads the rounds of each deliberating world (by world id) onto the lineage. */
+export function searchOverlay(m: LineageModel, roundsByWorld: ReadonlyMap<string, readonly DeliberationRound[]>): SearchOverlay {
+  const score = new Map<string, number>();
+  const tone = new Map<string, number>();
+  const chosen = new Set<string>();
+  const olderRounds = new Set<string>();
+  let count = 0;
+  for (const [worldId, rounds] of roundsByWorld) {
+    if (rounds.length === 0) continue;
+    const latest = Math.max(...rounds.map((r) => r.deliberationIndex));
+    for (const r of rounds) {
+      count++;
+      const idx = r.deliberationIndex;
+      const entries = Object.entries(r.scores ?? {}).filter(([w, s]) => m.byId.has(w) && Number.isFinite(s));
+      const values = entries.map(([, s]) => s);
+      const lo = Math.min(...values);
+      const hi = Math.max(...values);
+      for (const [w, s] of entries) {
+        score.set(w, s);
+        tone.set(w, hi === lo ? SCORE_TONES - 1 : Math.round(((s - lo) / (hi - lo)) * (SCORE_TONES - 1)));
+      }
+      // The chosen line: from the end of the chosen action's best line up to the world that deliberated.
+      for (let cur = r.candidates[0]?.bestBranches?.[0]; cur && cur !== worldId; ) {
+        const n = m.byId.get(cur);
+        if (!n || n.round !== idx) break;
+        chosen.add(cur);
+        cur = n.parent;
+      }
+      if (idx < latest) for (const c of m.children.get(worldId) ?? []) if (m.byId.get(c)?.round === idx) olderRounds.add(c);
+    }
+  }
+  return { score, tone, chosen, olderRounds, rounds: count };
+}
+
+/** EMPTY_OVERLAY is a lineage without deliberations. */
+export const EMPTY_OVERLAY: SearchOverlay = { score: new Map(), tone: new Map(), chosen: new Set(), olderRounds: new Set(), rounds: 0 };
