@@ -82,7 +82,9 @@ func TestWorldDeliberateCancelled(t *testing.T) {
 	go func() {
 		var out, errOut bytes.Buffer
 		code := cli.Run(cli.Env{Ctx: ctx, Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader("")},
-			[]string{"world", "deliberate", run, "--strategy", "mcts", "--depth", "20", "--budget", "100000"})
+			// 16 seeds a candidate: the grid's states last for minutes of
+			// branches, so the search is still running when it is cancelled.
+			[]string{"world", "deliberate", run, "--strategy", "mcts", "--depth", "20", "--budget", "100000", "--seeds", "16"})
 		done <- result{stdout: out.String(), stderr: errOut.String(), code: code}
 	}()
 	// Cancel once branches are being recorded.
