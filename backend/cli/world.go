@@ -36,7 +36,7 @@ var worldCommands = []worldCommand{
 	{"run", "RUN --steps N [--action JSON] [--checkpoint-every K] [--json]", "apply up to N steps, stopping when the world is done", true, runWorldRun, false},
 	{"checkpoint", "RUN [--json]", "take an exact checkpoint of a run", true, runWorldCheckpoint, false},
 	{"fork", "CHECKPOINT [--run RUN] --divergence TYPE [--delta JSON] [--seed-policy inherit|derive|fresh] [--name N] [--deliberation-index I] [--json]", "fork a new world from a checkpoint", true, runWorldFork, false},
-	{"deliberate", "RUN [--checkpoint CKP] [--strategy beam|mcts] [--width N] [--depth N] [--budget N] [--seeds K] [--time-limit D] [--rounds N | --until-done] [--apply] [--json]",
+	{"deliberate", "RUN [--checkpoint CKP] [--strategy beam|mcts] [--width N] [--depth N] [--budget N] [--seeds K] [--time-limit D] [--rounds N | --until-done] [--apply] [--on-workers N] [--json]",
 		"search forks of a run's world, rank the next actions, and (--apply) take the best", true, runWorldDeliberate, false},
 	{"ls", "[--json]", "list worlds", false, runWorldLs, false},
 	{"show", "WORLD|RUN [--json]", "show a world or run: spec, runs, checkpoints, fork provenance", false, runWorldShow, false},

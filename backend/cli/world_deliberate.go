@@ -4,10 +4,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"ducklm/backend"
 	"ducklm/backend/deliberation"
+	"ducklm/backend/river"
+	"ducklm/backend/service"
 )
 
 func runWorldDeliberate(s *session, args []string) error {
@@ -22,6 +25,7 @@ func runWorldDeliberate(s *session, args []string) error {
 	rounds := fs.Int("rounds", 1, "rounds to run (more than one needs --apply)")
 	untilDone := fs.Bool("until-done", false, "run rounds until the world is done (needs --apply)")
 	apply := fs.Bool("apply", false, "step the run with each round's chosen action")
+	onWorkers := fs.Int("on-workers", 0, "run branches as jobs for `ducklm worker` processes, this many at once (needs DUCKLM_DATABASE_URL)")
 	id, err := s.parseID(fs, args, backend.KindRun)
 	if err != nil {
 		return err
@@ -49,10 +53,26 @@ func runWorldDeliberate(s *session, args []string) error {
 	if err := opt.Normalize(); err != nil {
 		return s.cmd.bad("%s", strings.TrimSuffix(backend.ErrorMessage(err), "."))
 	}
+	if *onWorkers < 0 {
+		return s.cmd.bad("--on-workers must be a positive number, not %d", *onWorkers)
+	}
+	url := os.Getenv(service.DatabaseURLEnv)
+	if *onWorkers > 0 && url == "" {
+		return s.cmd.bad("--on-workers needs the team's PostgreSQL: set DUCKLM_DATABASE_URL (or give --database-url before the command)")
+	}
 	if err := s.open(); err != nil {
 		return err
 	}
-	res, err := s.svc.Deliberation.Deliberate(s.ctx, opt)
+	delib := s.svc.Deliberation
+	if *onWorkers > 0 {
+		q, err := river.NewQueue(s.ctx, url)
+		if err != nil {
+			return err
+		}
+		defer q.Close()
+		delib, opt.Workers = delib.WithEvaluator(q), *onWorkers
+	}
+	res, err := delib.Deliberate(s.ctx, opt)
 	if err != nil && len(res.Rounds) == 0 {
 		return err
 	}

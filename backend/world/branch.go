@@ -2,6 +2,8 @@ package world
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 
 	"ducklm/backend"
@@ -28,6 +30,11 @@ type BranchRequest struct {
 	// deliberation began, and the round.
 	ParentTime        int64
 	DeliberationIndex int64
+	// Key, when set, makes the branch idempotent: its fork, world and run
+	// ids are derived from the key, so a retry (a queue job run again after
+	// its worker died) records nothing new and returns what the first
+	// attempt recorded.
+	Key string
 }
 
 // BranchResult is what a branch did and how good its end is.
@@ -108,7 +115,7 @@ func (s *Service) Branch(ctx context.Context, req BranchRequest) (BranchResult, 
 	}
 	deltaDoc := map[string]any{"actions": actions}
 	f := backend.Fork{
-		ID: backend.NewID(backend.KindFork), ParentWorldID: parent.ID, ParentRunID: cp.RunID,
+		ID: branchID(backend.KindFork, req.Key), ParentWorldID: parent.ID, ParentRunID: cp.RunID,
 		CheckpointID: cp.ID, Divergence: backend.DivergeActionOverride, SeedPolicy: backend.SeedInherit,
 		CreatedAt: s.now().UTC(),
 	}
@@ -123,7 +130,7 @@ func (s *Service) Branch(ctx context.Context, req BranchRequest) (BranchResult, 
 	}
 	f.Delta, _ = json.Marshal(deltaDoc)
 	child := backend.WorldSpec{
-		ID: backend.NewID(backend.KindWorld), Name: req.Name, Domain: parent.Domain, Backend: parent.Backend,
+		ID: branchID(backend.KindWorld, req.Key), Name: req.Name, Domain: parent.Domain, Backend: parent.Backend,
 		Program: parent.Program, Params: parent.Params, Seed: seed, ParentWorldID: parent.ID, ForkID: f.ID,
 		CreatedAt: f.CreatedAt,
 	}
@@ -132,7 +139,7 @@ func (s *Service) Branch(ctx context.Context, req BranchRequest) (BranchResult, 
 	}
 	f.ChildWorldID = child.ID
 	inst := &instance{spec: child, world: w, run: backend.WorldRun{
-		ID: backend.NewID(backend.KindRun), WorldID: child.ID, Status: backend.RunRunning,
+		ID: branchID(backend.KindRun, req.Key), WorldID: child.ID, Status: backend.RunRunning,
 		WorldLocalTime: cp.WorldLocalTime, ParentTime: req.ParentTime, DeliberationIndex: req.DeliberationIndex,
 		BaseRunID: cp.RunID, BaseSeq: cp.LedgerSeq, CreatedAt: f.CreatedAt, UpdatedAt: f.CreatedAt,
 	}}
@@ -194,6 +201,15 @@ func (s *Service) Branch(ctx context.Context, req BranchRequest) (BranchResult, 
 	inst.run.LatestCheckpointID = end.ID
 	inst.run.WorldLocalTime = w.Time()
 	stored, err := s.store.CreateFork(ctx, f, child, inst.run, append(events, cpEvent), &end)
+	if err != nil && req.Key != "" {
+		if rec, ok := s.recordedBranch(ctx, inst.run.ID); ok {
+			// A retry of a branch already recorded: the same computation,
+			// so the same end; what is stored is returned.
+			out.Fork, out.Run, out.Checkpoint = rec.Fork, rec.Run, rec.Checkpoint
+			out.Digest, out.State, out.Done = rec.Checkpoint.Blob.Digest, w.State(), w.Done()
+			return out, nil
+		}
+	}
 	if err != nil {
 		return BranchResult{}, err
 	}
@@ -201,6 +217,35 @@ func (s *Service) Branch(ctx context.Context, req BranchRequest) (BranchResult, 
 	out.Fork, out.Run, out.Checkpoint = f, inst.run, end
 	out.Digest, out.State, out.Done = end.Blob.Digest, w.State(), w.Done()
 	return out, nil
+}
+
+// branchID is a fresh id, or with a key the id of that kind the key names.
+func branchID(kind backend.IDKind, key string) string {
+	if key == "" {
+		return backend.NewID(kind)
+	}
+	sum := sha256.Sum256([]byte(string(kind) + "\x00" + key))
+	return string(kind) + "_" + hex.EncodeToString(sum[:16])
+}
+
+// recordedBranch reads a branch run recorded before, with its fork and end
+// checkpoint (a branch is one commit: its run exists only whole).
+func (s *Service) recordedBranch(ctx context.Context, runID string) (BranchResult, bool) {
+	var out BranchResult
+	run, err := s.store.GetRun(ctx, runID)
+	if err != nil {
+		return out, false
+	}
+	f, err := s.store.ForkOf(ctx, run.WorldID)
+	if err != nil {
+		return out, false
+	}
+	cp, err := s.store.GetCheckpoint(ctx, run.LatestCheckpointID)
+	if err != nil {
+		return out, false
+	}
+	out.Fork, out.Run, out.Checkpoint = f, run, cp
+	return out, true
 }
 
 // Assessment is what a world program says of a checkpoint's state: the

@@ -119,3 +119,37 @@ func TestBranchRecordsAProgramErrorAsAFailedBranch(t *testing.T) {
 	_, err = f.worlds.Branch(f.ctx, world.BranchRequest{CheckpointID: cp.ID, Actions: acts(`{`)})
 	require.ErrorContains(t, err, "not valid JSON")
 }
+
+// A branch with a key is recorded once: a retry (a queue job run again after
+// its worker died past the commit) returns the recorded branch and adds
+// nothing to the ledger or the lineage.
+func TestBranchWithAKeyIsRecordedOnce(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	_, run, err := f.worlds.Create(f.ctx, world.NewWorld{Name: "chooser", Program: []byte(chooser), Seed: 7})
+	require.NoError(t, err)
+	steps(t, f, run.ID, 2)
+	cp, err := f.worlds.Checkpoint(f.ctx, run.ID)
+	require.NoError(t, err)
+	req := world.BranchRequest{CheckpointID: cp.ID, Actions: acts(`{"add": 1}`, `{"add": 2}`), Key: "round 1 / branch 3"}
+	first, err := f.worlds.Branch(f.ctx, req)
+	require.NoError(t, err)
+	events, err := f.ledger.Count(f.ctx)
+	require.NoError(t, err)
+
+	again, err := f.worlds.Branch(f.ctx, req)
+	require.NoError(t, err)
+	require.Equal(t, first.Fork.ID, again.Fork.ID)
+	require.Equal(t, first.Run.ID, again.Run.ID)
+	require.Equal(t, first.Checkpoint.ID, again.Checkpoint.ID)
+	require.Equal(t, first.Digest, again.Digest)
+	require.Equal(t, first.Score, again.Score)
+	require.Equal(t, first.Next, again.Next)
+	after, err := f.ledger.Count(f.ctx)
+	require.NoError(t, err)
+	require.Equal(t, events, after, "nothing is recorded twice")
+
+	other, err := f.worlds.Branch(f.ctx, world.BranchRequest{CheckpointID: cp.ID, Actions: acts(`{"add": 1}`), Key: "round 1 / branch 4"})
+	require.NoError(t, err)
+	require.NotEqual(t, first.Run.ID, other.Run.ID, "another key is another branch")
+}
