@@ -33,3 +33,18 @@ func TestTakeDatabaseFlag(t *testing.T) {
 	_, err = cli.TakeDatabaseFlag([]string{"runs"})
 	require.Equal(t, backend.EINVALID, backend.ErrorCode(err))
 }
+
+// A worker and --on-workers need the team's database: without it, one
+// sentence and exit 2, before anything is opened.
+func TestWorkersNeedTheTeamDatabase(t *testing.T) {
+	home(t)
+	t.Setenv(service.DatabaseURLEnv, "")
+	r := ducklm(t, "worker")
+	requireCode(t, r, cli.ExitUsage, "worker")
+	require.Contains(t, r.stderr, "DUCKLM_DATABASE_URL")
+	r = ducklm(t, "worker", "--slots", "0")
+	requireCode(t, r, cli.ExitUsage, "worker", "--slots", "0")
+	r = ducklm(t, "world", "deliberate", "run_0123456789abcdef0123456789abcdef", "--on-workers", "4")
+	requireCode(t, r, cli.ExitUsage, "world", "deliberate")
+	require.Contains(t, r.stderr, "DUCKLM_DATABASE_URL")
+}
