@@ -28,6 +28,8 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
   const [progress, setProgress] = useState<Progress>();
   const [trail, setTrail] = useState<Cell[]>([]);
   const [message, setMessage] = useState<{ kind: 'error' | 'ok'; text: string }>();
+  // The checkpoint the Checkpoint button last answered with, marked in the list.
+  const [lastTaken, setLastTaken] = useState<string>();
   const [forkFrom, setForkFrom] = useState<Checkpoint>();
   const [verify, setVerify] = useState<VerifyReport | 'running'>();
   const [picked, setPicked] = useState<string[]>([]);
@@ -116,9 +118,17 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
 
   const checkpoint = () => {
     setMessage(undefined);
+    const known = new Set(detail.value?.checkpoints.map((c) => c.id));
     api.checkpointWorld(runId).then(
       (cp) => {
-        setMessage({ kind: 'ok', text: `Checkpoint ${shortId(cp.id)} taken at world time ${cp.worldLocalTime}.` });
+        // A world that has not moved since its newest checkpoint already has it: nothing new is taken.
+        setMessage({
+          kind: 'ok',
+          text: known.has(cp.id)
+            ? `Nothing new to take: the world has not moved since checkpoint ${shortId(cp.id)} at world time ${cp.worldLocalTime} (marked below).`
+            : `Checkpoint ${shortId(cp.id)} taken at world time ${cp.worldLocalTime} (marked below).`,
+        });
+        setLastTaken(cp.id);
         reload();
       },
       (e: unknown) => setMessage({ kind: 'error', text: toBridgeError(e).message }),
@@ -296,11 +306,15 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
             ) : (
               <ul className="cp-list">
                 {[...d.checkpoints].reverse().map((cp) => (
-                  <li key={cp.id} className="cp-item">
-                    <span className="mono">t={cp.worldLocalTime}</span>
-                    <span className="muted small mono">#{cp.ledgerSeq}</span>
-                    <span className="muted small mono ellipsis" title={cp.blob.digest}>
-                      {cp.blob.digest.slice(7, 19)}
+                  <li key={cp.id} className={`cp-item${cp.id === lastTaken ? ' cp-last' : ''}`} data-testid="checkpoint" aria-current={cp.id === lastTaken ? 'true' : undefined}>
+                    <span className="mono" title="World time">
+                      t={cp.worldLocalTime}
+                    </span>
+                    <span className="mono small ellipsis" title={`Checkpoint ${cp.id}, after event #${cp.ledgerSeq} of the run; its state's digest ${cp.blob.digest}`}>
+                      {shortId(cp.id)}
+                    </span>
+                    <span className="muted small mono" title="The run's event it was taken after">
+                      #{cp.ledgerSeq}
                     </span>
                     <button type="button" className="button small" onClick={() => setForkFrom(cp)}>
                       Fork…

@@ -125,6 +125,29 @@ describe('WorldView', () => {
     return api;
   }
 
+  it('lists checkpoints by id, marks the one Checkpoint answered with, and says when nothing new was taken', async () => {
+    const cps = [checkpoint({ id: 'cpt_01aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1', runId: 'run_root', worldLocalTime: 3 })];
+    const taken = checkpoint({ id: 'cpt_01bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb2', runId: 'run_root', worldLocalTime: 11 });
+    setup({
+      WorldDetail: () => ({ world: worldSpec({ id: 'wld_root', name: 'grid' }), run: worldRun({ id: 'run_root', worldId: 'wld_root' }), runs: null, checkpoints: [...cps], state: GRID, program: '# grid' }),
+      CheckpointWorld: () => {
+        if (!cps.some((c) => c.id === taken.id)) cps.push(taken);
+        return taken;
+      },
+    });
+    await screen.findAllByTestId('checkpoint');
+    expect(screen.getAllByTestId('checkpoint')[0]!.textContent).toContain('cpt_…aaaaaaa1');
+    fireEvent.click(screen.getByRole('button', { name: 'Checkpoint' }));
+    await screen.findByText(/^Checkpoint cpt_…bbbbbbb2 taken at world time 11 \(marked below\)\.$/);
+    await waitFor(() => expect(screen.getAllByTestId('checkpoint')).toHaveLength(2));
+    const marked = () => screen.getAllByTestId('checkpoint').filter((li) => li.getAttribute('aria-current') === 'true');
+    expect(marked().map((li) => li.textContent)).toEqual([expect.stringContaining('cpt_…bbbbbbb2')]);
+    // The world has not moved: the same checkpoint comes back, and the window says so.
+    fireEvent.click(screen.getByRole('button', { name: 'Checkpoint' }));
+    await screen.findByText(/^Nothing new to take: the world has not moved since checkpoint cpt_…bbbbbbb2 at world time 11/);
+    expect(screen.getAllByTestId('checkpoint')).toHaveLength(2);
+  });
+
   it('draws the grid: walls, goal and agent', async () => {
     setup();
     const grid = await screen.findByTestId('grid-view');
