@@ -126,10 +126,23 @@ func (p *Pool) do(ctx context.Context, src starlark.Source, req *request, what s
 	if !w.loaded[key] {
 		req.Code = src.Code
 	}
-	resp, err := w.exchange(ctx, req)
+	resp, sent, err := w.exchange(ctx, req)
+	if err != nil && !sent && ctx.Err() == nil {
+		// The worker was gone before it could read the request: it died
+		// idle (the OOM killer, a kill by hand) and the pool had not seen
+		// it exit yet, as between Wait returning and exited closing. The
+		// call never started, so another worker answers it.
+		p.drop(w)
+		if w, err = p.take(limits.MaxMemoryBytes); err != nil {
+			<-p.slots
+			return response{}, err
+		}
+		req.Code = src.Code
+		resp, _, err = w.exchange(ctx, req)
+	}
 	if err == nil && resp.NeedCode {
 		req.Code = src.Code
-		resp, err = w.exchange(ctx, req)
+		resp, _, err = w.exchange(ctx, req)
 	}
 	if err != nil {
 		ferr := w.failure(ctx, err, what, limits.MaxMemoryBytes)
@@ -310,15 +323,16 @@ func workerEnv() []string {
 }
 
 // exchange sends one request and reads its response; a cancelled ctx kills
-// the worker, which ends the exchange.
-func (w *worker) exchange(ctx context.Context, req *request) (response, error) {
+// the worker, which ends the exchange. sent says whether the request reached
+// the worker's pipe: when it did not, the worker never started the call.
+func (w *worker) exchange(ctx context.Context, req *request) (resp response, sent bool, err error) {
 	stop := context.AfterFunc(ctx, w.kill)
-	var resp response
-	err := w.enc.Encode(req)
+	err = w.enc.Encode(req)
 	if err == nil {
 		err = w.bw.Flush()
 	}
 	if err == nil {
+		sent = true
 		err = w.dec.Decode(&resp)
 	}
 	// A cancel that came as the answer did has started the kill (in its
@@ -328,7 +342,7 @@ func (w *worker) exchange(ctx context.Context, req *request) (response, error) {
 	if !stop() && err == nil {
 		err = ctx.Err()
 	}
-	return resp, err
+	return resp, sent, err
 }
 
 // gone reports whether the worker's process has exited.
