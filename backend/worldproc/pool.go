@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"ducklm/backend"
 	"ducklm/backend/starlark"
 )
@@ -412,7 +414,7 @@ func (w *worker) failure(ctx context.Context, cause error, what string, limit in
 	var ee *exec.ExitError
 	if errors.As(waitErr, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			how = "it was killed by " + ws.Signal().String()
+			how = "it was killed by " + unix.SignalName(ws.Signal())
 		}
 	}
 	return backend.Wrap(detail, backend.ELIMIT,
