@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"ducklm/backend"
 	"ducklm/backend/memorypolicy"
@@ -59,8 +60,12 @@ func FromStep(s Step) Candidate {
 	}
 	if json.Unmarshal(s.Output, &fetched) == nil && fetched.FinalURL != "" && fetched.FetchedAt != "" {
 		// What a server answered is a fact about that server at that time:
-		// the memory says which and when (its event holds the rest).
+		// the memory says which and when, and keeps both as provenance.
 		text = fmt.Sprintf("%s: %s answered %d at %s: %s", s.Tool, fetched.FinalURL, fetched.Status, fetched.FetchedAt, out)
+		c.URL = fetched.FinalURL
+		if at, err := time.Parse(time.RFC3339Nano, fetched.FetchedAt); err == nil {
+			c.ObservedAt = at.UTC()
+		}
 	}
 	if task := strings.TrimSpace(s.Task); task != "" {
 		text = fmt.Sprintf("For the task %q, %s", clipRunes(task, 200), text)

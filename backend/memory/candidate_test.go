@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -57,4 +58,6 @@ func TestFromStepKeepsAFetchedPagesURLAndTime(t *testing.T) {
 	require.Equal(t, "run_1", c.RunID)
 	require.Equal(t, "evt_1", c.EventID)
 	require.Contains(t, c.Text, "web_fetch: https://news.example/notes/2.4 answered 200 at 2026-12-01T18:00:00Z: Version 2.4 adds a fetch tool.")
+	require.Equal(t, "https://news.example/notes/2.4", c.URL)
+	require.Equal(t, "2026-12-01T18:00:00Z", c.ObservedAt.Format(time.RFC3339))
 }

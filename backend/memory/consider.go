@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"ducklm/backend"
@@ -32,6 +33,10 @@ type Candidate struct {
 	RuntimeWeight float64
 	// Tick is the run's world-local time, stamped on the decision's event.
 	Tick int64
+	// URL and ObservedAt name the URL that answered and when, for a
+	// server's answer (Provenance.URL, ObservedAt).
+	URL        string
+	ObservedAt time.Time
 }
 
 func (c Candidate) reality() backend.Reality {
@@ -42,7 +47,7 @@ func (c Candidate) reality() backend.Reality {
 }
 
 func (c Candidate) provenance() Provenance {
-	return Provenance{RunID: c.RunID, EventID: c.EventID, Reality: c.reality(), WorldID: c.WorldID}
+	return Provenance{RunID: c.RunID, EventID: c.EventID, Reality: c.reality(), WorldID: c.WorldID, URL: c.URL, ObservedAt: c.ObservedAt}
 }
 
 // Evaluation is a decision with what it was made from; nothing is written.

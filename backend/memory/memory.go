@@ -32,6 +32,11 @@ type Provenance struct {
 	Reality backend.Reality `json:"reality"`
 	// WorldID names the simulated world of a world-local result.
 	WorldID string `json:"worldId,omitempty"`
+	// URL and ObservedAt say, for what a server answered (web_fetch,
+	// browser), which URL answered and when: the fact is about that URL at
+	// that time.
+	URL        string    `json:"url,omitempty"`
+	ObservedAt time.Time `json:"observedAt,omitzero"`
 }
 
 // Source is one provenance merged into a memory, with how it was judged.

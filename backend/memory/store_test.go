@@ -3,6 +3,7 @@ package memory_test
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -247,4 +248,38 @@ func TestRemoveAndList(t *testing.T) {
 	st, err := f.store.Status(f.ctx)
 	require.NoError(t, err)
 	require.Equal(t, memory.Status{Model: memory.HashModel, Indexed: 1, LoadedFrom: "database", LoadTime: st.LoadTime}, st)
+}
+
+func TestAServersAnswerKeepsItsURLAndTimeAsProvenance(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	at := time.Date(2026, 12, 1, 18, 0, 0, 123456000, time.UTC)
+	c := f.candidate("web_fetch: https://news.example/notes answered 200 at 2026-12-01T18:00:00Z: Duck 2.4 reads web pages.")
+	c.URL, c.ObservedAt = "https://news.example/notes", at
+	d := f.consider(t, c)
+	require.Equal(t, mp.Store, d.Decision.Action)
+	m, err := f.store.Get(f.ctx, d.MemoryID)
+	require.NoError(t, err)
+	require.Equal(t, "https://news.example/notes", m.Provenance.URL)
+	require.True(t, at.Equal(m.Provenance.ObservedAt), "%s", m.Provenance.ObservedAt)
+	require.Len(t, m.Sources, 1)
+	require.Equal(t, "https://news.example/notes", m.Sources[0].URL)
+	require.True(t, at.Equal(m.Sources[0].ObservedAt))
+
+	// The same answer fetched later merges, each time kept.
+	later := c
+	later.ObservedAt = at.Add(time.Hour)
+	d2 := f.consider(t, later)
+	require.Equal(t, mp.Merge, d2.Decision.Action)
+	m, err = f.store.Get(f.ctx, d.MemoryID)
+	require.NoError(t, err)
+	require.Len(t, m.Sources, 2)
+	require.True(t, at.Add(time.Hour).Equal(m.Sources[1].ObservedAt))
+
+	// Any other memory has none.
+	plain := f.consider(t, f.candidate("The database server runs PostgreSQL 16 on port 5432."))
+	m, err = f.store.Get(f.ctx, plain.MemoryID)
+	require.NoError(t, err)
+	require.Empty(t, m.Provenance.URL)
+	require.True(t, m.Provenance.ObservedAt.IsZero())
 }

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -125,4 +126,26 @@ func TestAHostAllowedForTheRunIsFetchedWithoutAsking(t *testing.T) {
 	_, err = f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "x", AllowedHosts: []string{"https://example.com/x"}})
 	require.Equal(t, backend.EINVALID, backend.ErrorCode(err))
 	require.Contains(t, err.Error(), "write only the host")
+}
+
+func TestAFetchedPageIsOfferedToMemoryWithItsURLAndTime(t *testing.T) {
+	t.Parallel()
+	spy := &memorySpy{}
+	f := setup(t, func(d *runtime.Deps) { d.Memory = spy })
+	srv, _ := notesServer(t)
+	run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "read the notes", ApprovalMode: runtime.AutoSandboxed,
+		AllowedHosts: []string{"127.0.0.1"}, Plan: plan(fetchStep("notes", srv.URL+"/notes"))})
+	require.NoError(t, err)
+	st := f.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed)
+	require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
+	require.NoError(t, f.rt.Wait(f.ctx, run.ID))
+	spy.mu.Lock()
+	defer spy.mu.Unlock()
+	require.Len(t, spy.seen, 1)
+	c := spy.seen[0]
+	require.Equal(t, srv.URL+"/notes", c.URL)
+	require.False(t, c.ObservedAt.IsZero())
+	require.WithinDuration(t, time.Now(), c.ObservedAt, 5*time.Minute)
+	require.Contains(t, c.Text, "web_fetch: "+srv.URL+"/notes answered 200 at ")
+	require.Contains(t, c.Text, "the fetch tool reads pages")
 }

@@ -31,6 +31,8 @@ type MemoryRow struct {
 	EventID        string  `gorm:"column:event_id;not null"`
 	Reality        string  `gorm:"column:reality;not null"`
 	WorldID        string  `gorm:"column:world_id;not null"`
+	SourceURL      string  `gorm:"column:source_url;not null"`
+	ObservedAt     int64   `gorm:"column:observed_at;not null"`
 	Weight         float64 `gorm:"column:weight;not null"`
 	MergedCount    int     `gorm:"column:merged_count;not null"`
 	CreatedAt      int64   `gorm:"column:created_at;not null;autoCreateTime:false"`
@@ -49,6 +51,8 @@ type MemorySourceRow struct {
 	EventID     string  `gorm:"column:event_id;not null"`
 	Reality     string  `gorm:"column:reality;not null"`
 	WorldID     string  `gorm:"column:world_id;not null"`
+	SourceURL   string  `gorm:"column:source_url;not null"`
+	ObservedAt  int64   `gorm:"column:observed_at;not null"`
 	CriticScore float64 `gorm:"column:critic_score;not null"`
 	Worth       float64 `gorm:"column:worth;not null"`
 	AddedAt     int64   `gorm:"column:added_at;not null"`
@@ -80,7 +84,7 @@ var _ memory.Repo = (*Memories)(nil)
 func NewMemories(db *DB, ledger *Ledger) *Memories { return &Memories{db: db, ledger: ledger} }
 
 // memoryColumns are read by scanMemory, in its order (no embedding).
-const memoryColumns = "id, text, type, embedding_model, dims, content_hash, run_id, event_id, reality, world_id, weight, merged_count, created_at, merged_at, updated_at"
+const memoryColumns = "id, text, type, embedding_model, dims, content_hash, run_id, event_id, reality, world_id, source_url, observed_at, weight, merged_count, created_at, merged_at, updated_at"
 
 func encodeVector(v []float32) []byte {
 	b := make([]byte, 4*len(v))
@@ -101,13 +105,14 @@ func decodeVector(b []byte) []float32 {
 func memoryRow(m memory.Memory) MemoryRow {
 	return MemoryRow{ID: m.ID, Text: m.Text, Type: string(m.Type), EmbeddingModel: m.Model, Embedding: encodeVector(m.Vector),
 		Dims: len(m.Vector), ContentHash: m.ContentHash, RunID: m.Provenance.RunID, EventID: m.Provenance.EventID,
-		Reality: string(m.Provenance.Reality), WorldID: m.Provenance.WorldID, Weight: m.Weight, MergedCount: m.MergedCount,
+		Reality: string(m.Provenance.Reality), WorldID: m.Provenance.WorldID, SourceURL: m.Provenance.URL,
+		ObservedAt: optMicros(m.Provenance.ObservedAt), Weight: m.Weight, MergedCount: m.MergedCount,
 		CreatedAt: micros(m.CreatedAt), MergedAt: optMicros(m.MergedAt), UpdatedAt: micros(m.UpdatedAt)}
 }
 
 func sourceRow(id string, s memory.Source) MemorySourceRow {
 	return MemorySourceRow{MemoryID: id, RunID: s.RunID, EventID: s.EventID, Reality: string(s.Reality), WorldID: s.WorldID,
-		CriticScore: s.CriticScore, Worth: s.Worth, AddedAt: micros(s.AddedAt)}
+		SourceURL: s.URL, ObservedAt: optMicros(s.ObservedAt), CriticScore: s.CriticScore, Worth: s.Worth, AddedAt: micros(s.AddedAt)}
 }
 
 // optMicros and optTime map an unset time to 0 and back.
@@ -130,14 +135,15 @@ func scanMemory(scan func(...any) error, extra ...any) (memory.Memory, error) {
 	var m memory.Memory
 	var typ, reality string
 	var dims int
-	var created, merged, updated int64
+	var created, merged, updated, observed int64
 	dest := append([]any{&m.ID, &m.Text, &typ, &m.Model, &dims, &m.ContentHash, &m.Provenance.RunID, &m.Provenance.EventID,
-		&reality, &m.Provenance.WorldID, &m.Weight, &m.MergedCount, &created, &merged, &updated}, extra...)
+		&reality, &m.Provenance.WorldID, &m.Provenance.URL, &observed, &m.Weight, &m.MergedCount, &created, &merged, &updated}, extra...)
 	if err := scan(dest...); err != nil {
 		return m, err
 	}
 	m.Type, m.Provenance.Reality = memorypolicy.Type(typ), backend.Reality(reality)
 	m.CreatedAt, m.MergedAt, m.UpdatedAt = fromMicros(created), optTime(merged), fromMicros(updated)
+	m.Provenance.ObservedAt = optTime(observed)
 	return m, nil
 }
 
@@ -232,7 +238,8 @@ func (r *Memories) Get(ctx context.Context, id string) (memory.Memory, error) {
 	}
 	for _, s := range rows {
 		m.Sources = append(m.Sources, memory.Source{
-			Provenance:  memory.Provenance{RunID: s.RunID, EventID: s.EventID, Reality: backend.Reality(s.Reality), WorldID: s.WorldID},
+			Provenance: memory.Provenance{RunID: s.RunID, EventID: s.EventID, Reality: backend.Reality(s.Reality), WorldID: s.WorldID,
+				URL: s.SourceURL, ObservedAt: optTime(s.ObservedAt)},
 			CriticScore: s.CriticScore, Worth: s.Worth, AddedAt: fromMicros(s.AddedAt)})
 	}
 	return m, nil

@@ -168,6 +168,31 @@ func TestMemoryRegistry(t *testing.T) {
 	})
 }
 
+func TestMemoryRegistryKeepsAServersURLAndTime(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, f fixture) {
+		r := sqlite.NewMemories(f.db, f.ledger)
+		now := time.Now().UTC().Truncate(time.Microsecond)
+		at := now.Add(-time.Minute)
+		p := memory.Provenance{Reality: backend.ExternalReal, URL: "https://news.example/notes", ObservedAt: at}
+		m := memory.Memory{ID: backend.NewID(backend.KindMemory), Text: "the notes say 2.4", Type: memorypolicy.Type("observation"), Model: "builtin",
+			Vector: []float32{0.6, 0.8}, ContentHash: "h2", Provenance: p, Weight: 0.5, CreatedAt: now, UpdatedAt: now}
+		require.NoError(t, r.Insert(f.ctx, m, "", nil))
+		later := p
+		later.ObservedAt = at.Add(30 * time.Second)
+		merged, err := r.Merge(f.ctx, m.ID, memory.Source{Provenance: later, Worth: 0.6, AddedAt: now}, 0.6, now, "", nil)
+		require.NoError(t, err)
+		require.Equal(t, p, merged.Provenance, "the memory keeps its first provenance")
+		got, err := r.Get(f.ctx, m.ID)
+		require.NoError(t, err)
+		require.Equal(t, "https://news.example/notes", got.Provenance.URL)
+		require.True(t, at.Equal(got.Provenance.ObservedAt))
+		require.Len(t, got.Sources, 2)
+		require.Equal(t, p, got.Sources[0].Provenance)
+		require.Equal(t, later, got.Sources[1].Provenance)
+	})
+}
+
 func TestDatabaseBlobs(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, f fixture) {

@@ -14,6 +14,10 @@ export interface MemoryProvenance {
   reality: Reality;
   /** The simulated world of a world-local hypothesis. */
   worldId?: string;
+  /** For what a server answered (web_fetch, browser): the URL that answered… */
+  url?: string;
+  /** …and when. */
+  observedAt?: string;
 }
 
 /** Memory is one stored memory (Go: memory.Memory). Its text is already redacted. */

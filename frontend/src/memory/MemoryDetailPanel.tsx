@@ -137,6 +137,17 @@ export function MemoryDetailPanel({ api, detail, now, onRetry, onDeleted, onClos
                     · critic score {s.criticScore.toFixed(2)} · worth {s.worth.toFixed(2)}
                     {s.reality === 'world_local' && ` · simulated in ${s.worldId ?? 'a world'}, a hypothesis`}
                   </div>
+                  {s.url && (
+                    <div className="small" data-testid="memory-source-url">
+                      <span className="mono break">{s.url}</span>
+                      {s.observedAt && (
+                        <span className="muted" title={s.observedAt}>
+                          {' '}
+                          answered {formatAbsolute(s.observedAt)}
+                        </span>
+                      )}
+                    </div>
+                  )}
                 </li>
               );
             })}

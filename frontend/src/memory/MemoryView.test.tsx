@@ -110,6 +110,21 @@ describe('MemoryView', () => {
     expect(screen.getByText('ducklm-hash-384 (384 dimensions)')).toBeTruthy();
   });
 
+  it('says which URL answered and when, for a fetched page', async () => {
+    const page = memory({
+      text: 'web_fetch: https://news.example/notes answered 200 at 2026-12-01T18:00:00Z: Duck 2.4 reads web pages.',
+      provenance: { runId: RUN, reality: 'external_real', url: 'https://news.example/notes', observedAt: '2026-12-01T18:00:00.123Z' },
+    });
+    setup({ ListMemories: () => ({ memories: [page], next: '' }), MemoryDetail: () => detailOf(page) });
+    fireEvent.click((await rows())[0]!);
+    const [first, other] = await screen.findAllByTestId('memory-source');
+    const url = within(first!).getByTestId('memory-source-url');
+    expect(url.textContent).toContain('https://news.example/notes');
+    expect(url.textContent).toMatch(/answered 2026-12-0\d \d\d:\d\d:00/);
+    expect(within(url).queryByRole('link')).toBeNull(); // a page of the web never opens inside the window
+    expect(within(other!).queryByTestId('memory-source-url')).toBeNull();
+  });
+
   it('searches by meaning with filters and shows each score', async () => {
     const found: RetrievedMemory = { ...memory(), similarity: 0.8345 };
     const channel = setup({ SearchMemories: () => [found] });
