@@ -12,18 +12,19 @@ import (
 	"time"
 
 	"ducklm/backend"
+	"ducklm/backend/router"
 	"ducklm/backend/runtime"
 	"ducklm/backend/taskgraph"
 )
 
 // taskCommands are the top-level commands over task runs.
 var taskCommands = []worldCommand{
-	{name: "run", args: `"TASK" [--plan FILE [--label TEXT]] [--approve ask|risky|auto] [--model ROLE=NAME]... [--workspace DIR [--create-workspace]] [--timeout D] [--max-steps N] [--max-plan-steps N] [--detach] [--json]`,
+	{name: "run", args: `"TASK" [--plan FILE [--label TEXT]] [--approve ask|risky|auto] [--model ROLE=NAME]... [--workspace DIR [--create-workspace]] [--timeout D] [--max-steps N] [--max-plan-steps N] [--allow-host HOST]... [--detach] [--json]`,
 		summary: "run a task: plan it, ask approvals at the prompt, stream its events", write: true, run: runTask, top: true},
 	{name: "runs", args: "[--json]", summary: "list task runs, those waiting for approval first", run: runRuns, top: true},
 	{name: "resume", args: "RUN [--detach]", summary: "drive a paused or interrupted run again", write: true, run: runResume, top: true},
 	{name: "cancel", args: "RUN [--reason TEXT]", summary: "cancel a run and kill its running steps", write: true, run: runCancel, top: true},
-	{name: "approve", args: "REQUEST [--args JSON] [--network] [--detach]", summary: "approve one waiting step (optionally with edited arguments)", write: true, run: runApprove, top: true},
+	{name: "approve", args: "REQUEST [--args JSON] [--network] [--allow-host] [--detach]", summary: "approve one waiting step (optionally with edited arguments)", write: true, run: runApprove, top: true},
 	{name: "deny", args: "REQUEST [--reason TEXT]", summary: "deny one waiting step", write: true, run: runDeny, top: true},
 }
 
@@ -53,8 +54,9 @@ func runTask(s *session, args []string) error {
 	maxSteps := fs.Int("max-steps", 0, "")
 	maxPlanSteps := fs.Int("max-plan-steps", 0, "")
 	detach := fs.Bool("detach", false, "")
-	var models multiFlag
+	var models, hosts multiFlag
 	fs.Var(&models, "model", "")
+	fs.Var(&hosts, "allow-host", "")
 	pos, err := s.parse(fs, args, 0, 1)
 	if err != nil {
 		return err
@@ -81,6 +83,7 @@ func runTask(s *session, args []string) error {
 	}
 	req.ApprovalMode = mode
 	req.Limits.Timeout = *timeout
+	req.AllowedHosts = hosts
 	for _, m := range models {
 		role, name, ok := strings.Cut(m, "=")
 		if !ok || name == "" {
@@ -277,6 +280,11 @@ func (s *session) ask(in *bufio.Reader, runID string, p *runtime.StepRecord) boo
 		fmt.Fprint(w, " AGAIN: it was running when ducklm stopped and may already have had its effect")
 	}
 	fmt.Fprintf(w, "\n  %s\n  risk %s (rule %s): %s\n", compact(a.Args), a.Risk, a.Rule, a.Why)
+	if a.Tool == router.ToolWebFetch || a.Tool == router.ToolBrowser {
+		if host := router.WebHost(a.Args); host != "" {
+			fmt.Fprintf(w, "  reaches %s only (ducklm approve --allow-host allows it for the rest of the run)\n", host)
+		}
+	}
 	if a.Sandboxed {
 		fmt.Fprintf(w, "  sandboxed: workspace only, network %v\n", a.Network)
 	} else {
@@ -468,6 +476,7 @@ func answer(s *session, args []string, approve bool) error {
 	fs := s.flags()
 	editArgs := fs.String("args", "", "")
 	network := fs.Bool("network", false, "")
+	allowHost := fs.Bool("allow-host", false, "")
 	reason := fs.String("reason", "", "")
 	detach := fs.Bool("detach", false, "")
 	id, err := s.parseID(fs, args, backend.KindApproval)
@@ -499,7 +508,7 @@ func answer(s *session, args []string, approve bool) error {
 		return err
 	}
 	if err := s.svc.Runtime.Answer(s.ctx, found.RunID, runtime.Answer{RequestID: id, Approve: approve, Args: edited,
-		Network: *network || found.Network, Reason: *reason, By: "cli"}); err != nil {
+		Network: *network || found.Network, AllowHost: approve && *allowHost, Reason: *reason, By: "cli"}); err != nil {
 		return err
 	}
 	verb := "denied"
