@@ -185,3 +185,26 @@ func TestCancellingTheBrowserMidLoadLeavesNoChromium(t *testing.T) {
 	}
 	require.Empty(t, chromiumIn(f.ws), "no chromium process is left")
 }
+
+func TestABrowserStepEndsAtItsTimeLimitWithNothingLeft(t *testing.T) {
+	t.Parallel()
+	f := setupBrowser(t)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	srv, _ := loopbackServer(t, "127.0.0.1", func(w http.ResponseWriter, r *http.Request) {
+		select { // a server that never answers
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	call := f.call(t, srv.URL+"/hang", "127.0.0.1")
+	call.Args = json.RawMessage(`{"url":"` + srv.URL + `/hang","timeout_seconds":3}`)
+	start := time.Now()
+	res, err := f.tool.Run(context.Background(), call)
+	require.NoError(t, err, "a timeout is a result")
+	require.Equal(t, 1, res.ExitCode)
+	require.True(t, res.TimedOut)
+	require.Contains(t, string(res.Stderr), "did not finish within its time limit of 3s")
+	require.Less(t, time.Since(start), 2*time.Minute)
+	require.Empty(t, chromiumIn(f.ws), "the whole browser is gone")
+}
