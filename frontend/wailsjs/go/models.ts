@@ -1713,6 +1713,9 @@ export namespace memory {
 	    eventId?: string;
 	    reality: string;
 	    worldId?: string;
+	    url?: string;
+	    // Go type: time
+	    observedAt: any;
 	    criticScore: number;
 	    worth: number;
 	    // Go type: time
@@ -1728,6 +1731,8 @@ export namespace memory {
 	        this.eventId = source["eventId"];
 	        this.reality = source["reality"];
 	        this.worldId = source["worldId"];
+	        this.url = source["url"];
+	        this.observedAt = this.convertValues(source["observedAt"], null);
 	        this.criticScore = source["criticScore"];
 	        this.worth = source["worth"];
 	        this.addedAt = this.convertValues(source["addedAt"], null);
@@ -1756,6 +1761,9 @@ export namespace memory {
 	    eventId?: string;
 	    reality: string;
 	    worldId?: string;
+	    url?: string;
+	    // Go type: time
+	    observedAt: any;
 	
 	    static createFrom(source: any = {}) {
 	        return new Provenance(source);
@@ -1767,7 +1775,27 @@ export namespace memory {
 	        this.eventId = source["eventId"];
 	        this.reality = source["reality"];
 	        this.worldId = source["worldId"];
+	        this.url = source["url"];
+	        this.observedAt = this.convertValues(source["observedAt"], null);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class Memory {
 	    id: string;
@@ -2488,6 +2516,9 @@ export namespace service {
 	    eventId?: string;
 	    reality: string;
 	    worldId?: string;
+	    url?: string;
+	    // Go type: time
+	    observedAt: any;
 	    criticScore: number;
 	    worth: number;
 	    // Go type: time
@@ -2507,6 +2538,8 @@ export namespace service {
 	        this.eventId = source["eventId"];
 	        this.reality = source["reality"];
 	        this.worldId = source["worldId"];
+	        this.url = source["url"];
+	        this.observedAt = this.convertValues(source["observedAt"], null);
 	        this.criticScore = source["criticScore"];
 	        this.worth = source["worth"];
 	        this.addedAt = this.convertValues(source["addedAt"], null);
