@@ -9,7 +9,7 @@ import (
 )
 
 // OpenUsage is the grammar of `ducklm open`.
-const OpenUsage = "open [runs|new|worlds|lineage|memory|settings | RUN | WORLD | timeline RUN [SEQ]]"
+const OpenUsage = "open [runs|new|worlds|lineage|memory|settings | RUN | WORLD | timeline RUN [SEQ] | compare RUN RUN]"
 
 // OpenRequest is what `ducklm open` asked the window to show: a screen, or a
 // run, world or timeline position. Parsing checks only its form; Resolve
@@ -18,6 +18,8 @@ type OpenRequest struct {
 	Screen string `json:"screen"`
 	ID     string `json:"id,omitempty"`
 	Seq    int64  `json:"seq,omitempty"`
+	// Other is the second run of a comparison (Screen "compare").
+	Other string `json:"other,omitempty"`
 }
 
 // OpenRoute is a screen of the user interface, in the shape of the
@@ -27,6 +29,8 @@ type OpenRoute struct {
 	RunID  string `json:"runId,omitempty"`
 	Select string `json:"select,omitempty"`
 	Seq    int64  `json:"seq,omitempty"`
+	// Compare is the two runs the lineage compares side by side.
+	Compare []string `json:"compare,omitempty"`
 }
 
 // Opened is the answer to an open request: the route to show, or the
@@ -76,6 +80,16 @@ func ParseOpen(args []string) (OpenRequest, error) {
 			req.Seq = seq
 		}
 		return req, nil
+	case args[0] == "compare":
+		if len(args) != 3 {
+			return bad("compare takes two run ids")
+		}
+		for _, id := range args[1:] {
+			if kind, err := backend.KindOf(id); err != nil || kind != backend.KindRun {
+				return bad("%q is not a run id (run_…)", id)
+			}
+		}
+		return OpenRequest{Screen: "compare", ID: args[1], Other: args[2]}, nil
 	case len(args) > 1:
 		return bad("open takes one screen or id, got %q", strings.Join(args, " "))
 	}
@@ -128,6 +142,15 @@ func (a *API) Resolve(req OpenRequest) Opened {
 		return home
 	}
 	ctx := a.ctx()
+	if req.Screen == "compare" {
+		for _, id := range []string{req.ID, req.Other} {
+			if _, err := a.svc.Worlds.Run(ctx, id); err != nil {
+				home.Error = a.fail("open", err).Error()
+				return home
+			}
+		}
+		return Opened{Route: OpenRoute{Screen: "lineage", Compare: []string{req.ID, req.Other}}}
+	}
 	if req.Screen == "world" {
 		if _, err := a.svc.Worlds.Spec(ctx, req.ID); err != nil {
 			home.Error = a.fail("open", err).Error()

@@ -10,7 +10,7 @@ import (
 )
 
 func TestParseOpen(t *testing.T) {
-	run, world := backend.NewID(backend.KindRun), backend.NewID(backend.KindWorld)
+	run, other, world := backend.NewID(backend.KindRun), backend.NewID(backend.KindRun), backend.NewID(backend.KindWorld)
 	good := map[string]struct {
 		args []string
 		want api.OpenRequest
@@ -22,6 +22,7 @@ func TestParseOpen(t *testing.T) {
 		"world":          {[]string{world}, api.OpenRequest{Screen: "world", ID: world}},
 		"timeline":       {[]string{"timeline", run}, api.OpenRequest{Screen: "timeline", ID: run}},
 		"timeline + seq": {[]string{"timeline", run, "42"}, api.OpenRequest{Screen: "timeline", ID: run, Seq: 42}},
+		"compare":        {[]string{"compare", run, other}, api.OpenRequest{Screen: "compare", ID: run, Other: other}},
 	}
 	for name, c := range good {
 		got, err := api.ParseOpen(c.args)
@@ -35,6 +36,8 @@ func TestParseOpen(t *testing.T) {
 		"timeline no run":  {"timeline"},
 		"timeline a world": {"timeline", world},
 		"timeline bad seq": {"timeline", run, "0"},
+		"compare one run":  {"compare", run},
+		"compare a world":  {"compare", run, world},
 	}
 	for name, args := range bad {
 		_, err := api.ParseOpen(args)
@@ -64,6 +67,7 @@ func TestTakeOpenResolvesOnce(t *testing.T) {
 		{api.OpenRequest{Screen: "run", ID: task.ID}, api.OpenRoute{Screen: "run", RunID: task.ID}},
 		{api.OpenRequest{Screen: "world", ID: c.World.ID}, api.OpenRoute{Screen: "lineage", Select: c.World.ID}},
 		{api.OpenRequest{Screen: "timeline", ID: c.Run.ID, Seq: 3}, api.OpenRoute{Screen: "timeline", RunID: c.Run.ID, Seq: 3}},
+		{api.OpenRequest{Screen: "compare", ID: c.Run.ID, Other: task.ID}, api.OpenRoute{Screen: "lineage", Compare: []string{c.Run.ID, task.ID}}},
 	}
 	for _, tc := range cases {
 		api.SetOpen(a, tc.req)
@@ -77,6 +81,13 @@ func TestTakeOpenResolvesOnce(t *testing.T) {
 
 	api.SetOpen(a, api.OpenRequest{Screen: "run", ID: backend.NewID(backend.KindRun)})
 	got, err := a.TakeOpen()
+	require.NoError(t, err)
+	require.Equal(t, "home", got.Route.Screen)
+	require.Contains(t, got.Error, "run_")
+
+	// A comparison of a run that does not exist says so, on the home screen.
+	api.SetOpen(a, api.OpenRequest{Screen: "compare", ID: c.Run.ID, Other: backend.NewID(backend.KindRun)})
+	got, err = a.TakeOpen()
 	require.NoError(t, err)
 	require.Equal(t, "home", got.Route.Screen)
 	require.Contains(t, got.Error, "run_")

@@ -155,7 +155,7 @@ export function App({ api }: AppProps) {
           {route.screen === 'run' && <RunView key={route.runId} api={api} runId={route.runId} />}
           {route.screen === 'worlds' && <Worlds api={api} />}
           {route.screen === 'world' && <WorldView key={route.runId} api={api} runId={route.runId} />}
-          {route.screen === 'lineage' && <LineageView api={api} {...(route.select ? { select: route.select } : {})} />}
+          {route.screen === 'lineage' && <LineageView api={api} {...(route.select ? { select: route.select } : {})} {...(route.compare ? { compare: route.compare } : {})} />}
           {route.screen === 'timeline' && (
             <TimelineView key={route.runId} api={api} runId={route.runId} {...(route.seq ? { seq: route.seq } : {})} />
           )}

@@ -93,6 +93,10 @@ func TestDesktopScreens(t *testing.T) {
 		{"worlds", []string{"worlds"}},
 		{"world", []string{demo.Children[0].Run}},
 		{"lineage", []string{demo.ParentWorld}},
+		// The comparison of the two branches, left by the next screen: the
+		// path that once left a blank page (an effect's cleanup that was not
+		// a function).
+		{"compare", []string{"compare", demo.Children[0].Run, demo.Children[1].Run}},
 		{"timeline", []string{"timeline", demo.Children[1].Run}},
 		{"memory", []string{"memory"}},
 		{"settings", []string{"settings"}},

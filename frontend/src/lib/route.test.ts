@@ -10,6 +10,8 @@ describe('routes', () => {
     { screen: 'world', runId: 'run_02' },
     { screen: 'lineage' },
     { screen: 'lineage', select: 'wld_1' },
+    { screen: 'lineage', compare: ['run_a', 'run_b'] },
+    { screen: 'lineage', select: 'wld_1', compare: ['run_a', 'run_b'] },
     { screen: 'timeline', runId: 'run_03' },
     { screen: 'timeline', runId: 'run_03', seq: 42 },
     { screen: 'timeline', runId: 'run_03', world: true },
@@ -51,6 +53,7 @@ describe('routes', () => {
     expect(fromOpen({ screen: 'run', runId: 'run_1' })).toEqual({ screen: 'run', runId: 'run_1' });
     expect(fromOpen({ screen: 'world', runId: 'run_2' })).toEqual({ screen: 'world', runId: 'run_2' });
     expect(fromOpen({ screen: 'lineage', select: 'wld_1' })).toEqual({ screen: 'lineage', select: 'wld_1' });
+    expect(fromOpen({ screen: 'lineage', compare: ['run_a', 'run_b'] })).toEqual({ screen: 'lineage', compare: ['run_a', 'run_b'] });
     expect(fromOpen({ screen: 'timeline', runId: 'run_3', seq: 7 })).toEqual({ screen: 'timeline', runId: 'run_3', seq: 7 });
     expect(fromOpen({ screen: 'run' })).toEqual({ screen: 'home' });
     expect(fromOpen({ screen: 'elsewhere' })).toEqual({ screen: 'home' });

@@ -9,7 +9,7 @@ export type Route =
   | { screen: 'run'; runId: string }
   | { screen: 'worlds' }
   | { screen: 'world'; runId: string }
-  | { screen: 'lineage'; select?: string }
+  | { screen: 'lineage'; select?: string; compare?: [string, string] }
   | { screen: 'timeline'; runId: string; seq?: number; world?: true }
   | { screen: 'memory' }
   | { screen: 'settings' };
@@ -41,7 +41,10 @@ export function parseRoute(hash: string): Route {
       return id ? { screen: 'world', runId: id } : { screen: 'worlds' };
     case 'lineage': {
       const select = q.get('select');
-      return select ? { screen: 'lineage', select } : { screen: 'lineage' };
+      // compare=RUN,RUN: the two runs compared side by side (ducklm open compare).
+      const pair = (q.get('compare') ?? '').split(',').filter((x) => x !== '');
+      const compare = pair.length === 2 ? { compare: [pair[0]!, pair[1]!] as [string, string] } : {};
+      return select ? { screen: 'lineage', select, ...compare } : { screen: 'lineage', ...compare };
     }
     case 'memory':
       return { screen: 'memory' };
@@ -73,7 +76,7 @@ export function href(r: Route): string {
     case 'world':
       return `#/worlds/${encodeURIComponent(r.runId)}`;
     case 'lineage':
-      return r.select ? `#/lineage?select=${encodeURIComponent(r.select)}` : '#/lineage';
+      return `#/lineage${lineageQuery(r)}`;
     case 'timeline': {
       const q = [r.seq ? `seq=${r.seq}` : '', r.world ? 'world=1' : ''].filter(Boolean).join('&');
       return `#/timeline/${encodeURIComponent(r.runId)}${q ? `?${q}` : ''}`;
@@ -113,12 +116,23 @@ export interface OpenRoute {
   runId?: string;
   select?: string;
   seq?: number;
+  compare?: string[];
 }
 
 /** fromOpen reads a route Go sent; anything it does not know is home. */
 export function fromOpen(o: OpenRoute): Route {
   const h = `#/${o.screen === 'home' ? '' : o.screen === 'run' ? 'runs' : o.screen === 'world' ? 'worlds' : o.screen}`;
   const id = o.runId ? `/${encodeURIComponent(o.runId)}` : '';
-  const q = o.select ? `?select=${encodeURIComponent(o.select)}` : o.seq ? `?seq=${o.seq}` : '';
+  const q = o.compare?.length === 2 ? `?compare=${o.compare.map(encodeURIComponent).join(',')}` : o.select ? `?select=${encodeURIComponent(o.select)}` : o.seq ? `?seq=${o.seq}` : '';
   return parseRoute(h + id + q);
+}
+
+/** lineageQuery is the lineage route's query: the world selected, the runs compared. */
+function lineageQuery(r: { select?: string; compare?: [string, string] }): string {
+  const q = new URLSearchParams();
+  if (r.select) q.set('select', r.select);
+  const s = q.toString();
+  const compare = r.compare ? `compare=${r.compare.map(encodeURIComponent).join(',')}` : '';
+  const all = [s, compare].filter((x) => x !== '').join('&');
+  return all === '' ? '' : `?${all}`;
 }

@@ -210,7 +210,7 @@ export function LineageCanvas(props: LineageCanvasProps) {
           {visibleEdges.map((e) => {
             const pts = layout.edges.get(e.id);
             if (!pts) return null;
-            const mid = labels ? midpoint(pts) : undefined;
+            const mid = labels ? labelPoint(pts) : undefined;
             return (
               <g key={e.id} className={`fork-edge${overlay.chosen.has(e.to) ? ' chosen' : ''}`}>
                 {!canvasOk && <path d={pathOf(pts)} className="edge" markerEnd="url(#lin-arrow)" />}
@@ -349,4 +349,16 @@ const WorldBox = memo(function WorldBox({ node: n, x, y, w, h, labels, selected,
 
 function clip(s: string, n: number): string {
   return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
+
+/**
+ * labelPoint is where a fork's label and change are written: in the gap
+ * just before the child (half the rank gap from its edge), where sibling
+ * forks are a node's height apart; at the midpoint they converge on the
+ * parent and their texts would overlap.
+ */
+function labelPoint(pts: readonly { x: number; y: number }[]): { x: number; y: number } | undefined {
+  const end = pts[pts.length - 1];
+  if (!end || pts.length < 2) return midpoint(pts);
+  return { x: end.x - 55, y: end.y };
 }

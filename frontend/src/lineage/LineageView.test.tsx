@@ -121,6 +121,17 @@ describe('LineageView', () => {
     expect(vi.mocked(layoutModule.layoutDag).mock.calls.length).toBe(layouts);
   });
 
+  it('compares the two runs an address names (ducklm open compare), their worlds selected', async () => {
+    const { api, channel } = fakeApi({ LineageOutline: () => outline(lineage()), Diff: () => diff });
+    render(<LineageView api={api} compare={['run_a', 'run_b']} />);
+    const compare = await screen.findByTestId('compare');
+    await within(compare).findByText('/pos/0');
+    expect(channel.calls('Diff')).toEqual([['run_a', 'run_b']]);
+    expect(within(compare).getByRole('heading', { level: 2 }).textContent).toBe('Compare grid / noisy and grid / calm');
+    expect(node(/^grid \/ noisy,/).getAttribute('aria-pressed')).toBe('true');
+    expect(node(/^grid \/ calm,/).getAttribute('aria-pressed')).toBe('true');
+  });
+
   it('closes Compare without calling what scrollIntoView returns (a Promise in Chromium) as a cleanup', async () => {
     // Chromium's scrollIntoView returns a Promise; an effect that returned it
     // made React call it on Close: "TypeError: l is not a function", a blank page.

@@ -17,7 +17,7 @@ import { useLayout } from './useLayout';
  * LineageView is the fork DAG of every world and run. The layout is made once
  * per lineage; selection, search and collapse are layered on top of it.
  */
-export function LineageView({ api, select }: { api: DucklmApi; select?: string }) {
+export function LineageView({ api, select, compare }: { api: DucklmApi; select?: string; compare?: [string, string] }) {
   const [lineage, reload] = useLoad(() => api.lineageOutline(), [api]);
   const model = useMemo(() => (lineage.value ? buildLineageOutline(lineage.value) : undefined), [lineage.value]);
   const input = useMemo(() => (model ? layoutInput(model) : undefined), [model]);
@@ -59,6 +59,16 @@ export function LineageView({ api, select }: { api: DucklmApi; select?: string }
   const [matchIndex, setMatchIndex] = useState(0);
   const [focus, setFocus] = useState<{ id?: string; tick: number }>({ ...(select ? { id: select } : {}), tick: 0 });
   const [comparing, setComparing] = useState<[string, string]>();
+  // An address that names two runs (ducklm open compare A B) selects their
+  // worlds and compares them, once the lineage is in.
+  const compareKey = compare ? compare.join(',') : '';
+  useEffect(() => {
+    if (!model || !compare) return;
+    const worlds = compare.map((run) => model.nodes.find((n) => n.runId === run)?.id);
+    if (worlds[0] && worlds[1]) setSelected([worlds[0], worlds[1]]);
+    setComparing(compare);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [model, compareKey]);
   const now = useRelativeNow(selected.flatMap((id) => model?.byId.get(id)?.createdAt ?? []));
 
   const hidden = useMemo(() => (model ? hiddenBy(model, collapsed) : new Set<string>()), [model, collapsed]);
@@ -274,13 +284,13 @@ export function LineageView({ api, select }: { api: DucklmApi; select?: string }
         </div>
       )}
 
-      {comparing && first && second && (
+      {comparing && (
         <CompareView
           api={api}
           runA={comparing[0]}
           runB={comparing[1]}
-          labelA={first.name || shortId(first.id)}
-          labelB={second.name || shortId(second.id)}
+          labelA={first?.runId === comparing[0] ? first.name || shortId(first.id) : shortId(comparing[0])}
+          labelB={second?.runId === comparing[1] ? second.name || shortId(second.id) : shortId(comparing[1])}
           onClose={() => setComparing(undefined)}
         />
       )}

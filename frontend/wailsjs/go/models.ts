@@ -497,6 +497,7 @@ export namespace api {
 	    screen: string;
 	    id?: string;
 	    seq?: number;
+	    other?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new OpenRequest(source);
@@ -507,6 +508,7 @@ export namespace api {
 	        this.screen = source["screen"];
 	        this.id = source["id"];
 	        this.seq = source["seq"];
+	        this.other = source["other"];
 	    }
 	}
 	export class OpenRoute {
@@ -514,6 +516,7 @@ export namespace api {
 	    runId?: string;
 	    select?: string;
 	    seq?: number;
+	    compare?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new OpenRoute(source);
@@ -525,6 +528,7 @@ export namespace api {
 	        this.runId = source["runId"];
 	        this.select = source["select"];
 	        this.seq = source["seq"];
+	        this.compare = source["compare"];
 	    }
 	}
 	export class Opened {
