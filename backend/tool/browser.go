@@ -247,6 +247,7 @@ func (t *Browser) render(ctx context.Context, chromium, proxy, workspace string,
 	}
 	defer stop()
 	conn := chromedp.NewPipeConn(fromR, toW)
+	defer conn.Close() // the browser closes it when it stops; this covers a browser that never started
 	actx, acancel := chromedp.NewAllocatorContext(ctx, &pipeAllocator{conn: conn})
 	defer acancel()
 	bctx, bcancel := chromedp.NewContext(actx)
