@@ -31,6 +31,8 @@ type OpenRoute struct {
 	Seq    int64  `json:"seq,omitempty"`
 	// Compare is the two runs the lineage compares side by side.
 	Compare []string `json:"compare,omitempty"`
+	// World marks a simulated world's timeline (its section is Worlds).
+	World bool `json:"world,omitempty"`
 }
 
 // Opened is the answer to an open request: the route to show, or the
@@ -163,13 +165,13 @@ func (a *API) Resolve(req OpenRequest) Opened {
 		home.Error = a.fail("open", err).Error()
 		return home
 	}
-	if req.Screen == "timeline" {
-		return Opened{Route: OpenRoute{Screen: "timeline", RunID: run.ID, Seq: req.Seq}}
-	}
 	spec, err := a.svc.Worlds.Spec(ctx, run.WorldID)
 	if err != nil {
 		home.Error = a.fail("open", err).Error()
 		return home
+	}
+	if req.Screen == "timeline" {
+		return Opened{Route: OpenRoute{Screen: "timeline", RunID: run.ID, Seq: req.Seq, World: spec.Domain != backend.DomainReal}}
 	}
 	if spec.Domain == backend.DomainReal {
 		return Opened{Route: OpenRoute{Screen: "run", RunID: run.ID}}

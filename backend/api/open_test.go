@@ -66,7 +66,8 @@ func TestTakeOpenResolvesOnce(t *testing.T) {
 		{api.OpenRequest{Screen: "run", ID: c.Run.ID}, api.OpenRoute{Screen: "world", RunID: c.Run.ID}},
 		{api.OpenRequest{Screen: "run", ID: task.ID}, api.OpenRoute{Screen: "run", RunID: task.ID}},
 		{api.OpenRequest{Screen: "world", ID: c.World.ID}, api.OpenRoute{Screen: "lineage", Select: c.World.ID}},
-		{api.OpenRequest{Screen: "timeline", ID: c.Run.ID, Seq: 3}, api.OpenRoute{Screen: "timeline", RunID: c.Run.ID, Seq: 3}},
+		{api.OpenRequest{Screen: "timeline", ID: c.Run.ID, Seq: 3}, api.OpenRoute{Screen: "timeline", RunID: c.Run.ID, Seq: 3, World: true}},
+		{api.OpenRequest{Screen: "timeline", ID: task.ID}, api.OpenRoute{Screen: "timeline", RunID: task.ID}},
 		{api.OpenRequest{Screen: "compare", ID: c.Run.ID, Other: task.ID}, api.OpenRoute{Screen: "lineage", Compare: []string{c.Run.ID, task.ID}}},
 	}
 	for _, tc := range cases {

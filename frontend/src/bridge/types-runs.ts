@@ -311,6 +311,6 @@ export interface Progress {
  * a route, or home with the sentence saying why the route cannot be shown.
  */
 export interface Opened {
-  route: { screen: string; runId?: string; select?: string; seq?: number; compare?: string[] };
+  route: { screen: string; runId?: string; select?: string; seq?: number; compare?: string[]; world?: boolean };
   error?: string;
 }

@@ -55,6 +55,7 @@ describe('routes', () => {
     expect(fromOpen({ screen: 'lineage', select: 'wld_1' })).toEqual({ screen: 'lineage', select: 'wld_1' });
     expect(fromOpen({ screen: 'lineage', compare: ['run_a', 'run_b'] })).toEqual({ screen: 'lineage', compare: ['run_a', 'run_b'] });
     expect(fromOpen({ screen: 'timeline', runId: 'run_3', seq: 7 })).toEqual({ screen: 'timeline', runId: 'run_3', seq: 7 });
+    expect(fromOpen({ screen: 'timeline', runId: 'run_3', world: true })).toEqual({ screen: 'timeline', runId: 'run_3', world: true });
     expect(fromOpen({ screen: 'run' })).toEqual({ screen: 'home' });
     expect(fromOpen({ screen: 'elsewhere' })).toEqual({ screen: 'home' });
   });

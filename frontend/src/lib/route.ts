@@ -117,13 +117,21 @@ export interface OpenRoute {
   select?: string;
   seq?: number;
   compare?: string[];
+  /** A simulated world's timeline (its sidebar section is Worlds). */
+  world?: boolean;
 }
 
 /** fromOpen reads a route Go sent; anything it does not know is home. */
 export function fromOpen(o: OpenRoute): Route {
   const h = `#/${o.screen === 'home' ? '' : o.screen === 'run' ? 'runs' : o.screen === 'world' ? 'worlds' : o.screen}`;
   const id = o.runId ? `/${encodeURIComponent(o.runId)}` : '';
-  const q = o.compare?.length === 2 ? `?compare=${o.compare.map(encodeURIComponent).join(',')}` : o.select ? `?select=${encodeURIComponent(o.select)}` : o.seq ? `?seq=${o.seq}` : '';
+  const params = new URLSearchParams();
+  if (o.select) params.set('select', o.select);
+  if (o.seq) params.set('seq', String(o.seq));
+  if (o.world) params.set('world', '1');
+  const compare = o.compare?.length === 2 ? `compare=${o.compare.map(encodeURIComponent).join(',')}` : '';
+  const all = [params.toString(), compare].filter((x) => x !== '').join('&');
+  const q = all === '' ? '' : `?${all}`;
   return parseRoute(h + id + q);
 }
 

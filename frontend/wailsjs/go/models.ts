@@ -517,6 +517,7 @@ export namespace api {
 	    select?: string;
 	    seq?: number;
 	    compare?: string[];
+	    world?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new OpenRoute(source);
@@ -529,6 +530,7 @@ export namespace api {
 	        this.select = source["select"];
 	        this.seq = source["seq"];
 	        this.compare = source["compare"];
+	        this.world = source["world"];
 	    }
 	}
 	export class Opened {
