@@ -42,6 +42,15 @@ describe('Layout at 800 px', { timeout: 120_000 }, () => {
           return { over, cut };
         });
         assert.deepEqual(wide, { over: 0, cut: [] }, `${hash} is wider than 800 px`);
+        // Text cut with an ellipsis can be read whole in its tooltip.
+        const untitled = await page.evaluate(() =>
+          [...document.querySelectorAll('main .ellipsis, main [class*="ellipsis"]')]
+            .filter((e) => e.scrollWidth > e.clientWidth + 1)
+            .filter((e) => !e.closest('[title]'))
+            .slice(0, 5)
+            .map((e) => `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}: ${e.textContent.slice(0, 40)}`),
+        );
+        assert.deepEqual(untitled, [], `${hash}: text cut without a tooltip`);
       }
       assert.deepEqual(page.problems, []);
     });

@@ -92,7 +92,9 @@ export function Worlds({ api }: { api: DucklmApi }) {
               <div key={ex.name} className="example">
                 <div className="min0">
                   <strong>{humanName(ex.name)}</strong>
-                  <span className="muted small block ellipsis">{firstComment(ex.source)}</span>
+                  <span className="muted small block ellipsis" title={firstComment(ex.source)}>
+                    {firstComment(ex.source)}
+                  </span>
                 </div>
                 <button type="button" className="button primary small" disabled={create.busy} onClick={() => openExample(ex)}>
                   Open {humanName(ex.name)}
