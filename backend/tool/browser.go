@@ -56,7 +56,7 @@ type browserOutput struct {
 	Text       string           `json:"text"`
 	FetchedAt  time.Time        `json:"fetched_at"`
 	Screenshot *backend.BlobRef `json:"screenshot,omitempty"`
-	Refused    []string         `json:"refused,omitempty"` // requests the guard refused
+	Refused    []string         `json:"refused,omitempty"` // hosts the guard refused requests to
 	Error      string           `json:"error,omitempty"`
 }
 
@@ -174,7 +174,8 @@ func (t *Browser) Run(ctx context.Context, call backend.ToolCall) (backend.ToolR
 	res.Stdout = []byte(strings.TrimRight(text, "\n") + "\n")
 	var notes []string
 	if len(out.Refused) > 0 {
-		notes = append(notes, "The guard refused requests of the page: "+strings.Join(out.Refused, "; "))
+		notes = append(notes, "Requests to hosts not approved (the page's, or Chromium's own calls home) were refused, so nothing was sent to them: "+strings.Join(out.Refused, ", ")+
+			" (approve a step that names one, or allow it for the run or in Settings)")
 	}
 	if page.status >= 400 {
 		res.ExitCode = 1
@@ -222,6 +223,12 @@ func (t *Browser) render(ctx context.Context, chromium, proxy, workspace string,
 			"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
 			"--no-default-browser-check", "--disable-background-networking", "--disable-component-update",
 			"--disable-sync", "--disable-extensions", "--disable-breakpad", "--mute-audio", "--hide-scrollbars",
+			// Fewer of Chromium's own calls home (updates, safe browsing,
+			// translation): the guard refuses those that remain.
+			"--disable-default-apps", "--no-pings", "--disable-domain-reliability", "--disable-client-side-phishing-detection",
+			"--metrics-recording-only", "--safebrowsing-disable-auto-update", "--password-store=basic",
+			"--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication," +
+				"CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,SigninInterception,AccountConsistency",
 			"--window-size=1280,800", "--user-data-dir=" + profile, "--remote-debugging-pipe",
 			"--proxy-server=http://" + proxy, "--proxy-bypass-list=<-loopback>",
 			"--force-webrtc-ip-handling-policy=disable_non_proxied_udp", "about:blank"},

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"ducklm/backend"
 )
 
 // Proxy is an HTTP proxy on a loopback port through which a browser's every
@@ -23,7 +25,7 @@ type Proxy struct {
 	tr    *http.Transport
 
 	mu      sync.Mutex
-	refused map[string]string // host → why
+	refused map[string]bool // hosts refused
 }
 
 // StartProxy serves a proxy for grant on 127.0.0.1 until Close.
@@ -32,7 +34,7 @@ func (n *Net) StartProxy(grant Grant) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{net: n, grant: grant, ln: ln, refused: map[string]string{}}
+	p := &Proxy{net: n, grant: grant, ln: ln, refused: map[string]bool{}}
 	p.tr = &http.Transport{
 		Proxy: nil,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -54,13 +56,13 @@ func (p *Proxy) Close() {
 	p.tr.CloseIdleConnections()
 }
 
-// Refused lists, sorted, the hosts the guard refused and why.
+// Refused lists, sorted, the hosts the guard refused.
 func (p *Proxy) Refused() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := make([]string, 0, len(p.refused))
-	for _, why := range p.refused {
-		out = append(out, why)
+	for host := range p.refused {
+		out = append(out, host)
 	}
 	sort.Strings(out)
 	return out
@@ -68,9 +70,9 @@ func (p *Proxy) Refused() []string {
 
 func (p *Proxy) refuse(w http.ResponseWriter, host string, err error) {
 	p.mu.Lock()
-	p.refused[Host(host)] = err.Error()
+	p.refused[Host(host)] = true
 	p.mu.Unlock()
-	http.Error(w, err.Error(), http.StatusForbidden)
+	http.Error(w, backend.ErrorMessage(err), http.StatusForbidden)
 }
 
 // ServeHTTP implements http.Handler.

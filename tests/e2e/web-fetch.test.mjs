@@ -19,6 +19,9 @@ const NOTES = `<!doctype html><html><head><title>Duck 2.4 release notes</title><
 <p>Only hosts the user approved are ever contacted; private addresses need their own approval.</p></article>
 </body></html>`;
 
+const APP = `<!doctype html><html><head><title>Duck app</title></head><body><div id="root"></div>
+<script>document.getElementById('root').innerHTML = '<h1>Rendered by script</h1><p>The dashboard says 42 ducks.</p>'</script></body></html>`;
+
 describe('A task with a URL', { timeout: 180_000 }, () => {
   let stack;
   let site;
@@ -29,7 +32,7 @@ describe('A task with a URL', { timeout: 180_000 }, () => {
     site = createServer((req, res) => {
       hits++;
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-      res.end(NOTES);
+      res.end(req.url.startsWith('/app') ? APP : NOTES);
     });
     await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${site.address().port}/notes.html`;
@@ -43,6 +46,18 @@ describe('A task with a URL', { timeout: 180_000 }, () => {
         reason: 'The task names a URL, so web_fetch reads it.',
         confidence: 0.9,
         plan: { nodes: [{ id: 'step-1', kind: 'tool', tool: 'web_fetch', args: { url }, depends_on: [], title: 'read the release notes' }] },
+      },
+    });
+    script.replies.unshift({
+      match: 'show what the app at',
+      system: 'You are the planner of ducklm',
+      json: {
+        decision: 'plan',
+        reason: 'The page needs JavaScript, so the browser renders it.',
+        confidence: 0.9,
+        plan: {
+          nodes: [{ id: 'step-1', kind: 'tool', tool: 'browser', args: { url: url.replace('/notes.html', '/app') }, depends_on: [], title: 'render the app' }],
+        },
       },
     });
     dir = await mkdtemp(path.join(tmpdir(), 'ducklm-e2e-web-'));
@@ -86,6 +101,29 @@ describe('A task with a URL', { timeout: 180_000 }, () => {
       const text = await stdout.textContent();
       assert.doesNotMatch(text, /Log in/, 'the page furniture is not the text');
       assert.equal(hits, 1);
+      assert.deepEqual(page.problems, []);
+    });
+  });
+
+  it('renders a page that needs JavaScript in the sandboxed browser and shows its screenshot', async () => {
+    await journey(stack, 'web-browser', async (page) => {
+      await appReady(page);
+      const app = url.replace('/notes.html', '/app');
+      await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'New task' }).click();
+      await page.getByRole('heading', { name: 'New task' }).waitFor();
+      await page.getByRole('textbox', { name: 'Task' }).fill(`show what the app at ${app} says`);
+      await page.getByRole('button', { name: 'Start run' }).click();
+      await page.waitForURL(/#\/runs\/run_/);
+      const card = page.getByTestId('approval-card');
+      await card.waitFor({ timeout: 60_000 });
+      assert.match(await card.getByTestId('approval-web').textContent(), /rendered in the sandboxed Chromium/);
+      await card.getByRole('button', { name: 'Approve', exact: true }).click();
+      await page.locator('.run-head [data-status="completed"]').waitFor({ timeout: 120_000 });
+      await page.getByTestId('stdout').filter({ hasText: 'The dashboard says 42 ducks.' }).waitFor({ timeout: 30_000 });
+      const shot = page.getByRole('img', { name: `Screenshot of ${app}` });
+      await shot.waitFor({ timeout: 30_000 });
+      await page.waitForFunction((el) => el.complete && el.naturalWidth > 0, await shot.elementHandle());
+      assert.ok((await shot.evaluate((el) => el.naturalWidth)) >= 800, 'the screenshot is the rendered page');
       assert.deepEqual(page.problems, []);
     });
   });
