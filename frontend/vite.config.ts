@@ -19,6 +19,6 @@ export default defineConfig({
     restoreMocks: true,
     setupFiles: ['src/test/setup.ts'],
     // Component tests render CodeMirror and dagre; a loaded machine needs room.
-    testTimeout: 20_000,
+    testTimeout: 60_000,
   },
 });
