@@ -96,6 +96,40 @@ type Tool interface {
 	Run(ctx context.Context, call ToolCall) (ToolResult, error)
 }
 
+// Confinement says where a tool's calls run, for the person who approves
+// one: what holds the step in, and so which limits apply to it.
+type Confinement string
+
+// The places a tool call runs.
+const (
+	// ConfinedSandbox: a bubblewrap sandbox (when bubblewrap works here)
+	// under the step's process limits — time, memory, CPU, processes,
+	// file size, output.
+	ConfinedSandbox Confinement = "sandbox"
+	// ConfinedWorkspace: ducklm itself, reading and writing only inside
+	// the run's workspace.
+	ConfinedWorkspace Confinement = "workspace"
+	// ConfinedHosts: ducklm itself, reaching only the hosts the step was
+	// granted, within the web limits.
+	ConfinedHosts Confinement = "hosts"
+	// ConfinedWorld: a world worker process under the world's own limits.
+	ConfinedWorld Confinement = "world"
+)
+
+// Confined is implemented by the tools whose calls do not run in the
+// sandbox.
+type Confined interface {
+	Confinement() Confinement
+}
+
+// ConfinementOf returns where t's calls run: the sandbox unless t says.
+func ConfinementOf(t Tool) Confinement {
+	if c, ok := t.(Confined); ok {
+		return c.Confinement()
+	}
+	return ConfinedSandbox
+}
+
 // LargerPlanner is the model ducklm suggests when a small one cannot plan.
 const LargerPlanner = "qwen2.5:7b"
 

@@ -69,8 +69,10 @@ type Approval struct {
 	Why       string          `json:"why"`
 	Network   bool            `json:"network"`
 	Sandboxed bool            `json:"sandboxed"`
-	InDoubt   bool            `json:"inDoubt"`
-	Limits    backend.Limits  `json:"limits"`
+	// Confinement is where the step runs, and so which limits hold it.
+	Confinement backend.Confinement `json:"confinement"`
+	InDoubt     bool                `json:"inDoubt"`
+	Limits      backend.Limits      `json:"limits"`
 	// RetryOnTimeout: the step runs once more if it times out (its plan
 	// says that is safe); otherwise a timeout fails it.
 	RetryOnTimeout bool `json:"retryOnTimeout"`
@@ -107,11 +109,24 @@ func (c *Controller) Approvals(ctx context.Context, runID string) ([]Approval, e
 			a := s.Approval
 			out = append(out, Approval{RunID: id, RequestID: a.RequestID, Step: a.Step, Title: s.Node.Title, Tool: a.Tool,
 				Args: a.Args, Rule: a.Rule, Risk: a.Risk, Why: a.Why, Network: a.Network, Sandboxed: a.Sandboxed,
-				InDoubt: a.InDoubt, Limits: a.Limits, RetryOnTimeout: s.Node.RetryOnTimeout,
+				Confinement: c.confinement(s), InDoubt: a.InDoubt, Limits: a.Limits, RetryOnTimeout: s.Node.RetryOnTimeout,
 				Current: c.currentFile(ctx, st, a.Tool, a.Args), Web: webPlan(a.Tool, a.Args, a.Limits)})
 		}
 	}
 	return out, nil
+}
+
+// confinement is where a step runs: a coder's script in the sandbox, a
+// tool where the catalog says.
+func (c *Controller) confinement(s *StepRecord) backend.Confinement {
+	if s.Script != nil || s.Node.Kind == backend.KindCoderStep {
+		return backend.ConfinedSandbox
+	}
+	t, err := c.d.Tools.Get(s.Node.Tool)
+	if err != nil {
+		return backend.ConfinedSandbox
+	}
+	return backend.ConfinementOf(t)
 }
 
 // Answer approves or denies one request. The answer is an event whose id is

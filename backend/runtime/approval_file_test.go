@@ -31,6 +31,7 @@ func TestFileWriteApprovalCarriesTheCurrentFile(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, as, 1)
 	require.Equal(t, &runtime.CurrentFile{Exists: true, Content: "one\ntwo\n", Bytes: 8}, as[0].Current)
+	require.Equal(t, backend.ConfinedWorkspace, as[0].Confinement, "ducklm writes the file itself: no sandbox limits apply")
 
 	require.NoError(t, f.rt.Answer(f.ctx, run.ID, runtime.Answer{RequestID: as[0].RequestID, Approve: true, By: "test"}))
 	var next []runtime.Approval
@@ -47,4 +48,5 @@ func TestFileWriteApprovalCarriesTheCurrentFile(t *testing.T) {
 	as, err = f.rt.Approvals(f.ctx, other.ID)
 	require.NoError(t, err)
 	require.Nil(t, as[0].Current)
+	require.Equal(t, backend.ConfinedSandbox, as[0].Confinement)
 }

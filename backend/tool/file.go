@@ -41,6 +41,9 @@ const fileReadSchema = `{
 // Name implements backend.Tool.
 func (*FileRead) Name() string { return "file_read" }
 
+// Confinement: ducklm reads the file itself, inside the workspace only.
+func (*FileRead) Confinement() backend.Confinement { return backend.ConfinedWorkspace }
+
 // Description implements backend.Tool.
 func (*FileRead) Description() string {
 	return "Reads one regular file from the run's workspace and returns its size, its SHA-256 and " +
@@ -176,6 +179,9 @@ const fileWriteSchema = `{
 
 // Name implements backend.Tool.
 func (*FileWrite) Name() string { return "file_write" }
+
+// Confinement: ducklm writes the file itself, inside the workspace only.
+func (*FileWrite) Confinement() backend.Confinement { return backend.ConfinedWorkspace }
 
 // Description implements backend.Tool.
 func (*FileWrite) Description() string {

@@ -60,6 +60,9 @@ const maxInlineText = 16 << 10
 // Name implements backend.Tool.
 func (*WebFetch) Name() string { return "web_fetch" }
 
+// Confinement: ducklm fetches the page itself, through the host guard.
+func (*WebFetch) Confinement() backend.Confinement { return backend.ConfinedHosts }
+
 // Description implements backend.Tool.
 func (*WebFetch) Description() string {
 	return "Reads one web page or http(s) resource: a GET (or a POST with a body, only when the task says what " +

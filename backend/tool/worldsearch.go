@@ -51,6 +51,9 @@ const maxCandidates = 10
 // Name implements backend.Tool.
 func (*WorldSearch) Name() string { return "world_search" }
 
+// Confinement: the world's program runs in world workers.
+func (*WorldSearch) Confinement() backend.Confinement { return backend.ConfinedWorld }
+
 // Description implements backend.Tool.
 func (*WorldSearch) Description() string {
 	return "Thinks before acting in a simulated world: searches forks of the world (beam search or " +

@@ -44,6 +44,9 @@ const maxSimState = 8 << 10
 // Name implements backend.Tool.
 func (*WorldSim) Name() string { return "world_sim" }
 
+// Confinement: the world's program runs in a world worker.
+func (*WorldSim) Confinement() backend.Confinement { return backend.ConfinedWorld }
+
 // Description implements backend.Tool.
 func (*WorldSim) Description() string {
 	return "Runs a deterministic simulated world (a Starlark program, or the shipped example " +

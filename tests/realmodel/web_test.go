@@ -68,8 +68,10 @@ func TestATaskWithAURLIsPlannedToWebFetch(t *testing.T) {
 		Planner: planner.LLM{Client: ollama.New(fake.URL(), nil)}, Offline: planner.Offline{},
 		Critic: critic.WithFallback{Model: &critic.Model{Client: oc}}, Coder: coder.Model{Client: oc},
 		Models: s.svc, Sandboxed: func() bool { return s.svc.Sandboxed },
-		WorkRoot:   filepath.Join(t.TempDir(), "workspaces"),
-		ScriptTool: func(language, source string) backend.Tool { return tool.NewScript(language, source, tool.RequireSandbox) },
+		WorkRoot: filepath.Join(t.TempDir(), "workspaces"),
+		ScriptTool: func(language, source string) backend.Tool {
+			return tool.NewScript(language, source, tool.RequireSandbox)
+		},
 	})
 	t.Cleanup(rt.Close)
 

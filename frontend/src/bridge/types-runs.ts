@@ -174,6 +174,12 @@ export interface Approval {
   why: string;
   network: boolean;
   sandboxed: boolean;
+  /**
+   * Where the step runs, and so which limits hold it (Go: backend.Confinement):
+   * a sandbox under the process limits, ducklm itself inside the workspace,
+   * ducklm itself reaching approved hosts, or a world worker.
+   */
+  confinement?: Confinement;
   inDoubt: boolean;
   limits: Limits;
   /** The step runs once more if it times out (its plan says that is safe); otherwise a timeout fails it. */
@@ -183,6 +189,9 @@ export interface Approval {
   /** For web_fetch and browser: the request and its limits (Go: web.Plan). */
   web?: WebPlan;
 }
+
+/** Confinement is where a tool's call runs (Go: backend.Confinement). */
+export type Confinement = 'sandbox' | 'workspace' | 'hosts' | 'world';
 
 /** WebPlan is what a web step will request, as its approval card shows it (Go: web.Plan). */
 export interface WebPlan {

@@ -20,6 +20,13 @@ type Busy = 'approve' | 'deny' | undefined;
  * arguments, the sandbox and its limits, the risk rule that asked) and takes
  * the answer: approve, deny (with a reason), or edit the arguments and approve.
  */
+/** What holds a step that does not run in the sandbox, in words. */
+const CONFINED: Record<Exclude<NonNullable<Approval['confinement']>, 'sandbox'>, string> = {
+  workspace: "in ducklm itself, inside the run's workspace only",
+  hosts: 'in ducklm itself, reaching only the hosts approved for it',
+  world: "in a world worker process, under the world's own limits",
+};
+
 export function ApprovalCard({ api, approval: a, rules, onAnswered }: ApprovalCardProps) {
   const [editing, setEditing] = useState(false);
   const [edited, setEdited] = useState(() => argsText(a.args));
@@ -80,6 +87,7 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered }: ApprovalCa
   };
 
   const l = a.limits;
+  const where = a.confinement ?? 'sandbox';
   const head = (
     <header className="approval-head">
       <RiskBadge risk={a.risk} />
@@ -168,10 +176,19 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered }: ApprovalCa
       )}
 
       <dl className="limits">
-        <div>
-          <dt>Sandbox</dt>
-          <dd className={a.sandboxed ? 'ok' : 'warn'}>{a.sandboxed ? 'bubblewrap' : 'none: runs on this machine as you'}</dd>
-        </div>
+        {where === 'sandbox' ? (
+          <div>
+            <dt>Sandbox</dt>
+            <dd className={a.sandboxed ? 'ok' : 'warn'}>{a.sandboxed ? 'bubblewrap' : 'none: runs on this machine as you'}</dd>
+          </div>
+        ) : (
+          <div>
+            <dt>Runs</dt>
+            <dd className="ok" data-testid="confinement">
+              {CONFINED[where]}
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Network</dt>
           <dd>{a.network ? 'requested' : 'off'}</dd>
@@ -185,26 +202,37 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered }: ApprovalCa
             </span>
           </dd>
         </div>
-        <div>
-          <dt>Memory</dt>
-          <dd>{formatBytes(l.memoryBytes)}</dd>
-        </div>
-        <div>
-          <dt>CPU</dt>
-          <dd>{l.cpuSeconds} s</dd>
-        </div>
-        <div>
-          <dt>Largest file</dt>
-          <dd>{formatBytes(l.fileBytes)}</dd>
-        </div>
-        <div>
-          <dt>Output</dt>
-          <dd>{formatBytes(l.outputBytes)}</dd>
-        </div>
-        <div>
-          <dt>Processes</dt>
-          <dd>{l.processes}</dd>
-        </div>
+        {/* Process limits hold a sandboxed process; ducklm's own work and a world worker have limits of their own. */}
+        {where === 'sandbox' && (
+          <>
+            <div>
+              <dt>Memory</dt>
+              <dd>{formatBytes(l.memoryBytes)}</dd>
+            </div>
+            <div>
+              <dt>CPU</dt>
+              <dd>{l.cpuSeconds} s</dd>
+            </div>
+          </>
+        )}
+        {(where === 'sandbox' || where === 'workspace') && (
+          <>
+            <div>
+              <dt>Largest file</dt>
+              <dd>{formatBytes(l.fileBytes)}</dd>
+            </div>
+            <div>
+              <dt>Output</dt>
+              <dd>{formatBytes(l.outputBytes)}</dd>
+            </div>
+          </>
+        )}
+        {where === 'sandbox' && (
+          <div>
+            <dt>Processes</dt>
+            <dd>{l.processes}</dd>
+          </div>
+        )}
       </dl>
 
       {web && (

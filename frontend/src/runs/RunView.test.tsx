@@ -116,6 +116,16 @@ describe('ApprovalCard for a file_write', () => {
     expect(screen.queryByRole('button')).toBeNull();
   });
 
+  it('says ducklm writes the file itself and shows no process limits that do not hold it', () => {
+    const { api } = fakeApi({ Answer: () => null });
+    const a = approval({ tool: 'file_write', rule: 'file_write', args: { path: 'n.txt', content: 'x' }, confinement: 'workspace' } as never);
+    render(<ApprovalCard api={api} approval={a} rules={RULES as never} onAnswered={() => {}} />);
+    expect(screen.getByTestId('confinement').textContent).toBe("in ducklm itself, inside the run's workspace only");
+    expect(screen.queryByText('bubblewrap')).toBeNull();
+    for (const gone of ['Memory', 'CPU', 'Processes']) expect(screen.queryByText(gone)).toBeNull();
+    for (const kept of ['Timeout', 'Largest file', 'Output']) expect(screen.getByText(kept)).toBeTruthy();
+  });
+
   it('shows an append as the lines it adds at the end', () => {
     write({ exists: true, content: 'one\n', bytes: 4 }, { path: 'log.txt', content: 'two\n', append: true });
     expect(screen.getByText(/^Appends to/)).toBeTruthy();

@@ -2001,6 +2001,7 @@ export namespace runtime {
 	    why: string;
 	    network: boolean;
 	    sandboxed: boolean;
+	    confinement: string;
 	    inDoubt: boolean;
 	    limits: backend.Limits;
 	    retryOnTimeout: boolean;
@@ -2024,6 +2025,7 @@ export namespace runtime {
 	        this.why = source["why"];
 	        this.network = source["network"];
 	        this.sandboxed = source["sandboxed"];
+	        this.confinement = source["confinement"];
 	        this.inDoubt = source["inDoubt"];
 	        this.limits = this.convertValues(source["limits"], backend.Limits);
 	        this.retryOnTimeout = source["retryOnTimeout"];
