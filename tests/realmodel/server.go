@@ -10,8 +10,9 @@
 //   - Random ("tiny-random") has no biases.
 //   - Looping ("tiny-loop") repeats 'o' until the server stops it (more than
 //     30 identical tokens).
-//   - Endless ("tiny-endless") never chooses to end: its answers run to
-//     their token limit (num_predict), for cancelling mid-stream.
+//   - Endless ("tiny-endless") never chooses to end, nor to close a string:
+//     its answers run to their token limit (num_predict), even under a JSON
+//     grammar, for cancelling mid-stream.
 //
 // At temperature 0 answers repeat exactly; /api/embed works on the default
 // engine (64 dimensions).
