@@ -157,11 +157,18 @@ echo
 echo "== deliberation (backend/deliberation)"
 go test -run '^$' -bench '^BenchmarkSearch1000x20$' -benchtime 3x -count 1 ./backend/deliberation/ \
   | tee "$out/deliberation.txt" | grep -E '^Benchmark'
+
 for s in mcts beam; do
   d="BenchmarkSearch1000x20/$s"
   printf "deliberation round, %-4s: %s branches to depth %s in %s s (median of 3; goal <= 10 s)\n" "$s" \
     "$(metric "$out/deliberation.txt" "$d" branches)" "$(metric "$out/deliberation.txt" "$d" depth)" "$(metric "$out/deliberation.txt" "$d" s/round-median)"
 done
+
+echo "== deliberation branches as River jobs on worker processes (backend/river; a throw-away PostgreSQL)"
+go test -run '^$' -bench '^BenchmarkBranchesOnWorkers$' -benchtime 1x -count 1 -timeout 30m ./backend/river/ \
+  | tee "$out/workers.txt" | grep -E '^Benchmark'
+w1=$(metric "$out/workers.txt" BenchmarkBranchesOnWorkers/workers=1 branches/s); w2=$(metric "$out/workers.txt" BenchmarkBranchesOnWorkers/workers=2 branches/s)
+printf "branches on 2 workers vs 1: %s vs %s branches/s, speed-up %s (goal >= 1.7)\n" "$w2" "$w1" "$(ratio "$w2" "$w1")"
 
 # ---- memory (backend/memory, backend/memorypolicy) --------------------------
 # Self-contained: its own files and helpers. Retrieval is measured through

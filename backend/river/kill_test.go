@@ -29,8 +29,12 @@ func TestWorkerProcess(t *testing.T) {
 		return
 	}
 	svc := openOn(t, url)
+	slots := 2
+	if n, err := strconv.Atoi(os.Getenv("DUCKLM_TEST_WORKER_SLOTS")); err == nil && n > 0 {
+		slots = n
+	}
 	_, err := river.StartWorker(context.Background(), url, svc.Worlds,
-		river.Options{Slots: 2, JobTimeout: time.Second, RescueAfter: 2 * time.Second})
+		river.Options{Slots: slots, JobTimeout: time.Second, RescueAfter: 2 * time.Second})
 	require.NoError(t, err)
 	select {} // until killed
 }

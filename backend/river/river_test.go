@@ -23,10 +23,17 @@ var _ deliberation.Evaluator = (*river.Queue)(nil)
 
 func openOn(t *testing.T, url string) *service.Service {
 	t.Helper()
-	svc, err := service.OpenWith(context.Background(), t.TempDir(), service.Options{DatabaseURL: url})
+	svc, err := serviceOn(t, url)
 	require.NoError(t, err)
-	t.Cleanup(func() { svc.Close() })
 	return svc
+}
+
+func serviceOn(t testing.TB, url string) (*service.Service, error) {
+	svc, err := service.OpenWith(context.Background(), t.TempDir(), service.Options{DatabaseURL: url})
+	if err == nil {
+		t.Cleanup(func() { svc.Close() })
+	}
+	return svc, err
 }
 
 // A round of deliberation whose branches run as River jobs on two workers
