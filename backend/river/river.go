@@ -106,16 +106,35 @@ func connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
 		pool.Close()
 		return nil, backend.Wrap(err, backend.EUNAVAILABLE, "cannot reach the work queue's database")
 	}
-	// River's own tables, on its own migration line.
-	m, err := rivermigrate.New(riverpgxv5.New(pool), nil)
-	if err == nil {
-		_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
-	}
-	if err != nil {
+	if err := migrate(ctx, pool); err != nil {
 		pool.Close()
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot set up the work queue's tables")
 	}
 	return pool, nil
+}
+
+// migrateLockKey serialises River's migrations across processes ("ducklmrq").
+const migrateLockKey int64 = 0x6475636b6c6d7271
+
+// migrate brings River's own tables up to date, on its own migration line.
+// Workers and queues of a team start at once on a new database: an advisory
+// lock lets one migrate while the others wait (two at once fail half-way).
+func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrateLockKey); err != nil {
+		return err
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrateLockKey)
+	m, err := rivermigrate.New(riverpgxv5.New(pool), nil)
+	if err != nil {
+		return err
+	}
+	_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	return err
 }
 
 // Worker works branch jobs in this process.

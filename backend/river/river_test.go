@@ -90,3 +90,34 @@ func TestDeliberationBranchesRunOnWorkers(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, n)
 }
+
+// Workers and queues that start at once on a new database set up River's
+// tables once, without failing each other.
+func TestWorkersStartingAtOnceMigrateOnce(t *testing.T) {
+	t.Setenv("OLLAMA_HOST", "127.0.0.1:1")
+	url := pgtest.URL(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	svc := openOn(t, url)
+	errs := make(chan error, 6)
+	for i := 0; i < 6; i++ {
+		go func() {
+			if i%2 == 0 {
+				q, err := river.NewQueue(ctx, url)
+				if err == nil {
+					q.Close()
+				}
+				errs <- err
+				return
+			}
+			w, err := river.StartWorker(ctx, url, svc.Worlds, river.Options{})
+			if err == nil {
+				err = w.Stop(ctx)
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < 6; i++ {
+		require.NoError(t, <-errs)
+	}
+}
