@@ -3,9 +3,11 @@ package bundles_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -15,6 +17,17 @@ import (
 	"ducklm/backend/service"
 	"ducklm/backend/sqlite"
 )
+
+// The fixture in testdata/v1 was written by the code before task
+// checkpoints became deltas: whole-state checkpoints, one blob per
+// checkpoint — a data directory (database and blobs), bundles of a finished
+// task run and of a fork of it, and their ids. Its writer ran once and was
+// removed, since it could only write today's format (it is in the history:
+// git log --diff-filter=D -- tests/bundles/compat_fixture_test.go).
+
+// compatWorkspace is the task run's workspace in the fixture, recorded in
+// its request: the compatibility test recreates it to run forked steps.
+const compatWorkspace = "/tmp/ducklm-compat-v1-workspace"
 
 // compatIDs are the ids the fixture's writer recorded.
 type compatIDs struct {
@@ -130,4 +143,41 @@ func TestImportsV1Bundles(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, cps)
 	checkV1Runs(t, tg.svc, ids)
+}
+
+func waitDone(t *testing.T, svc *service.Service, runID string) {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		st, _, err := svc.Runtime.Load(ctx, runID)
+		require.NoError(t, err)
+		if st.Status.Terminal() {
+			require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "run %s is still %s", runID, st.Status)
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.NoError(t, svc.Runtime.Wait(ctx, runID))
+}
+
+func copyFile(from, to string) error {
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }

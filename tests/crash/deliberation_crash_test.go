@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"testing"
 	"time"
 
@@ -27,37 +26,22 @@ import (
 
 const deliberationChildEnv = "DUCKLM_CRASH_DELIBERATION_DIR"
 
-// TestDeliberationCrashChild is the child of TestKilledDeliberation…: it
+// deliberationCrashChild is the child of TestKilledDeliberation…: it
 // creates a grid and deliberates on it, round after round, until killed.
-func TestDeliberationCrashChild(t *testing.T) {
-	dir := os.Getenv(deliberationChildEnv)
-	if dir == "" {
-		t.Skip("runs only as the child of TestKilledDeliberationLeavesWholeBranches")
-	}
-	fail := func(what string, err error) {
-		fmt.Fprintf(os.Stderr, "child: %s: %v\n", what, err)
-		os.Exit(3)
-	}
+func deliberationCrashChild(dir string) {
 	ctx := context.Background()
-	lock, err := service.AcquireLock(dir)
-	if err != nil {
-		fail("lock", err)
-	}
-	defer lock.Release()
-	svc, err := service.OpenWith(ctx, dir, service.Options{OllamaHost: noOllama})
-	if err != nil {
-		fail("open", err)
-	}
+	svc, release := openChild(dir)
+	defer release()
 	_, run, err := svc.Worlds.Create(ctx, world.NewWorld{Name: "grid", Program: starlark.BranchingGrid, Seed: rand.Int64N(1000)})
 	if err != nil {
-		fail("create", err)
+		childFail("create", err)
 	}
 	fmt.Println("ready")
 	_, err = svc.Deliberation.Deliberate(ctx, deliberation.Options{RunID: run.ID, Strategy: deliberation.MCTS,
 		Depth: 20, Budget: 60, Seeds: 2, UntilDone: true, Apply: true,
 		Progress: func(deliberation.Progress) { fmt.Println("batch") }})
 	if err != nil {
-		fail("deliberate", err)
+		childFail("deliberate", err)
 	}
 	fmt.Println("done")
 	time.Sleep(time.Hour)
@@ -67,7 +51,7 @@ func TestKilledDeliberationLeavesWholeBranches(t *testing.T) {
 	dir := t.TempDir()
 	const trials = 8
 	for trial := range trials {
-		c := startChildOf(t, "TestDeliberationCrashChild", deliberationChildEnv, dir)
+		c := startChildOf(t, deliberationChildEnv, dir)
 		c.await(t, 20*time.Second, "ready")
 		c.await(t, 20*time.Second, "batch")
 		time.Sleep(time.Duration(50+rand.IntN(1500)) * time.Millisecond)

@@ -24,10 +24,22 @@ import (
 
 const childEnv = "DUCKLM_CRASH_CHILD_DB"
 
+// TestMain runs this binary as one of the crash tests' children when its
+// variable names what it works on, and as the tests otherwise.
 func TestMain(m *testing.M) {
 	if path := os.Getenv(childEnv); path != "" {
 		appendForever(path)
 		return
+	}
+	for env, child := range map[string]func(dir string){
+		runtimeChildEnv:      runtimeCrashChild,
+		worldChildEnv:        worldRunCrashChild,
+		deliberationChildEnv: deliberationCrashChild,
+	} {
+		if dir := os.Getenv(env); dir != "" {
+			child(dir)
+			return
+		}
 	}
 	os.Exit(m.Run())
 }

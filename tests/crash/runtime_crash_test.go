@@ -58,37 +58,22 @@ func crashPlan() *backend.TaskGraph {
 	return g
 }
 
-// TestRuntimeCrashChild is the child process of TestKilledRuntime…: it
-// holds the data directory, resumes what was moving, and submits a new run
+// runtimeCrashChild is the child process of TestKilledRuntime…: it holds
+// the data directory, resumes what was moving, and submits a new run
 // whenever none is moving, until it is killed.
-func TestRuntimeCrashChild(t *testing.T) {
-	dir := os.Getenv(runtimeChildEnv)
-	if dir == "" {
-		t.Skip("runs only as the child of TestKilledRuntimeNeverRepeatsAnEffect")
-	}
-	fail := func(what string, err error) {
-		fmt.Fprintf(os.Stderr, "child: %s: %v\n", what, err)
-		os.Exit(3)
-	}
+func runtimeCrashChild(dir string) {
 	ctx := context.Background()
-	lock, err := service.AcquireLock(dir)
-	if err != nil {
-		fail("lock", err)
-	}
-	defer lock.Release()
-	svc, err := service.OpenWith(ctx, dir, service.Options{OllamaHost: noOllama})
-	if err != nil {
-		fail("open", err)
-	}
+	svc, release := openChild(dir)
+	defer release()
 	if _, err := svc.StartRuntime(ctx); err != nil {
-		fail("resume", err)
+		childFail("resume", err)
 	}
 	fmt.Println("ready")
 	submit := os.Getenv(noSubmitEnv) == ""
 	for {
 		runs, err := svc.Runtime.Runs(ctx)
 		if err != nil {
-			fail("list runs", err)
+			childFail("list runs", err)
 		}
 		moving, waiting := 0, 0
 		for _, r := range runs {
@@ -105,7 +90,7 @@ func TestRuntimeCrashChild(t *testing.T) {
 			run, err := svc.Runtime.Submit(ctx, runtime.TaskRequest{Task: "leave marks", Plan: crashPlan(),
 				ApprovalMode: runtime.AutoSandboxed, Concurrency: 2})
 			if err != nil {
-				fail("submit", err)
+				childFail("submit", err)
 			}
 			fmt.Println("submitted", run.ID)
 		case waiting > 0:
@@ -115,6 +100,27 @@ func TestRuntimeCrashChild(t *testing.T) {
 		}
 		time.Sleep(30 * time.Millisecond)
 	}
+}
+
+// childFail ends a child with what went wrong (exit 3, which the parent
+// reports with the child's stderr).
+func childFail(what string, err error) {
+	fmt.Fprintf(os.Stderr, "child: %s: %v\n", what, err)
+	os.Exit(3)
+}
+
+// openChild holds the data directory and opens it as a ducklm process does;
+// release lets it go.
+func openChild(dir string) (svc *service.Service, release func()) {
+	lock, err := service.AcquireLock(dir)
+	if err != nil {
+		childFail("lock", err)
+	}
+	svc, err = service.OpenWith(context.Background(), dir, service.Options{OllamaHost: noOllama})
+	if err != nil {
+		childFail("open", err)
+	}
+	return svc, func() { lock.Release() }
 }
 
 // child is one life of the child process.
@@ -130,16 +136,16 @@ func startChild(t *testing.T, dir string, submit bool) *child {
 	if !submit {
 		env = append(env, noSubmitEnv+"=1")
 	}
-	return startChildOf(t, "TestRuntimeCrashChild", runtimeChildEnv, dir, env...)
+	return startChildOf(t, runtimeChildEnv, dir, env...)
 }
 
-// startChildOf starts this test binary running only the test named, with
-// dirEnv=dir and env in its environment.
-func startChildOf(t *testing.T, test, dirEnv, dir string, env ...string) *child {
+// startChildOf starts this test binary as the child that dirEnv names
+// (TestMain), with dirEnv=dir and env in its environment.
+func startChildOf(t *testing.T, dirEnv, dir string, env ...string) *child {
 	t.Helper()
 	self, err := os.Executable()
 	require.NoError(t, err)
-	cmd := exec.Command(self, "-test.run=^"+test+"$")
+	cmd := exec.Command(self, "-test.run=^$")
 	cmd.Env = append(append(os.Environ(), dirEnv+"="+dir), env...)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)

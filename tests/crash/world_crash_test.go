@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -28,37 +27,22 @@ import (
 
 const worldChildEnv = "DUCKLM_CRASH_WORLD_DIR"
 
-// TestWorldRunCrashChild is the child of TestKilledWorldRunLosesNoAcknowledgedStep:
+// worldRunCrashChild is the child of TestKilledWorldRunLosesNoAcknowledgedStep:
 // it runs the data directory's grid (creating it in the first life) until
 // killed, printing "ack T" once the world's time T is durable.
-func TestWorldRunCrashChild(t *testing.T) {
-	dir := os.Getenv(worldChildEnv)
-	if dir == "" {
-		t.Skip("runs only as the child of TestKilledWorldRunLosesNoAcknowledgedStep")
-	}
-	fail := func(what string, err error) {
-		fmt.Fprintf(os.Stderr, "child: %s: %v\n", what, err)
-		os.Exit(3)
-	}
+func worldRunCrashChild(dir string) {
 	ctx := context.Background()
-	lock, err := service.AcquireLock(dir)
-	if err != nil {
-		fail("lock", err)
-	}
-	defer lock.Release()
-	svc, err := service.OpenWith(ctx, dir, service.Options{OllamaHost: noOllama})
-	if err != nil {
-		fail("open", err)
-	}
+	svc, release := openChild(dir)
+	defer release()
 	runs, err := svc.Worlds.Runs(ctx, "")
 	if err != nil {
-		fail("runs", err)
+		childFail("runs", err)
 	}
 	var run backend.WorldRun
 	if len(runs) > 0 {
 		run = runs[0]
 	} else if _, run, err = svc.Worlds.Create(ctx, world.NewWorld{Name: "grid", Program: starlark.BranchingGrid, Seed: 11}); err != nil {
-		fail("create", err)
+		childFail("create", err)
 	}
 	fmt.Println("ready", run.ID)
 	for {
@@ -66,7 +50,7 @@ func TestWorldRunCrashChild(t *testing.T) {
 		out, err := svc.Worlds.RunSteps(ctx, run.ID, world.RunOptions{Steps: 1000, Action: json.RawMessage(`"N"`), CheckpointEvery: 100,
 			Progress: func(saved, _ int) { fmt.Printf("ack %d\n", base+int64(saved)) }})
 		if err != nil {
-			fail("run", err)
+			childFail("run", err)
 		}
 		run = out.Run
 	}
@@ -78,7 +62,7 @@ func TestKilledWorldRunLosesNoAcknowledgedStep(t *testing.T) {
 	var runID string
 	var acked int64
 	for trial := range trials {
-		c := startChildOf(t, "TestWorldRunCrashChild", worldChildEnv, dir)
+		c := startChildOf(t, worldChildEnv, dir)
 		ready := c.await(t, 20*time.Second, "ready")
 		runID = strings.TrimPrefix(ready, "ready ")
 		// Read acknowledgements until a random moment, kill, and keep the
