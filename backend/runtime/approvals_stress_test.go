@@ -2,7 +2,6 @@ package runtime_test
 
 import (
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -21,19 +20,8 @@ import (
 // with no driver left).
 func TestAnswersRacingTheDriverNeverStrandARun(t *testing.T) {
 	t.Parallel()
-	f := setup(t)
 	var stalls atomic.Int32
-	deps := f.deps
-	log := deps.Log
-	deps.Log = func(msg string, args ...any) {
-		if strings.Contains(msg, "driving it again") {
-			stalls.Add(1)
-		}
-		log(msg, args...)
-	}
-	f.rt.Close()
-	f.rt = runtime.New(deps)
-	t.Cleanup(f.rt.Close)
+	f := setup(t, countStalls(&stalls))
 
 	const runs, steps = 4, 6
 	var ids []string

@@ -31,6 +31,20 @@ func (s *flakyStore) SaveRun(ctx context.Context, r backend.WorldRun, expect int
 	return s.RunStore.SaveRun(ctx, r, expect, events, cp)
 }
 
+// countStalls counts the driver stops that left a run moving (the runtime
+// logs each as it drives the run again).
+func countStalls(n *atomic.Int32) option {
+	return func(d *runtime.Deps) {
+		log := d.Log
+		d.Log = func(msg string, args ...any) {
+			if strings.Contains(msg, "driving it again") {
+				n.Add(1)
+			}
+			log(msg, args...)
+		}
+	}
+}
+
 // A driver that stops on a refused write leaves its run moving; the run is
 // driven again and ends, instead of standing in "running" with no driver
 // until the next restart (seen against the real model server).
@@ -40,21 +54,9 @@ func TestRunStoppedByARefusedWriteIsDrivenAgain(t *testing.T) {
 	// never started.)
 	for _, failOn := range []string{runtime.EvDecision, runtime.EvPlanAccepted, runtime.EvCompleted} {
 		t.Run(failOn, func(t *testing.T) {
-			f := setup(t)
-			var logged atomic.Bool
-			store := &flakyStore{RunStore: f.store, failOn: failOn}
-			deps := f.deps
-			deps.Store = store
-			log := deps.Log
-			deps.Log = func(msg string, args ...any) {
-				if strings.Contains(msg, "driving it again") {
-					logged.Store(true)
-				}
-				log(msg, args...)
-			}
-			f.rt.Close()
-			f.rt = runtime.New(deps)
-			t.Cleanup(f.rt.Close)
+			var stalls atomic.Int32
+			store := &flakyStore{failOn: failOn}
+			f := setup(t, countStalls(&stalls), func(d *runtime.Deps) { store.RunStore, d.Store = d.Store, store })
 			run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{
 				Task: "write and read a file", ApprovalMode: runtime.AutoSandboxed,
 				Plan: plan(
@@ -66,7 +68,7 @@ func TestRunStoppedByARefusedWriteIsDrivenAgain(t *testing.T) {
 			st := f.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed)
 			require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
 			require.EqualValues(t, 1, store.failed.Load(), "the store refused one write")
-			require.True(t, logged.Load(), "the stop is logged")
+			require.Positive(t, stalls.Load(), "the stop is logged")
 			require.Equal(t, runtime.StepDone, st.Steps["read"].State)
 		})
 	}
