@@ -90,10 +90,15 @@ describe('A stopped run says why and what next', { timeout: 150_000 }, () => {
       await diff.locator('.diff-removed').first().waitFor({ timeout: 30_000 });
       assert.deepEqual(await diff.locator('.diff-removed').allTextContents(), ['- two\n']);
       assert.deepEqual(await diff.locator('.diff-added').allTextContents(), ['+ three\n']);
-      const before = await page.getByRole('button', { name: 'Edit and approve…' }).boundingBox();
-      await page.getByRole('button', { name: 'Edit and approve…' }).click();
+      // boundingBox does not wait for the button to show: wait, then measure.
+      const edit = page.getByTestId('approval-card').getByRole('button', { name: 'Edit and approve…' });
+      await edit.waitFor();
+      const before = await edit.boundingBox();
+      await edit.click();
       // The toggle stays where the pointer is: "Approve edited" does not push it aside.
-      const after = await page.getByRole('button', { name: 'Cancel edit' }).boundingBox();
+      const cancel = page.getByTestId('approval-card').getByRole('button', { name: 'Cancel edit' });
+      await cancel.waitFor();
+      const after = await cancel.boundingBox();
       assert.equal(Math.round(after.x), Math.round(before.x), 'the edit toggle did not move');
       await page.getByRole('textbox', { name: 'Edited arguments' }).fill(JSON.stringify({ path: 'notes.txt', content: 'one\nfour\n' }));
       await page.getByRole('button', { name: 'Approve edited' }).click();
