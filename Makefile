@@ -108,12 +108,14 @@ test-desktop: $(BIN)
 ## test-e2e: browser journeys — `ducklm serve` with a fake Ollama, driven in Debian's Chromium (tests/e2e)
 E2E_FAKE_OLLAMA := build/bin/e2e-fakeollama
 E2E_REAL_OLLAMA := build/bin/e2e-realollama
+E2E_PG_SERVER := build/bin/e2e-pgserver
 test-e2e: $(BIN)
 	go build -o $(E2E_FAKE_OLLAMA) ./tests/e2e/fakeollama
 	go build -o $(E2E_REAL_OLLAMA) ./tests/realmodel/cmd/realollama
+	go build -o $(E2E_PG_SERVER) ./tests/e2e/pgserver
 	$(OLLAMA_SERVER) cd tests/e2e && npm ci --no-audit --no-fund && \
 		DUCKLM_BIN=$(CURDIR)/$(BIN) FAKE_OLLAMA_BIN=$(CURDIR)/$(E2E_FAKE_OLLAMA) \
-		REAL_OLLAMA_BIN=$(CURDIR)/$(E2E_REAL_OLLAMA) node --test
+		REAL_OLLAMA_BIN=$(CURDIR)/$(E2E_REAL_OLLAMA) PG_SERVER_BIN=$(CURDIR)/$(E2E_PG_SERVER) node --test
 
 ## package: the Debian package build/ducklm_<version>_<arch>.deb (then: sudo apt install ./build/ducklm_*.deb)
 package: build .deps/apt-package

@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -81,6 +82,33 @@ type ToolResult struct {
 	FilesChanged []string        `json:"filesChanged,omitempty"` // relative to the workspace
 	Output       json.RawMessage `json:"output,omitempty"`       // a tool's structured result (file content, world ids)
 	Sandboxed    bool            `json:"sandboxed"`
+	// Placement says where a portable tool's work ran (nil for the others,
+	// and on a database no worker can share).
+	Placement *Placement `json:"placement,omitempty"`
+}
+
+// Placement is where a portable step's work ran: on the team's workers
+// (Branches of its work on Workers distinct worker processes), or in this
+// process, Here saying why (no worker alive, the settings keep it here).
+type Placement struct {
+	Workers  int    `json:"workers,omitempty"`
+	Branches int    `json:"branches,omitempty"`
+	Here     string `json:"here,omitempty"`
+}
+
+// String says where the work ran, as the step panel does.
+func (p Placement) String() string {
+	if p.Workers > 0 {
+		return fmt.Sprintf("on the team's workers: %s on %s", plural(p.Branches, "branch", "branches"), plural(p.Workers, "worker", "workers"))
+	}
+	return strings.TrimSpace("here, in this process. " + p.Here)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // Tool is something a step can run.
@@ -128,6 +156,22 @@ func ConfinementOf(t Tool) Confinement {
 		return c.Confinement()
 	}
 	return ConfinedSandbox
+}
+
+// Portable is implemented by the tools whose calls are safe to run on the
+// team's workers rather than on the machine that runs the task: they read
+// and write only the shared database (never the task's workspace, this
+// machine's sandbox or the user's approved hosts) and give the same result
+// wherever they run. The tool catalog shows it; the tool itself chooses,
+// per call, whether workers take its work.
+type Portable interface {
+	Portable() bool
+}
+
+// IsPortable reports whether t's calls may run on the team's workers.
+func IsPortable(t Tool) bool {
+	p, ok := t.(Portable)
+	return ok && p.Portable()
 }
 
 // LargerPlanner is the model ducklm suggests when a small one cannot plan.

@@ -222,3 +222,16 @@ type WorldPage struct {
 	// Next continues the list (WorldQuery.After); empty on the last page.
 	Next string `json:"next,omitempty"`
 }
+
+// BranchRecord is all that one branch of a deliberation records: its fork,
+// its child world and run, its events (the last one its end checkpoint's)
+// and that end checkpoint. A store that records many branches in one commit
+// takes a batch of these; each branch's stream is new (its events start at
+// seq 1).
+type BranchRecord struct {
+	Fork       Fork
+	Child      WorldSpec
+	Run        WorldRun
+	Events     []Event
+	Checkpoint Checkpoint
+}

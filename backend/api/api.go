@@ -29,7 +29,8 @@ type API struct {
 	openMu sync.Mutex
 	open   *OpenRequest // what `ducklm open` asked the window to show
 
-	// deliberating holds the cancel of each running deliberation, by op.
+	// deliberating holds the cancel of each running deliberation and world
+	// run on workers, by op.
 	deliberatingMu sync.Mutex
 	deliberating   map[string]context.CancelFunc
 }

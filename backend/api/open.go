@@ -9,7 +9,7 @@ import (
 )
 
 // OpenUsage is the grammar of `ducklm open`.
-const OpenUsage = "open [runs|new|worlds|lineage|memory|settings | RUN | WORLD | timeline RUN [SEQ] | compare RUN RUN]"
+const OpenUsage = "open [runs|new|worlds|lineage|memory|workers|settings | RUN | WORLD | timeline RUN [SEQ] | compare RUN RUN]"
 
 // OpenRequest is what `ducklm open` asked the window to show: a screen, or a
 // run, world or timeline position. Parsing checks only its form; Resolve
@@ -44,7 +44,7 @@ type Opened struct {
 
 var openScreens = map[string]string{
 	"runs": "home", "home": "home", "new": "new", "worlds": "worlds",
-	"lineage": "lineage", "memory": "memory", "settings": "settings",
+	"lineage": "lineage", "memory": "memory", "workers": "workers", "settings": "settings",
 }
 
 // OpenScreens lists the screen names `ducklm open` takes, sorted.

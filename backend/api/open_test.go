@@ -18,6 +18,7 @@ func TestParseOpen(t *testing.T) {
 		"nothing":        {nil, api.OpenRequest{}},
 		"screen":         {[]string{"lineage"}, api.OpenRequest{Screen: "lineage"}},
 		"runs is home":   {[]string{"runs"}, api.OpenRequest{Screen: "home"}},
+		"workers":        {[]string{"workers"}, api.OpenRequest{Screen: "workers"}},
 		"run":            {[]string{run}, api.OpenRequest{Screen: "run", ID: run}},
 		"world":          {[]string{world}, api.OpenRequest{Screen: "world", ID: world}},
 		"timeline":       {[]string{"timeline", run}, api.OpenRequest{Screen: "timeline", ID: run}},

@@ -119,6 +119,9 @@ type RunDetail struct {
 	Run       backend.WorldRun   `json:"run"`
 	State     *runtime.RunState  `json:"state"`
 	Approvals []runtime.Approval `json:"approvals"`
+	// DrivenElsewhere says, for a run another installation drives on the
+	// team's database, who drives it and when it goes on ("" otherwise).
+	DrivenElsewhere string `json:"drivenElsewhere,omitempty"`
 }
 
 // RunDetail returns a run's folded state and open approvals.
@@ -131,11 +134,16 @@ func (a *API) RunDetail(runID string) (RunDetail, error) {
 	if err != nil {
 		return RunDetail{}, a.fail("run detail", err)
 	}
+	a.svc.Runtime.NoteConfinement(st)
 	approvals, err := a.svc.Runtime.Approvals(ctx, runID)
 	if approvals == nil {
 		approvals = []runtime.Approval{}
 	}
-	return RunDetail{Run: run, State: st, Approvals: approvals}, a.fail("run detail", err)
+	out := RunDetail{Run: run, State: st, Approvals: approvals}
+	if o := a.svc.Runtime.Elsewhere(st); o != nil && !st.Status.Terminal() {
+		out.DrivenElsewhere = runtime.DrivenBy(*o)
+	}
+	return out, a.fail("run detail", err)
 }
 
 // Approvals lists every open approval request.

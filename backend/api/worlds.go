@@ -76,9 +76,16 @@ type StepInput struct {
 	Action          string `json:"action"` // JSON text; "" or "null" lets the program choose
 	Steps           int    `json:"steps"`
 	CheckpointEvery int    `json:"checkpointEvery"`
+	// OnWorkers queues the steps as one job for the team's `ducklm worker`
+	// processes and waits for it; it needs the team's PostgreSQL and a
+	// worker alive. Op, when set, is the id the job's progress is reported
+	// under (service.Progress: done and total count steps).
+	OnWorkers bool   `json:"onWorkers,omitempty"`
+	Op        string `json:"op,omitempty"`
 }
 
-// RunWorld applies up to Steps steps (1 when unset).
+// RunWorld applies up to Steps steps (1 when unset), here or, with
+// OnWorkers, on the team's workers.
 func (a *API) RunWorld(in StepInput) (world.StepOutcome, error) {
 	if err := a.ready(); err != nil {
 		return world.StepOutcome{}, err
@@ -92,6 +99,10 @@ func (a *API) RunWorld(in StepInput) (world.StepOutcome, error) {
 	}
 	if in.Steps <= 0 {
 		in.Steps = 1
+	}
+	if in.OnWorkers {
+		out, err := a.runWorldOnWorkers(in, action)
+		return out, a.fail("run world on workers", err)
 	}
 	out, err := a.svc.Worlds.RunSteps(a.ctx(), in.RunID, world.RunOptions{Steps: in.Steps, Action: action, CheckpointEvery: in.CheckpointEvery})
 	return out, a.fail("run world", err)
@@ -268,6 +279,19 @@ func (a *API) Diff(runA, runB string) (world.BranchDiff, error) {
 	}
 	d, err := a.svc.Worlds.Diff(a.ctx(), runA, runB)
 	return d, a.fail("diff", err)
+}
+
+// StatesAt returns two simulated runs' states at one world-local time, so
+// Compare can set two branches side by side at a common moment.
+func (a *API) StatesAt(runA, runB string, at int64) (world.StatesAt, error) {
+	if err := a.ready(); err != nil {
+		return world.StatesAt{}, err
+	}
+	s, err := a.svc.Worlds.StatesAt(a.ctx(), runA, runB, at)
+	if s.Changes == nil {
+		s.Changes = []world.Change{}
+	}
+	return s, a.fail("states at a time", err)
 }
 
 // Verify re-executes a simulated run and compares it with its record.

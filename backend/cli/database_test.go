@@ -47,4 +47,7 @@ func TestWorkersNeedTheTeamDatabase(t *testing.T) {
 	r = ducklm(t, "world", "deliberate", "run_0123456789abcdef0123456789abcdef", "--on-workers", "4")
 	requireCode(t, r, cli.ExitUsage, "world", "deliberate")
 	require.Contains(t, r.stderr, "DUCKLM_DATABASE_URL")
+	r = ducklm(t, "world", "run", "run_0123456789abcdef0123456789abcdef", "--steps", "10", "--on-workers")
+	requireCode(t, r, cli.ExitUsage, "world", "run")
+	require.Contains(t, r.stderr, "DUCKLM_DATABASE_URL")
 }

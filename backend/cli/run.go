@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"ducklm/backend"
+	"ducklm/backend/memory"
 	"ducklm/backend/router"
 	"ducklm/backend/runtime"
 	"ducklm/backend/taskgraph"
@@ -379,6 +381,12 @@ func printEvent(w io.Writer, e backend.Event) {
 		if e := str("error"); e != "" {
 			detail += ": " + e
 		}
+		var where struct {
+			Placement *backend.Placement `json:"placement"`
+		}
+		if json.Unmarshal(e.Payload, &where) == nil && where.Placement != nil {
+			detail += "\n      ran " + where.Placement.String()
+		}
 	case runtime.EvCritique:
 		detail = str("step") + " score " + string(p["score"]) + ": " + str("explanation")
 	case runtime.EvApprovalRequested:
@@ -391,7 +399,7 @@ func printEvent(w io.Writer, e backend.Event) {
 		detail = str("reason")
 	case runtime.EvWarning:
 		detail = str("message")
-	case runtime.EvDecision, runtime.EvCheckpoint:
+	case runtime.EvDecision, runtime.EvCheckpoint, memory.EvPolicy:
 		return // bookkeeping: in the ledger, not on the terminal
 	}
 	fmt.Fprintf(w, "%4d  %-24s %s\n", e.Seq, e.Type, detail)
@@ -465,6 +473,20 @@ func runCancel(s *session, args []string) error {
 	if err := s.svc.Runtime.Cancel(s.ctx, id, *reason); err != nil {
 		return err
 	}
+	// On a team's database another process may drive the run: Cancel then
+	// records a request and waits a little for that process to act on it.
+	st, _, err := s.svc.Runtime.Load(s.ctx, id)
+	if err != nil {
+		return err
+	}
+	if !st.Status.Terminal() {
+		by := "the ducklm process that drives it"
+		if o := s.svc.Runtime.Elsewhere(st); o != nil {
+			by = "ducklm on " + cmp.Or(o.Host, "another machine") + ", which drives it,"
+		}
+		fmt.Fprintf(s.env.Stdout, "run %s: cancel requested; %s cancels it when it acts on the request\n", id, by)
+		return nil
+	}
 	fmt.Fprintf(s.env.Stdout, "run %s cancelled\n", id)
 	return nil
 }
@@ -514,6 +536,12 @@ func answer(s *session, args []string, approve bool) error {
 	verb := "denied"
 	if approve {
 		verb = "approved"
+	}
+	if o := s.svc.Runtime.Elsewhere(st); o != nil {
+		// Another installation drives the run: the answer waits for it,
+		// and nothing here would move the run to follow.
+		fmt.Fprintf(s.env.Stderr, "step %s of run %s %s. %s\n", found.Step, found.RunID, verb, runtime.DrivenBy(*o))
+		return nil
 	}
 	fmt.Fprintf(s.env.Stderr, "step %s of run %s %s\n", found.Step, found.RunID, verb)
 	if *detach {

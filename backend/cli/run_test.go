@@ -75,6 +75,7 @@ func TestRunOneLinerStreamsItsOutputAndCompletes(t *testing.T) {
 	require.Contains(t, r.stdout, "step.finished            step-1 exit 0\n      hi\n", "the step's output is streamed")
 	require.Contains(t, r.stdout, "run.completed")
 	require.NotContains(t, r.stdout, "decision.applied", "bookkeeping stays in the ledger")
+	require.NotContains(t, r.stdout, "memory.policy", "bookkeeping stays in the ledger")
 	require.Contains(t, r.stderr, "run "+runID+" completed: Every step of the plan is done.")
 
 	runs := runsJSON(t)

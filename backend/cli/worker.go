@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
 	"ducklm/backend"
@@ -13,7 +12,7 @@ import (
 )
 
 func init() {
-	register("worker", "work deliberation branches queued on the team's PostgreSQL (no window)",
+	register("worker", "work deliberation branches and world runs queued on the team's PostgreSQL (no window)",
 		"worker [--slots N] [--rescue-after D]", runWorker)
 }
 
@@ -23,7 +22,7 @@ func init() {
 func runWorker(env Env, args []string) error {
 	fs := newFlags("worker")
 	slots := fs.Int("slots", 1, "branches run at once")
-	rescue := fs.Duration("rescue-after", 5*time.Minute, "how long a job of a worker that vanished waits before another worker takes it")
+	rescue := fs.Duration("rescue-after", 5*time.Minute, "how long a job of a worker that hangs waits before another worker takes it (it also bounds a job; a worker that dies is replaced within seconds)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -33,10 +32,6 @@ func runWorker(env Env, args []string) error {
 	if *slots < 1 {
 		return usageError("--slots must be a positive number, not %d", *slots)
 	}
-	url := os.Getenv(service.DatabaseURLEnv)
-	if url == "" {
-		return backend.Errorf(backend.EINVALID, "a worker works for the team's PostgreSQL: set DUCKLM_DATABASE_URL (or give --database-url before the command)")
-	}
 	ctx := env.Ctx
 	if ctx == nil {
 		ctx = context.Background()
@@ -45,19 +40,26 @@ func runWorker(env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	choice, err := service.ChooseDatabase(dir, service.Options{})
+	if err != nil {
+		return err
+	}
+	url := choice.URL
+	if url == "" {
+		return backend.Errorf(backend.EINVALID, "a worker works for the team's PostgreSQL: set DUCKLM_DATABASE_URL (or give --database-url before the command, or choose the database in the window's Settings)")
+	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
-	svc, err := service.OpenWith(ctx, dir, service.Options{DatabaseURL: url, Log: log})
+	svc, err := service.OpenWith(ctx, dir, service.Options{DatabaseURL: url, Quiet: true, Log: log})
 	if err != nil {
 		return err
 	}
 	defer svc.Close()
-	host, _ := os.Hostname()
 	w, err := river.StartWorker(ctx, url, svc.Worlds, river.Options{Slots: *slots, RescueAfter: *rescue,
-		JobTimeout: min(2*time.Minute, *rescue-time.Second), ID: fmt.Sprintf("%s-%d", host, os.Getpid()), Log: log})
+		JobTimeout: min(2*time.Minute, *rescue-time.Second), WorldRunTimeout: *rescue - time.Second, Recorder: svc.DB, Log: log})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "ducklm worker: working branches with %d slot(s); Ctrl-C stops\n", *slots)
+	fmt.Fprintf(env.Stderr, "ducklm worker %s: working branches and world runs with %d slot(s); Ctrl-C stops\n", w.ID, *slots)
 	<-ctx.Done()
 	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"ducklm/backend"
+	"ducklm/backend/river"
 	"ducklm/backend/service"
 	"ducklm/backend/starlark"
 	"ducklm/backend/world"
@@ -33,7 +34,7 @@ type worldCommand struct {
 var worldCommands = []worldCommand{
 	{"new", "[--name N] (--program FILE | --example NAME) [--seed S] [--json]", "create a simulated world and its first run", true, runWorldNew, false},
 	{"step", "RUN [--action JSON] [--json]", "apply one action (null lets the program choose)", true, runWorldStep, false},
-	{"run", "RUN --steps N [--action JSON] [--checkpoint-every K] [--json]", "apply up to N steps, stopping when the world is done", true, runWorldRun, false},
+	{"run", "RUN --steps N [--action JSON] [--checkpoint-every K] [--on-workers] [--json]", "apply up to N steps, stopping when the world is done", true, runWorldRun, false},
 	{"checkpoint", "RUN [--json]", "take an exact checkpoint of a run", true, runWorldCheckpoint, false},
 	{"fork", "CHECKPOINT [--run RUN] --divergence TYPE [--delta JSON] [--seed-policy inherit|derive|fresh] [--name N] [--deliberation-index I] [--json]", "fork a new world from a checkpoint", true, runWorldFork, false},
 	{"deliberate", "RUN [--checkpoint CKP] [--strategy beam|mcts] [--width N] [--depth N] [--budget N] [--seeds K] [--time-limit D] [--rounds N | --until-done] [--apply] [--on-workers N] [--json]",
@@ -142,7 +143,9 @@ func (s *session) open() error {
 			return err
 		}
 	}
-	if s.svc, err = service.Open(s.ctx, dir); err != nil {
+	// World commands print what they did; none follows the ledger live, so
+	// on a shared database none reads every other process's commits.
+	if s.svc, err = service.OpenWith(s.ctx, dir, service.Options{Quiet: true}); err != nil {
 		return err
 	}
 	return nil
@@ -371,6 +374,7 @@ func runWorldRun(s *session, args []string) error {
 	steps := fs.Int("steps", 0, "number of steps")
 	action := fs.String("action", "", "action JSON (default null)")
 	every := fs.Int("checkpoint-every", 0, "checkpoint every K steps")
+	onWorkers := fs.Bool("on-workers", false, "queue the run as a job for a `ducklm worker` and wait for it (needs DUCKLM_DATABASE_URL)")
 	id, err := s.parseID(fs, args, backend.KindRun)
 	if err != nil {
 		return err
@@ -388,8 +392,15 @@ func runWorldRun(s *session, args []string) error {
 	if err != nil {
 		return err
 	}
+	url := os.Getenv(service.DatabaseURLEnv)
+	if *onWorkers && url == "" {
+		return s.cmd.bad("--on-workers needs the team's PostgreSQL: set DUCKLM_DATABASE_URL (or give --database-url before the command)")
+	}
 	if err := s.open(); err != nil {
 		return err
+	}
+	if *onWorkers {
+		return runWorldOnWorkers(s, url, id, *steps, a, *every)
 	}
 	// Progress reports saved steps only: a step printed here is durable.
 	taken, shown := 0, 0
@@ -411,6 +422,32 @@ func runWorldRun(s *session, args []string) error {
 	if res.Done && taken != shown {
 		fmt.Fprintf(s.env.Stderr, "step %d/%d (done)\n", taken, *steps)
 	}
+	return s.out(runOut{StepOutcome: res, Steps: taken}, func(w io.Writer) {
+		r := res.Run
+		fmt.Fprintf(w, "run: %s\nstatus: %s\ntime: %d\nsteps: %d\ndone: %t\n", r.ID, r.Status, r.WorldLocalTime, taken, res.Done)
+		fmt.Fprintf(w, "checkpoint: %s\nstate: %s\n", r.LatestCheckpointID, compact(res.State))
+	})
+}
+
+// runWorldOnWorkers queues the run as a job and waits for a worker to take
+// the steps; a worker that dies hands the rest to another, which resumes
+// from the run's last checkpoint.
+func runWorldOnWorkers(s *session, url, id string, steps int, action json.RawMessage, every int) error {
+	run, err := s.svc.Worlds.Run(s.ctx, id)
+	if err != nil {
+		return err
+	}
+	q, err := river.NewQueue(s.ctx, url)
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	fmt.Fprintf(s.env.Stderr, "queued: %d steps of %s for the workers\n", steps, id)
+	res, err := q.RunWorld(s.ctx, id, run.WorldLocalTime, steps, action, every)
+	if err != nil {
+		return err
+	}
+	taken := int(res.Run.WorldLocalTime - run.WorldLocalTime)
 	return s.out(runOut{StepOutcome: res, Steps: taken}, func(w io.Writer) {
 		r := res.Run
 		fmt.Fprintf(w, "run: %s\nstatus: %s\ntime: %d\nsteps: %d\ndone: %t\n", r.ID, r.Status, r.WorldLocalTime, taken, res.Done)

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"ducklm/backend"
@@ -56,9 +55,17 @@ func runWorldDeliberate(s *session, args []string) error {
 	if *onWorkers < 0 {
 		return s.cmd.bad("--on-workers must be a positive number, not %d", *onWorkers)
 	}
-	url := os.Getenv(service.DatabaseURLEnv)
+	dir, err := service.DataDir()
+	if err != nil {
+		return err
+	}
+	choice, err := service.ChooseDatabase(dir, service.Options{})
+	if err != nil {
+		return err
+	}
+	url := choice.URL
 	if *onWorkers > 0 && url == "" {
-		return s.cmd.bad("--on-workers needs the team's PostgreSQL: set DUCKLM_DATABASE_URL (or give --database-url before the command)")
+		return s.cmd.bad("--on-workers needs the team's PostgreSQL: set DUCKLM_DATABASE_URL (or give --database-url before the command, or choose the database in the window's Settings)")
 	}
 	if err := s.open(); err != nil {
 		return err

@@ -228,7 +228,7 @@ func TestHostsGuardAgainstDNSRebinding(t *testing.T) {
 	h.ServeHTTP(rec, req)
 	require.Equal(t, http.StatusMisdirectedRequest, rec.Code)
 
-	require.Subset(t, h.Methods(), []string{"Overview", "SubmitTask", "RunDetail", "Fork", "History"})
+	require.Subset(t, h.Methods(), []string{"Overview", "SubmitTask", "RunDetail", "Fork", "History", "Workers"})
 	require.NotContains(t, h.Methods(), "ready")
 
 	req = httptest.NewRequest(http.MethodPost, "http://127.0.0.1:9/api/call/RiskRules", strings.NewReader("[]"))

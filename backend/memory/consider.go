@@ -2,6 +2,8 @@ package memory
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"math"
 	"strings"
@@ -75,8 +77,12 @@ type Decided struct {
 // DecidedPayload is the payload of a memory.decided event: every policy
 // input, the table, and the outcome. Table.Decide(Input) == Decision.
 type DecidedPayload struct {
-	Input          memorypolicy.Input    `json:"input"`
-	Table          memorypolicy.Table    `json:"table"`
+	Input memorypolicy.Input `json:"input"`
+	// Table is the policy's table: inline in decisions recorded before
+	// runs recorded it once; ReadDecided fills it in from TableDigest.
+	Table *memorypolicy.Table `json:"table,omitempty"`
+	// TableDigest names the run's memory.policy event that holds the table.
+	TableDigest    string                `json:"tableDigest,omitempty"`
 	Decision       memorypolicy.Decision `json:"decision"`
 	MemoryID       string                `json:"memoryId,omitempty"`
 	ContentHash    string                `json:"contentHash"`
@@ -200,7 +206,7 @@ func (s *Store) Consider(ctx context.Context, c Candidate) (Decided, error) {
 		reality = backend.ExternalReal
 	}
 	d := Decided{Evaluation: ev}
-	payload := DecidedPayload{Input: ev.Input, Table: s.table, Decision: ev.Decision, ContentHash: ev.ContentHash,
+	payload := DecidedPayload{Input: ev.Input, TableDigest: s.tableDigest, Decision: ev.Decision, ContentHash: ev.ContentHash,
 		EmbeddingModel: ev.Model, Source: c.provenance()}
 	now := s.now().UTC()
 	switch ev.Decision.Action {
@@ -210,7 +216,9 @@ func (s *Store) Consider(ctx context.Context, c Candidate) (Decided, error) {
 			Sources: []Source{{Provenance: c.provenance(), CriticScore: c.CriticScore, Worth: ev.Decision.Worth, AddedAt: now}}}
 		payload.MemoryID, d.MemoryID = m.ID, m.ID
 		e := decisionEvent(EvDecided, payload, reality, c)
-		if err := s.repo.Insert(wctx, m, c.RunID, []backend.Event{e}); err != nil {
+		if err := s.recordWithPolicy(c, reality, e, func(events []backend.Event) error {
+			return s.repo.Insert(wctx, m, c.RunID, events)
+		}); err != nil {
 			return s.skipped(wctx, c, ev, "write", err)
 		}
 		d.EventID = e.ID
@@ -222,8 +230,11 @@ func (s *Store) Consider(ctx context.Context, c Candidate) (Decided, error) {
 		payload.MemoryID, d.MemoryID = ev.Decision.MergeInto, ev.Decision.MergeInto
 		e := decisionEvent(EvDecided, payload, reality, c)
 		src := Source{Provenance: c.provenance(), CriticScore: c.CriticScore, Worth: ev.Decision.Worth, AddedAt: now}
-		m, err := s.repo.Merge(wctx, ev.Decision.MergeInto, src, ev.Decision.Worth, now, c.RunID, []backend.Event{e})
-		if err != nil {
+		var m Memory
+		if err := s.recordWithPolicy(c, reality, e, func(events []backend.Event) (err error) {
+			m, err = s.repo.Merge(wctx, ev.Decision.MergeInto, src, ev.Decision.Worth, now, c.RunID, events)
+			return err
+		}); err != nil {
 			return s.skipped(wctx, c, ev, "write", err)
 		}
 		d.EventID = e.ID
@@ -233,12 +244,78 @@ func (s *Store) Consider(ctx context.Context, c Candidate) (Decided, error) {
 		}
 	default:
 		e := decisionEvent(EvDecided, payload, reality, c)
-		if err := s.repo.Record(wctx, c.RunID, []backend.Event{e}); err != nil {
+		if err := s.recordWithPolicy(c, reality, e, func(events []backend.Event) error {
+			return s.repo.Record(wctx, c.RunID, events)
+		}); err != nil {
 			return d, err
 		}
 		d.EventID = e.ID
 	}
 	return d, nil
+}
+
+// recordWithPolicy has write record the decision event e, after the
+// policy's table when this store has not recorded it on the run yet (in the
+// same transaction: a decision never names a table that is not there).
+func (s *Store) recordWithPolicy(c Candidate, reality backend.Reality, e backend.Event, write func([]backend.Event) error) error {
+	if _, had := s.policyOn.LoadOrStore(c.RunID, true); had {
+		return write([]backend.Event{e})
+	}
+	p := backend.Event{ID: backend.NewID(backend.KindEvent), Type: EvPolicy, Payload: s.policyPayload, Reality: reality,
+		WorldLocalTime: e.WorldLocalTime}
+	if err := write([]backend.Event{p, e}); err != nil {
+		s.policyOn.Delete(c.RunID)
+		return err
+	}
+	return nil
+}
+
+// PolicyPayload is the payload of a memory.policy event.
+type PolicyPayload struct {
+	// Digest names the table in the decisions that use it: sha256 of the
+	// table's JSON.
+	Digest string             `json:"digest"`
+	Table  memorypolicy.Table `json:"table"`
+}
+
+// policyOf returns a table's digest and its memory.policy payload.
+func policyOf(t memorypolicy.Table) (string, json.RawMessage) {
+	data, _ := json.Marshal(t) // maps marshal in key order: one table, one digest
+	sum := sha256.Sum256(data)
+	digest := "sha256:" + hex.EncodeToString(sum[:])
+	payload, _ := json.Marshal(PolicyPayload{Digest: digest, Table: t})
+	return digest, payload
+}
+
+// ReadDecided returns the memory.decided payloads among a run's events in
+// order, each with its policy table: inline in decisions recorded before
+// runs recorded it once, else from the run's memory.policy event its
+// digest names. A digest no event holds is an error.
+func ReadDecided(events []backend.Event) ([]DecidedPayload, error) {
+	tables := map[string]*memorypolicy.Table{}
+	var out []DecidedPayload
+	for _, e := range events {
+		switch e.Type {
+		case EvPolicy:
+			var p PolicyPayload
+			if err := json.Unmarshal(e.Payload, &p); err != nil {
+				return nil, backend.Wrap(err, backend.EINVALID, "event %d (memory.policy) is not a policy table", e.Seq)
+			}
+			tables[p.Digest] = &p.Table
+		case EvDecided:
+			var p DecidedPayload
+			if err := json.Unmarshal(e.Payload, &p); err != nil {
+				return nil, backend.Wrap(err, backend.EINVALID, "event %d (memory.decided) is not a memory decision", e.Seq)
+			}
+			if p.Table == nil {
+				if p.Table = tables[p.TableDigest]; p.Table == nil {
+					return nil, backend.Errorf(backend.EINVALID, "event %d (memory.decided) names the policy table %s, which no earlier memory.policy event of its run holds", e.Seq, p.TableDigest)
+				}
+			}
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // skipped records why a write could not be made and returns the error.

@@ -5,7 +5,8 @@
 //     through the narrow Repo interface that backend/sqlite implements);
 //   - their vectors in an in-memory chromem-go index (backend/chromem),
 //     one collection per embedding model, built from the database at start
-//     (or from a snapshot that matches it) and kept in step with every write;
+//     (or from a snapshot that matches it), kept in step with every write
+//     and, through Follow, with the memories other processes store;
 //   - the embedders: Ollama's /api/embed with a chosen model, and a built-in
 //     deterministic hashing embedder for when there is none;
 //   - the secret scanner that redacts API keys, tokens, private keys and

@@ -18,8 +18,14 @@ import (
 // Event types the store records on a run's stream.
 const (
 	// EvDecided records one write decision with every policy input, the
-	// policy table and the outcome, so it can be replayed.
+	// policy table (by the digest of an EvPolicy event of the same run;
+	// inline in decisions recorded before) and the outcome, so it can be
+	// replayed.
 	EvDecided = "memory.decided"
+	// EvPolicy records the write policy's table the run's decisions name:
+	// once per run and process (a restarted ducklm records the same table
+	// again, under the same digest), before the first decision naming it.
+	EvPolicy = "memory.policy"
 	// EvSkipped records a write the store could not make (the embedder or
 	// the database failed) and why; the run goes on.
 	EvSkipped = "memory.skipped"
@@ -145,6 +151,8 @@ type Repo interface {
 	List(ctx context.Context, q ListQuery) ([]Memory, error)
 	// Delete removes a memory and its sources.
 	Delete(ctx context.Context, id string) error
+	// Stored returns which of ids are still stored.
+	Stored(ctx context.Context, ids []string) (map[string]bool, error)
 	// Load calls fn for every memory embedded with model (vector included,
 	// content hash and sources left out) and returns the state those rows
 	// make up; consistent is false when the table changed during the scan.

@@ -67,17 +67,18 @@ func (f *fixture) events(t *testing.T, typ string) []backend.Event {
 	return evs
 }
 
-// decided decodes the run's memory.decided payloads and checks that each
-// replays: the recorded table applied to the recorded input gives the
-// recorded decision.
+// decided reads the run's memory.decided payloads (their tables resolved)
+// and checks that each replays: the recorded table applied to the recorded
+// input gives the recorded decision.
 func (f *fixture) decided(t *testing.T) []memory.DecidedPayload {
 	t.Helper()
-	var out []memory.DecidedPayload
-	for _, e := range f.events(t, memory.EvDecided) {
-		var p memory.DecidedPayload
-		require.NoError(t, json.Unmarshal(e.Payload, &p))
+	evs, err := f.ledger.Query(f.ctx, backend.EventQuery{Stream: f.run})
+	require.NoError(t, err)
+	out, err := memory.ReadDecided(evs)
+	require.NoError(t, err)
+	for _, p := range out {
+		require.NotNil(t, p.Table)
 		require.Equal(t, p.Decision, p.Table.Decide(p.Input), "the decision replays from its event")
-		out = append(out, p)
 	}
 	return out
 }

@@ -34,18 +34,30 @@ type Options struct {
 	Table *memorypolicy.Table
 	Log   func(msg string, args ...any)
 	Now   func() time.Time
+	// Shared says other processes write the table (a team's database):
+	// each retrieval then leaves out the hits another process removed
+	// (Remove records no event for Follow to see) and drops them from the
+	// index.
+	Shared bool
 }
 
 // Store is the memory store: memories in the database, their vectors in an
 // in-memory chromem-go index built from it, retrieval by similarity, and
 // Consider, which runs the write policy and applies its decision.
 type Store struct {
-	repo    Repo
-	index   *chromem.Index
-	table   memorypolicy.Table
-	snapDir string
-	log     func(string, ...any)
-	now     func() time.Time
+	repo  Repo
+	index *chromem.Index
+	table memorypolicy.Table
+	// tableDigest and policyPayload are the table's digest and its
+	// memory.policy event; policyOn holds the runs this store recorded it on.
+	tableDigest   string
+	policyPayload []byte
+	policyOn      sync.Map // run id → true
+	snapDir       string
+	// shared: other processes write the table (Options.Shared).
+	shared bool
+	log    func(string, ...any)
+	now    func() time.Time
 
 	view atomic.Pointer[view]
 	// writeMu serialises decisions and writes, so a dedup lookup sees every
@@ -77,13 +89,14 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		return nil, backend.Errorf(backend.EINTERNAL, "the memory store needs a database")
 	}
 	s := &Store{repo: opts.Repo, index: chromem.New(), table: memorypolicy.Thresholds, snapDir: opts.SnapshotDir,
-		log: opts.Log, now: opts.Now, stop: make(chan struct{})}
+		log: opts.Log, now: opts.Now, stop: make(chan struct{}), shared: opts.Shared}
 	if opts.Table != nil {
 		if err := opts.Table.Validate(); err != nil {
 			return nil, err
 		}
 		s.table = *opts.Table
 	}
+	s.tableDigest, s.policyPayload = policyOf(s.table)
 	if s.log == nil {
 		s.log = func(string, ...any) {}
 	}
@@ -326,7 +339,39 @@ func (s *Store) Retrieve(ctx context.Context, query string, k int, f Filter) ([]
 		}
 		out = append(out, retrieved(h, v.model))
 	}
+	if s.shared {
+		return s.stillStored(ctx, out)
+	}
 	return out, nil
+}
+
+// stillStored leaves out of out the memories no longer stored (another
+// process removed them) and drops them from the index: one indexed read.
+func (s *Store) stillStored(ctx context.Context, out []Retrieved) ([]Retrieved, error) {
+	if len(out) == 0 {
+		return out, nil
+	}
+	ids := make([]string, len(out))
+	for i, r := range out {
+		ids[i] = r.ID
+	}
+	stored, err := s.repo.Stored(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	kept := out[:0]
+	for _, r := range out {
+		if stored[r.ID] {
+			kept = append(kept, r)
+			continue
+		}
+		s.writeMu.Lock()
+		if err := s.index.Delete(ctx, r.ID); err == nil {
+			s.dirty.Store(true)
+		}
+		s.writeMu.Unlock()
+	}
+	return kept, nil
 }
 
 // Get returns one memory with all its provenance, from the database.

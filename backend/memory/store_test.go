@@ -52,7 +52,7 @@ func TestConsiderStoresAndRetrieves(t *testing.T) {
 	p := f.decided(t)[0]
 	require.Equal(t, d.MemoryID, p.MemoryID)
 	require.Equal(t, memory.HashModel, p.EmbeddingModel)
-	require.Equal(t, mp.Thresholds, p.Table)
+	require.Equal(t, mp.Thresholds, *p.Table)
 	require.NotContains(t, string(evs[0].Payload), "nginx", "events carry hashes, not texts")
 }
 
@@ -97,8 +97,9 @@ func TestConsiderMergesDuplicatesKeepingProvenance(t *testing.T) {
 	require.Len(t, f.decided(t), 3)
 	evs, err := f.ledger.Query(f.ctx, backend.EventQuery{Stream: other.RunID})
 	require.NoError(t, err)
-	require.Len(t, evs, 1, "a decision is recorded on the stream of the run it came from")
-	require.Equal(t, memory.EvDecided, evs[0].Type)
+	require.Equal(t, []string{memory.EvPolicy, memory.EvDecided}, []string{evs[0].Type, evs[1].Type},
+		"a decision is recorded on the stream of the run it came from, after the run's policy table")
+	require.Len(t, evs, 2)
 }
 
 func TestConsiderSkipsAndRecordsWhy(t *testing.T) {

@@ -2,10 +2,11 @@ package river_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"strconv"
+	"runtime/pprof"
 	"syscall"
 	"testing"
 	"time"
@@ -17,43 +18,62 @@ import (
 	"ducklm/backend/deliberation"
 	"ducklm/backend/postgres/pgtest"
 	"ducklm/backend/river"
+	"ducklm/backend/service"
 	"ducklm/backend/starlark"
 	"ducklm/backend/world"
 )
 
-// TestWorkerProcess is the worker process of TestKilledWorkersLoseNoBranch;
-// it does nothing in a normal run.
+// TestWorkerProcess is the worker process of TestKilledWorkersLoseNoBranch
+// and BenchmarkBranchesOnWorkers; it does nothing in a normal run.
 func TestWorkerProcess(t *testing.T) {
 	url := os.Getenv("DUCKLM_TEST_WORKER_URL")
 	if url == "" {
 		return
 	}
-	svc := openOn(t, url)
-	slots := 2
-	if n, err := strconv.Atoi(os.Getenv("DUCKLM_TEST_WORKER_SLOTS")); err == nil && n > 0 {
-		slots = n
-	}
-	_, err := river.StartWorker(context.Background(), url, svc.Worlds,
-		river.Options{Slots: slots, JobTimeout: time.Second, RescueAfter: 2 * time.Second})
+	svc, err := service.OpenWith(context.Background(), t.TempDir(), service.Options{DatabaseURL: url, Quiet: true})
 	require.NoError(t, err)
+	_, err = river.StartWorker(context.Background(), url, svc.Worlds, river.Options{
+		Slots: envInt("DUCKLM_TEST_WORKER_SLOTS", 2), ID: os.Getenv("DUCKLM_TEST_WORKER_ID"),
+		JobTimeout: 30 * time.Second, RescueAfter: time.Minute, ReapEvery: 200 * time.Millisecond, Recorder: svc.DB})
+	require.NoError(t, err)
+	if path := os.Getenv("DUCKLM_TEST_WORKER_CPUPROFILE"); path != "" {
+		// A CPU profile of the worker for the first seconds of its life
+		// (DUCKLM_TEST_WORKER_PROFILE_SECONDS, 10): it is killed, not stopped.
+		f, err := os.Create(fmt.Sprintf("%s.%d", path, os.Getpid()))
+		require.NoError(t, err)
+		require.NoError(t, pprof.StartCPUProfile(f))
+		time.Sleep(time.Duration(envInt("DUCKLM_TEST_WORKER_PROFILE_SECONDS", 10)) * time.Second)
+		pprof.StopCPUProfile()
+		require.NoError(t, f.Close())
+	}
 	select {} // until killed
 }
 
-// Worker processes SIGKILLed at random moments during a deliberation: River
-// gives their jobs to another worker, every branch is recorded once (a
-// retry of a branch that was committed returns it), and every branch's
-// seqs are gap-free.
+// Worker processes SIGKILLed during a deliberation, each at a moment set by
+// the round's progress: a victim works until it has finished 0 to 2 jobs
+// and is running another, then dies a few milliseconds into it. Every kill
+// lands before the round ends; the job it interrupted goes back to the
+// queue (the next worker reaps it: the victim's liveness lock is free) and
+// runs again. Every branch is recorded once, none is missing, no event is
+// duplicated, every branch's seqs are gap-free. DUCKLM_TEST_KILLS sets the
+// number of kills (6; the acceptance run uses 100).
 func TestKilledWorkersLoseNoBranch(t *testing.T) {
 	t.Setenv("OLLAMA_HOST", "127.0.0.1:1")
+	kills := envInt("DUCKLM_TEST_KILLS", 6)
+	const batch = 2
+	budget := (4*kills + 20) * batch // more than the victims can finish
 	url := pgtest.URL(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute+time.Duration(kills)*10*time.Second)
 	defer cancel()
 	svc := openOn(t, url)
 	_, run, err := svc.Worlds.Create(ctx, world.NewWorld{Name: "grid", Program: starlark.BranchingGrid, Seed: 9})
 	require.NoError(t, err)
-	q, err := river.NewQueue(ctx, url)
+	q, err := river.NewQueue(ctx, url, river.QueueOptions{Batch: batch})
 	require.NoError(t, err)
 	defer q.Close()
+	pool, err := pgxpool.New(ctx, url)
+	require.NoError(t, err)
+	defer pool.Close()
 
 	type outcome struct {
 		res deliberation.Result
@@ -62,48 +82,93 @@ func TestKilledWorkersLoseNoBranch(t *testing.T) {
 	done := make(chan outcome, 1)
 	go func() {
 		res, err := svc.Deliberation.WithEvaluator(q).Deliberate(ctx, deliberation.Options{
-			RunID: run.ID, Strategy: deliberation.Beam, Width: 4, Depth: 8, Budget: 400, Workers: 6})
+			RunID: run.ID, Strategy: deliberation.Beam, Width: 128, Depth: 40, Seeds: 2, Budget: budget, Workers: 16})
 		done <- outcome{res, err}
 	}()
-	// Only worker processes that get killed work at first, so every kill
-	// lands while there is work; then one worker that lives finishes.
-	kills := 6
-	if n, err := strconv.Atoi(os.Getenv("DUCKLM_TEST_KILLS")); err == nil && n > 0 {
-		kills = n
+	roundOver := func() bool {
+		select {
+		case got := <-done:
+			done <- got
+			return true
+		default:
+			return false
+		}
 	}
+	jobsOf := func(id string) (completed, running int) {
+		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE state = 'completed'), count(*) FILTER (WHERE state = 'running')
+			FROM river_job WHERE attempted_by[cardinality(attempted_by)] = $1`, id).Scan(&completed, &running))
+		return
+	}
+
+	midJob := 0
+	start := time.Now()
 	for i := 0; i < kills; i++ {
+		id := fmt.Sprintf("victim-%d-%d", os.Getpid(), i)
 		cmd := exec.Command(os.Args[0], "-test.run=^TestWorkerProcess$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "DUCKLM_TEST_WORKER_URL="+url)
+		cmd.Env = append(os.Environ(), "DUCKLM_TEST_WORKER_URL="+url, "DUCKLM_TEST_WORKER_ID="+id, "DUCKLM_TEST_WORKER_SLOTS=1")
 		require.NoError(t, cmd.Start())
-		time.Sleep(time.Duration(1500+rand.IntN(1500)) * time.Millisecond)
+		finish := rand.IntN(3)
+		deadline := time.Now().Add(3 * time.Minute)
+		for {
+			require.False(t, roundOver(), "the round ended before kill %d of %d: it must outlast the kills", i+1, kills)
+			require.True(t, time.Now().Before(deadline), "victim %s never took a job", id)
+			if c, r := jobsOf(id); c >= finish && r > 0 {
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		time.Sleep(time.Duration(rand.IntN(5000)) * time.Microsecond)
 		require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 		cmd.Wait()
+		require.False(t, roundOver(), "kill %d of %d landed after the round ended", i+1, kills)
+		if _, r := jobsOf(id); r > 0 {
+			midJob++ // it died with a job under way, not between two
+		}
 	}
+	killPhase := time.Since(start)
 	finisher, err := river.StartWorker(ctx, url, openOn(t, url).Worlds,
-		river.Options{Slots: 2, JobTimeout: time.Second, RescueAfter: 2 * time.Second})
+		river.Options{Slots: 2, JobTimeout: 30 * time.Second, RescueAfter: time.Minute, ReapEvery: 200 * time.Millisecond})
 	require.NoError(t, err)
 	defer finisher.Stop(context.Background())
 	got := <-done
 	require.NoError(t, got.err)
 	r := got.res.Rounds[0]
+	require.Equal(t, budget, r.Budget.Used, "the round spent its whole budget")
 	require.Len(t, r.Branches, r.Budget.Used)
 
+	// Every branch once: one world, one run, one fork record each; nothing
+	// else left by a killed worker.
 	specs, err := svc.Worlds.Specs(ctx)
 	require.NoError(t, err)
 	require.Len(t, specs, r.Budget.Used+1, "every branch recorded once, none left over by a killed worker")
+	var forks, runs, streams, events, dupIDs, badStreams int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM forks), (SELECT count(*) FROM world_runs),
+		(SELECT count(*) FROM streams), (SELECT count(*) FROM events),
+		(SELECT count(*) FROM (SELECT id FROM events GROUP BY id HAVING count(*) > 1) d),
+		(SELECT count(*) FROM (SELECT s.id FROM streams s LEFT JOIN events e ON e.stream_id = s.id
+			GROUP BY s.id, s.head_seq HAVING count(e.pos) <> s.head_seq OR coalesce(max(e.seq), 0) <> s.head_seq OR count(DISTINCT e.seq) <> count(e.pos)) b)`).
+		Scan(&forks, &runs, &streams, &events, &dupIDs, &badStreams))
+	require.Equal(t, r.Budget.Used, forks)
+	var branchRuns, branchWorlds int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(r.id), count(DISTINCT w.id) FROM world_specs w
+		JOIN world_runs r ON r.world_id = w.id WHERE w.parent_world_id IS NOT NULL`).Scan(&branchRuns, &branchWorlds))
+	require.Equal(t, r.Budget.Used, branchRuns, "one run per branch")
+	require.Equal(t, r.Budget.Used, branchWorlds)
+	require.Zero(t, dupIDs, "no event recorded twice")
+	require.Zero(t, badStreams, "every stream's seqs are 1..head, gap-free")
 	for _, b := range r.Branches {
-		events, err := svc.Ledger.Query(ctx, backend.EventQuery{Stream: b.RunID})
+		evs, err := svc.Ledger.Query(ctx, backend.EventQuery{Stream: b.RunID})
 		require.NoError(t, err)
-		require.NotEmpty(t, events)
-		for i, e := range events {
+		require.NotEmpty(t, evs)
+		for i, e := range evs {
 			require.EqualValues(t, i+1, e.Seq)
 		}
 	}
-	pool, err := pgxpool.New(ctx, url)
-	require.NoError(t, err)
-	defer pool.Close()
-	var retried, rescued int
-	require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FILTER (WHERE attempt > 1), count(*) FILTER (WHERE coalesce(cardinality(errors), 0) > 0) FROM river_job").Scan(&retried, &rescued))
-	t.Logf("%d SIGKILLs of worker processes; %d branches in %d jobs, %d run more than once, %d with an error recorded",
-		kills, r.Budget.Used, r.Budget.Used, retried, rescued)
+	var jobs, retried, reaped int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE attempt > 1),
+		coalesce(sum(cardinality(errors)), 0) FROM river_job`).Scan(&jobs, &retried, &reaped))
+	require.GreaterOrEqual(t, reaped, midJob, "every job a victim died in went back to the queue, with the death recorded")
+	t.Logf("%d SIGKILLs of worker processes during a %d-branch round (kill phase %s), %d of them with a job under way; "+
+		"%d jobs, %d run more than once, %d deaths recorded on jobs; %d events, none duplicated, seqs gap-free",
+		kills, r.Budget.Used, killPhase.Round(time.Second), midJob, jobs, retried, reaped, events)
 }

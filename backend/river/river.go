@@ -2,10 +2,15 @@ package river
 
 import (
 	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -22,41 +27,174 @@ import (
 // QueueBranches is the queue deliberation branches go to.
 const QueueBranches = "branches"
 
-// BranchArgs is a branch job: the request, its Key set.
-type BranchArgs struct {
-	Request world.BranchRequest `json:"request"`
+// DoneChannel is the PostgreSQL notification channel a worker announces a
+// finished job on (its id), in the transaction that completes it, so the
+// queue that waits for it reads the result at once instead of polling.
+const DoneChannel = "ducklm_job_done"
+
+// BranchesArgs is a job of several branches of one deliberation, each with
+// its Key set: one job carries a batch, so the queue's per-job cost (insert,
+// fetch, completion, the waiter's read) is paid once for all of them.
+type BranchesArgs struct {
+	Requests []world.BranchRequest `json:"requests"`
 }
 
 // Kind implements river.JobArgs.
-func (BranchArgs) Kind() string { return "ducklm.branch" }
+func (BranchesArgs) Kind() string { return "ducklm.branches" }
 
 // InsertOpts implements river.JobArgsWithInsertOpts.
-func (BranchArgs) InsertOpts() rv.InsertOpts {
+func (BranchesArgs) InsertOpts() rv.InsertOpts {
 	return rv.InsertOpts{Queue: QueueBranches, MaxAttempts: 25}
 }
+
+var _ BatchBrancher = (*world.Service)(nil)
 
 // Brancher runs one branch (world.Service does).
 type Brancher interface {
 	Branch(ctx context.Context, req world.BranchRequest) (world.BranchResult, error)
 }
 
-type branchWorker struct {
-	rv.WorkerDefaults[BranchArgs]
-	worlds  Brancher
-	timeout time.Duration
+// BatchBrancher runs a job's branches and records them in one commit,
+// running within inside it (world.Service does); a Brancher without it
+// records them one by one.
+type BatchBrancher interface {
+	Branches(ctx context.Context, reqs []world.BranchRequest, within world.BranchesCommit) ([]world.BranchResult, bool, error)
 }
 
-// Work runs the branch and records its result as the job's output.
-func (w *branchWorker) Work(ctx context.Context, job *rv.Job[BranchArgs]) error {
-	res, err := w.worlds.Branch(ctx, job.Args.Request)
+type branchesWorker struct {
+	rv.WorkerDefaults[BranchesArgs]
+	worlds  Brancher
+	pool    *pgxpool.Pool
+	timeout time.Duration
+	heart   *heart
+}
+
+// Work runs the job's branches and records them, the job's completion with
+// their results as its output, and its announcement on DoneChannel in ONE
+// transaction when the worlds can (BatchBrancher; completeInLedger). Else,
+// or when that commit found branches recorded before, the branches are
+// recorded one by one and the job completed after them (completeAnnounced).
+// A job run again after its worker died runs its branches again: those
+// already recorded return what was recorded.
+func (w *branchesWorker) Work(ctx context.Context, job *rv.Job[BranchesArgs]) error {
+	reqs := job.Args.Requests
+	label := fmt.Sprintf("%d branches", len(reqs))
+	if len(reqs) > 0 {
+		label = fmt.Sprintf("%d branches of round %d from %s", len(reqs), reqs[0].DeliberationIndex, reqs[0].CheckpointID)
+	}
+	w.heart.begin(backend.WorkerJob{ID: job.ID, Kind: "branches", Label: label, StartedAt: time.Now().UTC()})
+	defer w.heart.end(job.ID)
+	if bb, ok := w.worlds.(BatchBrancher); ok {
+		out, committed, err := bb.Branches(ctx, reqs, func(tx *sql.Tx, out []world.BranchResult) error {
+			return completeInLedger(ctx, tx, job.JobRow, branchesOutput(out))
+		})
+		if err != nil || committed {
+			return err
+		}
+		return completeAnnounced(ctx, w.pool, job, branchesOutput(out))
+	}
+	out := make([]world.BranchResult, len(reqs))
+	for i, req := range reqs {
+		res, err := w.worlds.Branch(ctx, req)
+		if err != nil {
+			return err
+		}
+		out[i] = res
+	}
+	return completeAnnounced(ctx, w.pool, job, branchesOutput(out))
+}
+
+// branchesOutput is a job's results as its recorded output: their JSON as
+// ONE string. River keeps a job's output in its metadata, a jsonb column
+// under a GIN index, and writes it twice (the completion, then River's own
+// completer): as a document of hundreds of keys (8 branches' forks, runs,
+// checkpoints, states and next actions) each write cost PostgreSQL ~3 ms
+// of index entries and detoasting, more than the rest of the job's commits
+// together; as one string it is one index entry. readBranchesOutput reads
+// both forms.
+func branchesOutput(out []world.BranchResult) string {
+	b, err := json.Marshal(out)
+	if err != nil {
+		return "[]" // BranchResult always marshals; an empty output reads as a miscount
+	}
+	return string(b)
+}
+
+// readBranchesOutput reads a branch job's output: a string holding the
+// results' JSON (branchesOutput), or the results themselves (written by
+// workers before it).
+func readBranchesOutput(raw []byte) ([]world.BranchResult, error) {
+	var res []world.BranchResult
+	if len(raw) > 0 && raw[0] == '"' {
+		var text string
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return nil, err
+		}
+		raw = []byte(text)
+	}
+	err := json.Unmarshal(raw, &res)
+	return res, err
+}
+
+// completeInLedger completes a running job, with output (a JSON string) as
+// its recorded output, and announces it on DoneChannel, inside tx: the
+// ledger's transaction that records the job's branches, so the branches,
+// the job's end and the announcement commit together, once a job.
+//
+// It writes River's job row itself (state, finalized_at and the "output"
+// key of metadata that rivertype.JobRow.Output reads), as JobCompleteTx
+// would: JobCompleteTx takes a transaction of the client's driver (pgx),
+// and the ledger's is database/sql's. It also writes the row once where
+// RecordOutput and JobCompleteTx write it twice (the completion, then
+// River's completer merging the output again): River's job table indexes
+// metadata with GIN, and each write of a job's row was the costliest
+// statement of a branch job (measured with pg_stat_statements: ~4 ms of a
+// job's ~9 ms of PostgreSQL time). River's completer, after Work returns,
+// finds the job no longer running and writes nothing. The job must still
+// be this attempt's (running, same attempt): a job given to another worker
+// meanwhile (its worker's liveness lock was lost while it lived on) rolls
+// the branches back here and this attempt ends in an error; River then
+// retries the job, and the attempt that completes it records its branches
+// once.
+func completeInLedger(ctx context.Context, tx *sql.Tx, job *rivertype.JobRow, output string) error {
+	res, err := tx.ExecContext(ctx, `UPDATE river_job SET state = 'completed', finalized_at = now(),
+		metadata = metadata || jsonb_build_object('output', $2::text)
+		WHERE id = $1 AND state = 'running' AND attempt = $3`, job.ID, output, job.Attempt)
+	if err != nil {
+		return backend.Wrap(err, backend.EUNAVAILABLE, "cannot complete job %d", job.ID)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return backend.Errorf(backend.ECONFLICT, "job %d (attempt %d) is no longer running on this worker; its branches are left to the attempt that runs it", job.ID, job.Attempt)
+	}
+	if _, err := tx.ExecContext(ctx, "SELECT pg_notify($1, $2)", DoneChannel, strconv.FormatInt(job.ID, 10)); err != nil {
+		return backend.Wrap(err, backend.EUNAVAILABLE, "cannot announce job %d", job.ID)
+	}
+	return nil
+}
+
+// completeAnnounced records out as the job's output and completes the job
+// in one transaction that also announces it on DoneChannel, so the queue
+// waiting for it reads the result on the announcement instead of polling.
+func completeAnnounced[T rv.JobArgs](ctx context.Context, pool *pgxpool.Pool, job *rv.Job[T], out any) error {
+	if err := rv.RecordOutput(ctx, out); err != nil {
+		return err
+	}
+	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return err
 	}
-	return rv.RecordOutput(ctx, res)
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if _, err := rv.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", DoneChannel, strconv.FormatInt(job.ID, 10)); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
 }
 
 // Timeout implements river.Worker.
-func (w *branchWorker) Timeout(*rv.Job[BranchArgs]) time.Duration { return w.timeout }
+func (w *branchesWorker) Timeout(*rv.Job[BranchesArgs]) time.Duration { return w.timeout }
 
 // retrySoon retries a failed branch after a second: a branch fails for a
 // reason outside it (a worker died, the database was away), not for its
@@ -67,19 +205,30 @@ func (retrySoon) NextRetry(job *rivertype.JobRow) time.Time {
 	return time.Now().Add(time.Duration(min(len(job.Errors)+1, 10)) * time.Second)
 }
 
-// Options tune workers and queues.
+// Options tune workers.
 type Options struct {
-	// Slots is how many branches a worker runs at once (default 1).
+	// Slots is how many jobs a worker runs at once (default 1).
 	Slots int
-	// JobTimeout bounds one branch (default 2 minutes).
+	// JobTimeout bounds one job of branches, all of them (default 2 minutes).
 	JobTimeout time.Duration
-	// RescueAfter is how long a job whose worker vanished (killed, its
-	// machine gone) stays running before River gives it to another worker
-	// (default 5 minutes; it must exceed JobTimeout).
+	// WorldRunTimeout bounds one world run job (default 1 hour); it must
+	// stay under RescueAfter.
+	WorldRunTimeout time.Duration
+	// RescueAfter is how long a job whose worker vanished stays running
+	// before River gives it to another worker (default 5 minutes; it must
+	// exceed JobTimeout). A worker whose connection ended is found sooner:
+	// see ReapEvery.
 	RescueAfter time.Duration
-	// ID names the worker in River's tables (default: River's).
-	ID  string
-	Log *slog.Logger
+	// ReapEvery is how often the worker looks for jobs of workers that
+	// died (their liveness lock free) and puts them back (default 1 s).
+	ReapEvery time.Duration
+	// ID names the worker in River's tables and in the workers table
+	// (default: host-pid-random).
+	ID string
+	// Recorder, when set, keeps the worker's row in the workers table:
+	// heartbeat, jobs under way, jobs done.
+	Recorder Recorder
+	Log      *slog.Logger
 }
 
 func (o *Options) defaults() {
@@ -89,12 +238,30 @@ func (o *Options) defaults() {
 	if o.JobTimeout <= 0 {
 		o.JobTimeout = 2 * time.Minute
 	}
-	if o.RescueAfter <= o.JobTimeout {
-		o.RescueAfter = max(5*time.Minute, o.JobTimeout+time.Second)
+	if o.WorldRunTimeout <= 0 {
+		o.WorldRunTimeout = time.Hour
+	}
+	if o.RescueAfter <= max(o.JobTimeout, o.WorldRunTimeout) {
+		o.RescueAfter = max(5*time.Minute, max(o.JobTimeout, o.WorldRunTimeout)+time.Second)
+	}
+	if o.ReapEvery <= 0 {
+		o.ReapEvery = time.Second
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	if o.ID == "" {
+		o.ID = NewWorkerID()
+	}
+}
+
+// NewWorkerID names a worker process: its host, its pid and a random tail
+// (a pid is reused, on one host or in two containers).
+func NewWorkerID() string {
+	host, _ := os.Hostname()
+	var b [3]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
 }
 
 func connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
@@ -139,8 +306,14 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 
 // Worker works branch jobs in this process.
 type Worker struct {
+	// ID names the worker in River's tables and the workers table.
+	ID     string
 	pool   *pgxpool.Pool
 	client *rv.Client[pgx.Tx]
+	heart  *heart
+	live   *liveness
+	reaper context.CancelFunc
+	reaped chan struct{}
 }
 
 // StartWorker joins the queue on the PostgreSQL database at url and works
@@ -151,8 +324,25 @@ func StartWorker(ctx context.Context, url string, worlds Brancher, opts Options)
 	if err != nil {
 		return nil, err
 	}
+	live, err := holdLiveness(ctx, pool, opts.ID)
+	if err != nil {
+		pool.Close()
+		return nil, backend.Wrap(err, backend.EUNAVAILABLE, "cannot join the work queue")
+	}
+	var h *heart
+	if opts.Recorder != nil {
+		if h, err = startHeart(ctx, opts.Recorder, opts.ID, opts.Slots, opts.Log.Warn); err != nil {
+			live.release()
+			pool.Close()
+			return nil, err
+		}
+	}
 	workers := rv.NewWorkers()
-	rv.AddWorker(workers, &branchWorker{worlds: worlds, timeout: opts.JobTimeout})
+	bw := &branchesWorker{worlds: worlds, pool: pool, timeout: opts.JobTimeout, heart: h}
+	rv.AddWorker(workers, bw)
+	if runner, ok := worlds.(Runner); ok {
+		rv.AddWorker(workers, &worldRunWorker{worlds: runner, w: bw, timeout: opts.WorldRunTimeout})
+	}
 	client, err := rv.NewClient(riverpgxv5.New(pool), &rv.Config{
 		ID:                   opts.ID,
 		Queues:               map[string]rv.QueueConfig{QueueBranches: {MaxWorkers: opts.Slots}},
@@ -160,99 +350,33 @@ func StartWorker(ctx context.Context, url string, worlds Brancher, opts Options)
 		JobTimeout:           opts.JobTimeout,
 		RescueStuckJobsAfter: opts.RescueAfter,
 		RetryPolicy:          retrySoon{},
-		FetchCooldown:        20 * time.Millisecond,
-		FetchPollInterval:    500 * time.Millisecond,
+		FetchCooldown:        2 * time.Millisecond,
+		FetchPollInterval:    100 * time.Millisecond,
 		Logger:               opts.Log,
 	})
+	if err == nil {
+		err = client.Start(ctx)
+	}
 	if err != nil {
+		h.close()
+		live.release()
 		pool.Close()
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot start a worker")
 	}
-	if err := client.Start(ctx); err != nil {
-		pool.Close()
-		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot start a worker")
-	}
-	return &Worker{pool: pool, client: client}, nil
+	rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	w := &Worker{ID: opts.ID, pool: pool, client: client, heart: h, live: live, reaper: stop, reaped: make(chan struct{})}
+	go func() { defer close(w.reaped); reapLoop(rctx, pool, opts.ID, opts.ReapEvery, opts.Log.Warn) }()
+	return w, nil
 }
 
-// Stop finishes the branches under way (until ctx ends) and leaves the queue.
+// Stop finishes the jobs under way (until ctx ends), leaves the queue and
+// marks the worker's row stopped.
 func (w *Worker) Stop(ctx context.Context) error {
 	err := w.client.Stop(ctx)
+	w.reaper()
+	<-w.reaped
+	w.heart.close()
+	w.live.release()
 	w.pool.Close()
 	return err
-}
-
-// Queue evaluates branches as jobs that workers run: it stands in for the
-// in-process evaluator of a deliberation.
-type Queue struct {
-	pool   *pgxpool.Pool
-	client *rv.Client[pgx.Tx]
-}
-
-// NewQueue opens the queue on the PostgreSQL database at url for inserting
-// branch jobs and following them.
-func NewQueue(ctx context.Context, url string) (*Queue, error) {
-	pool, err := connect(ctx, url)
-	if err != nil {
-		return nil, err
-	}
-	client, err := rv.NewClient(riverpgxv5.New(pool), &rv.Config{})
-	if err != nil {
-		pool.Close()
-		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot open the work queue")
-	}
-	return &Queue{pool: pool, client: client}, nil
-}
-
-// Close releases the queue's connections.
-func (q *Queue) Close() { q.pool.Close() }
-
-// Branch implements the deliberation's Evaluator: it inserts a job and
-// waits until a worker has recorded the branch. A request without a Key
-// gets one, so River's retries of this job record the branch once.
-func (q *Queue) Branch(ctx context.Context, req world.BranchRequest) (world.BranchResult, error) {
-	var out world.BranchResult
-	if req.Key == "" {
-		req.Key = backend.NewID(backend.KindFork)
-	}
-	ins, err := q.client.Insert(ctx, BranchArgs{Request: req}, nil)
-	if err != nil {
-		return out, backend.Wrap(err, backend.EUNAVAILABLE, "cannot queue a branch")
-	}
-	id := ins.Job.ID
-	wait := 5 * time.Millisecond
-	for {
-		select {
-		case <-ctx.Done():
-			q.client.JobCancel(context.WithoutCancel(ctx), id)
-			return out, ctx.Err()
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, 200*time.Millisecond)
-		row, err := q.client.JobGet(ctx, id)
-		if err != nil {
-			continue // the database may be away for a moment; ctx bounds the wait
-		}
-		switch row.State {
-		case rivertype.JobStateCompleted:
-			if err := json.Unmarshal(row.Output(), &out); err != nil {
-				return out, backend.Wrap(err, backend.EINTERNAL, "branch job %d left no result", id)
-			}
-			return out, nil
-		case rivertype.JobStateDiscarded, rivertype.JobStateCancelled:
-			last := "no error recorded"
-			if n := len(row.Errors); n > 0 {
-				last = row.Errors[n-1].Error
-			}
-			return out, backend.Errorf(backend.EUNAVAILABLE, "branch job %d was %s after %d attempts: %s", id, row.State, row.Attempt, last)
-		}
-	}
-}
-
-// Pending counts branch jobs not finished yet, for progress.
-func (q *Queue) Pending(ctx context.Context) (int64, error) {
-	var n int64
-	err := q.pool.QueryRow(ctx, fmt.Sprintf(
-		"SELECT count(*) FROM river_job WHERE queue = '%s' AND state IN ('available', 'running', 'retryable', 'scheduled')", QueueBranches)).Scan(&n)
-	return n, err
 }

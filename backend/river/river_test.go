@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend"
@@ -89,6 +90,27 @@ func TestDeliberationBranchesRunOnWorkers(t *testing.T) {
 	n, err := q.Pending(ctx)
 	require.NoError(t, err)
 	require.Zero(t, n)
+
+	// Each job's branches, its completion and its announcement are ONE
+	// transaction: every branch row was written by the transaction that
+	// completed its job (PostgreSQL's xmin names it).
+	pool, err := pgxpool.New(ctx, url)
+	require.NoError(t, err)
+	defer pool.Close()
+	rows, err := pool.Query(ctx, `SELECT j.xmin::text, r.xmin::text, r.id FROM river_job j
+		CROSS JOIN LATERAL jsonb_array_elements((j.metadata->>'output')::jsonb) AS b
+		JOIN world_runs r ON r.id = b->'run'->>'id'
+		WHERE j.kind = 'ducklm.branches'`)
+	require.NoError(t, err)
+	seen := 0
+	for rows.Next() {
+		var job, branch, id string
+		require.NoError(t, rows.Scan(&job, &branch, &id))
+		require.Equal(t, job, branch, "branch run %s is committed with its job's completion", id)
+		seen++
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, r.Budget.Used, seen, "every branch is in a completed job's output")
 }
 
 // Workers and queues that start at once on a new database set up River's

@@ -116,6 +116,17 @@ func (c *Controller) Approvals(ctx context.Context, runID string) ([]Approval, e
 	return out, nil
 }
 
+// NoteConfinement fills in where each finished step of st ran when its
+// result does not say (results recorded before they did), from the catalog,
+// as the step's approval card did. It changes only the caller's copy.
+func (c *Controller) NoteConfinement(st *RunState) {
+	for _, s := range st.Steps {
+		if s.Result != nil && s.Result.Confinement == "" {
+			s.Result.Confinement = c.confinement(s)
+		}
+	}
+}
+
 // confinement is where a step runs: a coder's script in the sandbox, a
 // tool where the catalog says.
 func (c *Controller) confinement(s *StepRecord) backend.Confinement {
@@ -189,7 +200,8 @@ func (c *Controller) Answer(ctx context.Context, runID string, a Answer) error {
 	if err := c.appendWith(ctx, st, nil, e); err != nil {
 		return err
 	}
-	c.Start(runID)
+	c.adopt(st)
+	c.Start(runID) // drives the run when this installation does (mayDrive)
 	return nil
 }
 

@@ -50,3 +50,33 @@ func TestFileWriteApprovalCarriesTheCurrentFile(t *testing.T) {
 	require.Nil(t, as[0].Current)
 	require.Equal(t, backend.ConfinedSandbox, as[0].Confinement)
 }
+
+// A finished step says where it ran, with the approval card's truth: ducklm
+// itself for the file tools (inside the workspace), the sandbox for a shell
+// command. Its sandboxed flag alone would call a file write sandboxed.
+func TestAFinishedStepSaysWhereItRan(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "write, read, list", ApprovalMode: runtime.AutoSandboxed,
+		Plan: plan(
+			step("write", "file_write", `{"path":"a.txt","content":"A"}`),
+			step("read", "file_read", `{"path":"a.txt"}`, "write"),
+			shell("list", "ls", "read"),
+		)})
+	require.NoError(t, err)
+	f.approveAll(t, run.ID)
+	st := f.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed)
+	require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
+	require.Equal(t, backend.ConfinedWorkspace, st.Steps["write"].Result.Confinement)
+	require.Equal(t, backend.ConfinedWorkspace, st.Steps["read"].Result.Confinement)
+	require.Equal(t, backend.ConfinedSandbox, st.Steps["list"].Result.Confinement)
+
+	// A step finished before results said where (older data) is told by
+	// the catalog, as its approval card was.
+	for _, s := range st.Steps {
+		s.Result.Confinement = ""
+	}
+	f.rt.NoteConfinement(st)
+	require.Equal(t, backend.ConfinedWorkspace, st.Steps["write"].Result.Confinement)
+	require.Equal(t, backend.ConfinedSandbox, st.Steps["list"].Result.Confinement)
+}

@@ -40,6 +40,9 @@ type runMemo struct {
 	// recent are the run's last events as this process appended them, in
 	// seq order up to head: the driver folds them without reading them back.
 	recent []backend.Event
+	// tail are the run's last events from every writer in this process,
+	// when the ledger reports its commits (tail.go).
+	tail runTail
 	// damagedLogged is the damaged latest checkpoint this process has
 	// logged: a finished run, which no driver takes up to write a fresh
 	// one, would otherwise log it at every Load.

@@ -77,6 +77,14 @@ type Deps struct {
 	// ScriptTool runs a coder script (language, source) as a sandboxed step.
 	ScriptTool func(language, source string) backend.Tool
 	Log        func(msg string, args ...any)
+	// Installation is the installation this controller drives runs for:
+	// Submit records it as the run's owner (zero: none recorded, every run
+	// is this process's, as on a lone data directory).
+	Installation Installation
+	// Drivers lets one process at a time drive a run when other processes
+	// share the database (PostgreSQL); nil when the data directory's lock
+	// already makes this process the only writer (SQLite).
+	Drivers DriverLocks
 }
 
 // Controller is the Runtime Loop Controller.
@@ -102,6 +110,13 @@ type Controller struct {
 	// clocks keeps each run's fork clocks (parent time, deliberation
 	// index), read once from its row: every event of a forked run carries them.
 	clocks sync.Map // run id → runClocks
+	// adopted are runs without an owner that a person's action here (an
+	// answer, Resume) lets this process drive on a shared database.
+	adopted sync.Map // run id → true
+	// life ends when Close begins: work the controller starts on its own
+	// (a cancel another process requested) stops with it.
+	life    context.Context
+	endLife context.CancelFunc
 }
 
 // runClocks are the clocks a run's events carry from its fork.
@@ -136,8 +151,13 @@ func New(d Deps) *Controller {
 	if d.Sandboxed == nil {
 		d.Sandboxed = func() bool { return false }
 	}
-	return &Controller{d: d, now: time.Now, drivers: map[string]*driver{}, stalls: map[string]int{}, summaries: map[string]cachedSummary{},
+	c := &Controller{d: d, now: time.Now, drivers: map[string]*driver{}, stalls: map[string]int{}, summaries: map[string]cachedSummary{},
 		memos: map[string]*runMemo{}}
+	c.life, c.endLife = context.WithCancel(context.Background())
+	if o, ok := d.Events.(commitObserver); ok {
+		o.OnCommit(c.committed)
+	}
+	return c
 }
 
 // Submit validates a task, records it as a new run of a new real-domain
@@ -160,6 +180,12 @@ func (c *Controller) Submit(ctx context.Context, req TaskRequest) (backend.World
 			return backend.WorldRun{}, backend.Wrap(ErrWorkspaceMissing, backend.EINVALID, "the workspace folder %s does not exist", abs)
 		}
 		req.Workspace = abs
+	}
+	if c.d.Installation.ID != "" {
+		owner := c.d.Installation
+		req.Owner = &owner
+	} else {
+		req.Owner = nil // only the controller says who owns a run
 	}
 	data, _ := json.Marshal(req)
 	ref, err := c.d.Blobs.Put(ctx, data, "application/json")
@@ -322,12 +348,30 @@ func (c *Controller) Load(ctx context.Context, runID string) (*RunState, backend
 
 // catchUp folds the run's events after st.Seq.
 func (c *Controller) catchUp(ctx context.Context, st *RunState) error {
+	if c.shared() {
+		// Other processes write the run too: the ledger, from st on, is
+		// the only exact answer (one indexed read, which finds the head).
+		events, err := c.d.Events.Query(ctx, backend.EventQuery{Stream: st.RunID, FromSeq: st.Seq + 1})
+		if err != nil {
+			return err
+		}
+		for _, e := range events {
+			st.Apply(e)
+		}
+		return nil
+	}
 	// The run's memo knows its head when this process wrote it last (every
 	// writer of a run in this process appends through it, and the data
 	// directory has one writing process): nothing to read when st is there,
 	// and no head lookup to bound the read otherwise.
-	q := backend.EventQuery{Stream: st.RunID, FromSeq: st.Seq + 1}
 	m := c.memo(st.RunID)
+	if events, ok := m.tail.after(st.Seq); ok {
+		for _, e := range events {
+			st.Apply(e)
+		}
+		return nil
+	}
+	q := backend.EventQuery{Stream: st.RunID, FromSeq: st.Seq + 1}
 	m.mu.Lock()
 	if m.head != nil && m.head.Seq >= st.Seq {
 		q.ToSeq = m.head.Seq
@@ -394,6 +438,21 @@ func (c *Controller) appendAt(ctx context.Context, st *RunState, expect int64, c
 	prev := st.light()
 	if m.head != nil && m.head.Seq >= prev.Seq {
 		prev = m.head.light()
+	}
+	// Another writer's events since (a memory decision) are in the tail;
+	// on a shared database, other processes' are in the ledger only.
+	if c.shared() {
+		later, err := c.d.Events.Query(context.WithoutCancel(ctx), backend.EventQuery{Stream: st.RunID, FromSeq: prev.Seq + 1})
+		if err != nil {
+			return err
+		}
+		for _, e := range later {
+			prev.Apply(e)
+		}
+	} else if later, ok := m.tail.after(prev.Seq); ok {
+		for _, e := range later {
+			prev.Apply(e)
+		}
 	}
 	next := prev.light()
 	run := backend.WorldRun{ID: st.RunID, UpdatedAt: c.now().UTC()}

@@ -83,10 +83,11 @@ func (c *Controller) afterDrive(ctx context.Context, runID string, st *RunState)
 var stallPause = time.Second
 
 // Close stops every driver (running steps are cancelled and recorded) and
-// waits for them.
+// the cancels other processes asked for, and waits for them.
 func (c *Controller) Close() {
 	c.mu.Lock()
 	c.closed = true
+	c.endLife()
 	for _, d := range c.drivers {
 		d.cancel()
 	}
@@ -122,6 +123,32 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 	if st.Status.Terminal() {
 		return st
 	}
+	if !c.mayDrive(st) {
+		return nil // another installation drives it; this one follows
+	}
+	release, ok, err := c.claim(ctx, runID, d.cancel)
+	if err != nil {
+		c.d.Log("take the run's lock", "run", runID, "err", err)
+		return nil
+	}
+	if !ok {
+		return nil // another process drives it; this one follows
+	}
+	defer release() // after the steps' workers are done (deferred below)
+	// What happened while this process did not hold the lock is read now.
+	if err := c.catchUp(ctx, st); err != nil {
+		c.d.Log("read run", "run", runID, "err", err)
+		return st
+	}
+	if st.Status.Terminal() {
+		return st
+	}
+	if st.CancelRequested != "" {
+		if err := c.cancelHeld(ctx, st, st.CancelRequested); err != nil {
+			c.d.Log("cancel on request", "run", runID, "err", err)
+		}
+		return st
+	}
 	c.recordRecovery(ctx, st)
 	if st.Seq == 0 && st.Request.Task == "" && st.Request.Plan == nil {
 		if err := c.recordTask(ctx, st); err != nil {
@@ -147,6 +174,7 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 	defer steps.wait()
 	var graph *taskgraph.Graph // rebuilt only when the accepted plan changes
 	var graphOf *backend.TaskGraph
+	var index *stepIndex // the router's view of the plan's steps, rebuilt with it
 	for {
 		select {
 		case <-d.wake: // the read below sees whatever the wake was about
@@ -157,6 +185,13 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 			return st
 		}
 		if ctx.Err() != nil || st.Status.Terminal() {
+			return st
+		}
+		if st.CancelRequested != "" {
+			// Another process asked for a cancel (in case Followed has not
+			// acted on it yet): requestedCancel stops this driver, its steps
+			// killed and recorded, then records the cancellation.
+			c.requestedCancel(st.RunID, st.CancelRequested)
 			return st
 		}
 		if st.Graph != graphOf {
@@ -177,7 +212,8 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 				c.d.Log("checkpoint base", "run", runID, "err", err)
 			}
 		}
-		rs := routerState(st, graph, steps.running(), c.d.Sandboxed())
+		index = indexSteps(st, graph, index)
+		rs := routerState(st, index, steps.running(), c.d.Sandboxed())
 		rc := c.routerContext(ctx, st)
 		dec := router.Route(rs, rc)
 		if err := dec.Validate(); err != nil {
@@ -212,7 +248,7 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 			}
 		case backend.DecisionTool, backend.DecisionCoder:
 			stepID := payloadString(dec.Payload, "step")
-			if !steps.start(ctx, st, stepID, applied) { // records the decision with the step's start
+			if !steps.start(ctx, st, stepID, dec) { // records the decision in the step's start
 				steps.waitOne(ctx, d.wake)
 			}
 		case backend.DecisionComplete:

@@ -32,7 +32,10 @@ const (
 	EvFailed            = "run.failed"
 	EvCancelled         = "run.cancelled"
 	EvForked            = "run.forked"
-	EvWarning           = "run.warning" // something was wrong and the run went on (a damaged checkpoint skipped)
+	// EvCancelRequested asks the process driving the run to cancel it
+	// (written by a process that cannot take the run's lock).
+	EvCancelRequested = "run.cancel_requested"
+	EvWarning         = "run.warning" // something was wrong and the run went on (a damaged checkpoint skipped)
 )
 
 // ApprovalMode says which steps a run asks its user about.
@@ -69,6 +72,24 @@ type TaskRequest struct {
 	// CreateWorkspace creates a Workspace that does not exist yet (without
 	// it, a missing workspace is refused: a typo must not become a folder).
 	CreateWorkspace bool `json:"-"`
+	// Owner is the installation that submitted the run, the only one that
+	// drives it (set by Submit; nil for runs recorded before owners).
+	Owner *Installation `json:"owner,omitempty"`
+}
+
+// Installation is a data directory's identity on a team's database: who
+// drives the runs it submits (docs/team-server.md, "Who drives a task run").
+type Installation struct {
+	ID string `json:"id"`
+	// Host is the machine's name when the data directory was first opened,
+	// for people: "ducklm on <host>".
+	Host string `json:"host,omitempty"`
+}
+
+// cancelRequest is the payload of run.cancel_requested: another process
+// asks the run's driver to cancel it.
+type cancelRequest struct {
+	Reason string `json:"reason"`
 }
 
 // payloads of the events the fold reads.
@@ -153,6 +174,11 @@ type stepStarted struct {
 	// WebGrant): what it may reach, recorded before it runs.
 	Hosts        []string `json:"hosts,omitempty"`
 	PrivateHosts []string `json:"privateHosts,omitempty"`
+	// Decision is the router's decision that started the step (absent in
+	// runs recorded when it was a decision.applied event of its own; a
+	// coder step's decision to write its script, which starts no step, is
+	// still one).
+	Decision *backend.Decision `json:"decision,omitempty"`
 }
 
 type stepFinished struct {
@@ -172,6 +198,14 @@ type stepFinished struct {
 	Error        string           `json:"error,omitempty"` // the tool could not run at all
 	Retryable    bool             `json:"retryable,omitempty"`
 	Sandboxed    bool             `json:"sandboxed"`
+	// Confinement is where the step ran (the approval card's truth):
+	// Sandboxed alone cannot tell ducklm's own file or web work from a
+	// sandboxed command. Absent in results recorded before it was.
+	Confinement backend.Confinement `json:"confinement,omitempty"`
+	// Placement is where a portable step's work ran: on the team's workers
+	// (how many branches on how many workers) or here and why. Absent for
+	// other tools and where no worker can share the database.
+	Placement *backend.Placement `json:"placement,omitempty"`
 }
 
 type stepNote struct {
@@ -196,6 +230,12 @@ type critiquePayload struct {
 	Source      string   `json:"source"`
 	Model       string   `json:"model,omitempty"`
 	Normalised  []string `json:"normalised,omitempty"` // what ducklm mended in the model's answer
+	// ModelError says why the critic model was not used, when it was wanted.
+	ModelError string `json:"modelError,omitempty"`
+	// Decision, when set, makes this critique the critic's decision too
+	// (decisions.go); runs recorded before held it in a decision.applied
+	// event before the critique.
+	Decision backend.DecisionType `json:"decision,omitempty"`
 }
 
 type statusPayload struct {

@@ -118,12 +118,14 @@ func (c *Controller) Fork(ctx context.Context, req ForkRequest) (backend.Fork, b
 
 // forkState is the child's starting state: the checkpoint's, with the new
 // plan, done steps kept where their definition is unchanged, and nothing
-// pending approval or running (a new run asks again).
+// pending approval or running (a new run asks again), nor a cancel another
+// process asked of the parent.
 func forkState(base *RunState, graph *backend.TaskGraph, runID, worldID string) *RunState {
 	st := base.Clone()
 	st.RunID, st.WorldID = runID, worldID
 	st.Status, st.StatusReason, st.Error, st.Response, st.NeedsModel = backend.RunRunning, "", "", "", false
 	st.InvalidPlan = ""
+	st.CancelRequested = "" // the parent's request, not the fork's
 	st.Graph = graph
 	st.Steps = map[string]*StepRecord{}
 	if graph == nil {

@@ -1,10 +1,12 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"ducklm/backend"
 	"ducklm/backend/planner"
@@ -12,7 +14,10 @@ import (
 )
 
 // Cancel stops a run: its running steps are killed (their whole process
-// groups), and the run ends as terminated.
+// groups), and the run ends as terminated. The cancellation is recorded by
+// the holder of the run's lock only, so never while a step of the run still
+// runs: when another process drives the run, Cancel records a request, which
+// that process acts on (Followed), and waits a little for the run to end.
 func (c *Controller) Cancel(ctx context.Context, runID string, reason string) error {
 	st, _, err := c.Load(ctx, runID)
 	if err != nil {
@@ -31,10 +36,62 @@ func (c *Controller) Cancel(ctx context.Context, runID string, reason string) er
 	if reason == "" {
 		reason = "Cancelled by the user."
 	}
-	st, _, err = c.Load(ctx, runID)
-	if err != nil {
-		return err
+	requested := false
+	deadline := time.Now().Add(cancelWait)
+	for {
+		done, err := c.cancelIfFree(ctx, runID, reason)
+		if err != nil || done {
+			return err
+		}
+		st, _, err := c.Load(ctx, runID)
+		if err != nil {
+			return err
+		}
+		if st.Status.Terminal() {
+			return nil
+		}
+		if !requested && st.CancelRequested == "" {
+			if err := c.append(ctx, st, EvCancelRequested, cancelRequest{Reason: reason}); err != nil {
+				return err
+			}
+		}
+		requested = true
+		if time.Now().After(deadline) {
+			return nil // recorded: the driving process cancels the run when it acts on it
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
+}
+
+// cancelWait is how long Cancel waits for another process driving the run
+// to act on its request before it returns.
+const cancelWait = 10 * time.Second
+
+// cancelIfFree records the run's cancellation when no process drives it
+// (its lock is free); done says whether the run has ended.
+func (c *Controller) cancelIfFree(ctx context.Context, runID, reason string) (done bool, err error) {
+	release, ok, err := c.claim(ctx, runID, nil)
+	if err != nil || !ok {
+		return false, err
+	}
+	defer release()
+	st, _, err := c.Load(ctx, runID)
+	if err != nil {
+		return false, err
+	}
+	if st.Status.Terminal() {
+		return true, nil
+	}
+	return true, c.cancelHeld(ctx, st, reason)
+}
+
+// cancelHeld records the cancellation of a run whose lock this process
+// holds and whose steps do not run.
+func (c *Controller) cancelHeld(ctx context.Context, st *RunState, reason string) error {
 	if err := c.append(ctx, st, EvCancelled, endPayload{Reason: reason}); err != nil {
 		return err
 	}
@@ -53,6 +110,10 @@ func (c *Controller) Resume(ctx context.Context, runID string) error {
 	if st.Status.Terminal() {
 		return backend.Errorf(backend.EINVALID, "run %s is %s; fork it from a checkpoint to go on", runID, st.Status)
 	}
+	if o := c.Elsewhere(st); o != nil {
+		return backend.Errorf(backend.EINVALID, "run %s is driven by ducklm on %s; resume it there", runID, o.Host)
+	}
+	c.adopt(st)
 	c.Start(runID)
 	return nil
 }
@@ -69,6 +130,19 @@ func (c *Controller) ResumeAll(ctx context.Context) ([]string, error) {
 	for _, r := range runs {
 		switch r.Status {
 		case backend.RunRunning, backend.RunPending, backend.RunAwaitingApproval:
+			if c.shared() && c.d.Installation.ID != "" {
+				// Only this installation's runs: another's workspace is on
+				// its machine, and a run without an owner waits for a
+				// person to say where it goes on.
+				st, _, err := c.Load(ctx, r.ID)
+				if err != nil {
+					c.d.Log("resume", "run", r.ID, "err", err)
+					continue
+				}
+				if o := st.Request.Owner; o == nil || o.ID != c.d.Installation.ID {
+					continue
+				}
+			}
 			c.Start(r.ID)
 			resumed = append(resumed, r.ID)
 		}
@@ -83,6 +157,9 @@ type RunSummary struct {
 	Approvals int              `json:"approvals"`
 	Steps     int              `json:"steps"`
 	StepsDone int              `json:"stepsDone"`
+	// DrivenBy is the host of the installation that drives the run when it
+	// is another one on the team's database ("" when this one does).
+	DrivenBy string `json:"drivenBy,omitempty"`
 }
 
 // cachedSummary is a run's summary as of the seq its state was folded to.
@@ -142,6 +219,9 @@ func (c *Controller) summary(ctx context.Context, r backend.WorldRun) (RunSummar
 	s := RunSummary{Run: r, Task: st.Request.Task, Approvals: len(st.PendingApprovals()), Steps: len(st.Steps)}
 	if s.Task == "" {
 		s.Task = "explicit plan"
+	}
+	if o := c.Elsewhere(st); o != nil {
+		s.DrivenBy = cmp.Or(o.Host, "another machine")
 	}
 	for _, rec := range st.Steps {
 		if rec.State == StepDone {

@@ -15,21 +15,13 @@ import (
 	"ducklm/backend/runtime"
 )
 
-// decisions returns the router's applied decisions of a type.
+// routerDecisions returns the router's applied decisions of a type.
 func routerDecisions(t *testing.T, events []backend.Event, typ backend.DecisionType) []backend.Decision {
 	t.Helper()
 	var out []backend.Decision
-	for _, e := range events {
-		if e.Type != runtime.EvDecision {
-			continue
-		}
-		var r struct {
-			Source   string           `json:"source"`
-			Decision backend.Decision `json:"decision"`
-		}
-		require.NoError(t, json.Unmarshal(e.Payload, &r))
-		if r.Source == "router" && r.Decision.Type == typ {
-			out = append(out, r.Decision)
+	for _, d := range runtime.Decisions(events) {
+		if d.Source == "router" && d.Decision.Type == typ {
+			out = append(out, d.Decision)
 		}
 	}
 	return out

@@ -26,17 +26,25 @@ func (s *RunState) searches() []router.Search {
 	}
 	var out []router.Search
 	for _, n := range s.Graph.Nodes {
-		rec := s.Steps[n.ID]
-		if n.Tool != router.ToolWorldSearch || rec == nil || rec.State != StepDone || rec.Result == nil {
-			continue
+		if r, ok := s.searchOf(n); ok {
+			out = append(out, r)
 		}
-		var o searchOutput
-		if json.Unmarshal(rec.Result.Output, &o) != nil || !o.Act || o.Run == "" {
-			continue
-		}
-		out = append(out, router.Search{Step: n.ID, Run: o.Run, Line: o.Line, Taken: s.Steps[router.MoveStepID(n.ID, 1)] != nil})
 	}
 	return out
+}
+
+// searchOf is what the router sees of the plan's step n when it is a
+// finished world_search whose chosen line the task takes.
+func (s *RunState) searchOf(n backend.TaskNode) (router.Search, bool) {
+	rec := s.Steps[n.ID]
+	if n.Tool != router.ToolWorldSearch || rec == nil || rec.State != StepDone || rec.Result == nil {
+		return router.Search{}, false
+	}
+	var o searchOutput
+	if json.Unmarshal(rec.Result.Output, &o) != nil || !o.Act || o.Run == "" {
+		return router.Search{}, false
+	}
+	return router.Search{Step: n.ID, Run: o.Run, Line: o.Line, Taken: s.Steps[router.MoveStepID(n.ID, 1)] != nil}, true
 }
 
 // takeLine applies the router's plan that takes a search's chosen line: its

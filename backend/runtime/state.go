@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 
@@ -79,11 +80,17 @@ type RunState struct {
 	Response     string   `json:"response,omitempty"`
 	Error        string   `json:"error,omitempty"`
 	Seq          int64    `json:"seq"` // the last event folded in
+	// CancelRequested is the reason of a cancel request another process
+	// recorded, until the run ends.
+	CancelRequested string `json:"cancelRequested,omitempty"`
 
 	// recovered says why Load did not start from the run's latest
 	// checkpoint (it was damaged) and where it started instead; the
 	// driver records it as a warning when it resumes the run. Not stored.
 	recovered string
+	// plans counts the plans accepted by this fold: each replaces Steps,
+	// which the router's step index (route.go) holds by pointer. Not stored.
+	plans int
 }
 
 // NewRunState returns the state of a run before its first event.
@@ -204,6 +211,7 @@ func (s *RunState) Apply(e backend.Event) {
 			s.PlanSource = p.Source
 			s.Revision = nil
 			old := s.Steps
+			s.plans++
 			s.Steps = make(map[string]*StepRecord, len(g.Nodes))
 			for _, n := range g.Nodes {
 				s.Steps[n.ID] = &StepRecord{Node: n, State: StepPending}
@@ -265,6 +273,9 @@ func (s *RunState) Apply(e backend.Event) {
 			st.Approved = false // an approval covers one start
 			st.Hosts, st.PrivateHosts = p.Hosts, p.PrivateHosts
 			s.StepsRun++
+			if p.Decision != nil {
+				s.Ticks++ // the router's decision it carries
+			}
 		}
 	case EvStepFinished:
 		var p stepFinished
@@ -309,6 +320,9 @@ func (s *RunState) Apply(e backend.Event) {
 		var p critiquePayload
 		if json.Unmarshal(e.Payload, &p) == nil {
 			step(p.Step).Critique = &p
+			if p.Decision != "" {
+				s.Ticks++ // the critic's decision it carries
+			}
 		}
 	case EvStatus:
 		var p statusPayload
@@ -323,6 +337,10 @@ func (s *RunState) Apply(e backend.Event) {
 		var p endPayload
 		_ = json.Unmarshal(e.Payload, &p)
 		s.Status, s.StatusReason, s.Error, s.NeedsModel = backend.RunFailed, p.Reason, p.Reason, false
+	case EvCancelRequested:
+		var p cancelRequest
+		_ = json.Unmarshal(e.Payload, &p)
+		s.CancelRequested = cmp.Or(p.Reason, "Cancelled.")
 	case EvCancelled:
 		var p endPayload
 		_ = json.Unmarshal(e.Payload, &p)

@@ -40,7 +40,7 @@ func (w *workers) running() int {
 // start applies dec, the router's decision to run a step: it begins the
 // step in the background, or reports false when the run is at its
 // concurrency bound (the caller waits for a slot) and dec is not applied.
-func (w *workers) start(ctx context.Context, st *RunState, stepID string, dec backend.Event) bool {
+func (w *workers) start(ctx context.Context, st *RunState, stepID string, dec backend.Decision) bool {
 	rec := st.Steps[stepID]
 	if rec == nil {
 		return true // nothing to start; the next fold will tell the router
@@ -59,7 +59,8 @@ func (w *workers) start(ctx context.Context, st *RunState, stepID string, dec ba
 
 	snap := st.view(stepID)
 	if rec.Node.Kind == backend.KindCoderStep && rec.Script == nil {
-		if err := w.c.appendWith(ctx, snap, nil, dec); err != nil {
+		applied := event(EvDecision, decisionRecord{Source: "router", Decision: dec}, snap.Ticks)
+		if err := w.c.appendWith(ctx, snap, nil, applied); err != nil {
 			w.done(stepID)
 			return true
 		}
@@ -68,7 +69,7 @@ func (w *workers) start(ctx context.Context, st *RunState, stepID string, dec ba
 	}
 	// The start is durable before anything runs: if ducklm dies from here
 	// on, the step is in doubt on resume and is never silently run again.
-	// The decision that started it shares its commit.
+	// The decision that started it is recorded in it.
 	attempt := rec.Attempts + 1
 	args := rec.Args()
 	tool := rec.Node.Tool
@@ -78,12 +79,12 @@ func (w *workers) start(ctx context.Context, st *RunState, stepID string, dec ba
 	grant := router.WebGrant(tool, args, rec.Approved, st.AllowedHosts)
 	started := event(EvStepStarted, stepStarted{Step: stepID, Attempt: attempt, Tool: tool,
 		Args: args, Sandboxed: w.c.d.Sandboxed(), Network: rec.Network || len(grant.Hosts) > 0,
-		Hosts: grant.Hosts, PrivateHosts: grant.Private}, snap.Ticks)
+		Hosts: grant.Hosts, PrivateHosts: grant.Private, Decision: &dec}, snap.Ticks)
 	if r := snap.Steps[stepID]; r != nil {
 		// The worker's copy runs with what the start records.
 		r.Hosts, r.PrivateHosts = grant.Hosts, grant.Private
 	}
-	if err := w.c.appendWith(ctx, snap, nil, dec, started); err != nil {
+	if err := w.c.appendWith(ctx, snap, nil, started); err != nil {
 		w.done(stepID)
 		return true
 	}
@@ -158,7 +159,7 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 	}
 	fin := stepFinished{Step: stepID, Attempt: attempt, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
 		Truncated: res.Truncated, DurationMS: res.Duration.Milliseconds(), FilesChanged: res.FilesChanged,
-		Output: res.Output, Sandboxed: res.Sandboxed}
+		Output: res.Output, Sandboxed: res.Sandboxed, Confinement: c.confinement(rec), Placement: res.Placement}
 	switch {
 	case ctx.Err() != nil:
 		fin.Error = "cancelled while running"
@@ -203,10 +204,7 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 			events = events[:0]
 			crit = <-scored
 		}
-		events = append(events,
-			event(EvDecision, decisionRecord{Source: "critic", Decision: critic.Decision(crit)}, st.Ticks),
-			event(EvCritique, critiquePayload{Step: stepID, Score: crit.Score, Explanation: crit.Explanation,
-				Source: crit.Source, Model: crit.Model, Normalised: crit.Normalised}, st.Ticks))
+		events = append(events, critiqued(stepID, crit, st.Ticks)) // with the critic's decision
 	}
 	var delay time.Duration
 	if !fin.OK && fin.Retryable && attempt <= st.Request.MaxRetries {

@@ -15,6 +15,7 @@ import (
 	"ducklm/backend/deliberation"
 	"ducklm/backend/ollama"
 	"ducklm/backend/planner"
+	"ducklm/backend/postgres"
 	"ducklm/backend/runtime"
 	"ducklm/backend/sqlite"
 	"ducklm/backend/tool"
@@ -24,7 +25,7 @@ import (
 
 // newRuntime wires the loop controller: the model client, the tools, the
 // sandbox and the stores.
-func newRuntime(dir string, db *sqlite.DB, ledger *sqlite.Ledger, blobs backend.BlobStore, worlds *world.Service, delib *deliberation.Service, oc *ollama.Client, models *modelCache, tokens *TokenHub, mem *memoryHub, log *slog.Logger) (*runtime.Controller, *tool.Registry, bool) {
+func newRuntime(dir, dbURL string, db *sqlite.DB, ledger *sqlite.Ledger, blobs backend.BlobStore, worlds *world.Service, delib *deliberation.Service, oc *ollama.Client, models *modelCache, tokens *TokenHub, mem *memoryHub, inst runtime.Installation, drivers *postgres.RunLocks, log *slog.Logger) (*runtime.Controller, *tool.Registry, bool) {
 	_, sandboxed, _ := bwrap.Available()
 	mode := tool.RequireSandbox
 	if !sandboxed {
@@ -32,10 +33,15 @@ func newRuntime(dir string, db *sqlite.DB, ledger *sqlite.Ledger, blobs backend.
 		// step, so what runs unsandboxed is what a person approved.
 		mode = tool.AllowUnsandboxed
 	}
+	search := &tool.WorldSearch{Worlds: worlds, Deliberation: delib}
+	if dbURL != "" {
+		// On a team's database a search's branches may run on its workers.
+		search.Team = &teamSteps{dir: dir, url: dbURL, db: db}
+	}
 	tools := tool.NewRegistry(&tool.Shell{Sandbox: mode}, &tool.FileRead{}, &tool.FileWrite{}, &tool.WorldSim{Worlds: worlds},
-		&tool.WorldSearch{Worlds: worlds, Deliberation: delib}, &tool.WebFetch{Net: &web.Net{}, Blobs: blobs},
+		search, &tool.WebFetch{Net: &web.Net{}, Blobs: blobs},
 		&tool.Browser{Net: &web.Net{}, Blobs: blobs})
-	rt := runtime.New(runtime.Deps{
+	deps := runtime.Deps{
 		Store: sqlite.NewWorlds(db, ledger), Events: ledger, Blobs: blobs, Tools: tools,
 		Planner: planner.LLM{Client: oc}, Offline: planner.Offline{},
 		Critic: critic.WithFallback{Model: &critic.Model{Client: oc}},
@@ -45,12 +51,16 @@ func newRuntime(dir string, db *sqlite.DB, ledger *sqlite.Ledger, blobs backend.
 		ScriptTool: func(language, source string) backend.Tool {
 			return tool.NewScript(language, source, mode)
 		},
-		Log:      func(msg string, args ...any) { log.Warn(msg, args...) },
-		Tokens:   func(runID, stepID, text string) { tokens.Publish(Token{RunID: runID, StepID: stepID, Text: text}) },
-		Memory:   mem,
-		Memories: mem.retrieve,
-	})
-	return rt, tools, sandboxed
+		Log:          func(msg string, args ...any) { log.Warn(msg, args...) },
+		Tokens:       func(runID, stepID, text string) { tokens.Publish(Token{RunID: runID, StepID: stepID, Text: text}) },
+		Memory:       mem,
+		Memories:     mem.retrieve,
+		Installation: inst,
+	}
+	if drivers != nil { // a nil pointer in the interface would be a driver lock
+		deps.Drivers = drivers
+	}
+	return runtime.New(deps), tools, sandboxed
 }
 
 // modelCache lists Ollama's models at most every few seconds: the loop asks
@@ -127,6 +137,9 @@ func (s *Service) watchPaused(ctx context.Context) {
 		}
 		var paused []string
 		for _, r := range runs {
+			if r.DrivenBy != "" {
+				continue // another installation's run: it drives it
+			}
 			switch r.Run.Status {
 			case backend.RunPaused:
 				paused = append(paused, r.Run.ID)
@@ -145,7 +158,10 @@ func (s *Service) watchPaused(ctx context.Context) {
 			continue
 		}
 		for _, id := range paused {
-			_ = s.Runtime.Resume(ctx, id)
+			// Start, not Resume: the driver takes up only this
+			// installation's runs, and a run without an owner on a team's
+			// database waits for a person (Resume adopts it).
+			s.Runtime.Start(id)
 		}
 	}
 }
@@ -157,3 +173,5 @@ type Token struct {
 	StepID string `json:"stepId,omitempty"`
 	Text   string `json:"text"`
 }
+
+var _ runtime.DriverLocks = (*postgres.RunLocks)(nil)

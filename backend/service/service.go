@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
-	"os"
 	"sync"
 
 	"ducklm/backend"
@@ -53,6 +52,7 @@ type Service struct {
 	fallbackHost *url.URL      // the host an empty host setting means
 	wake         chan struct{} // wakes the paused-run watcher
 	stopFollow   func()        // stops following other processes' commits
+	database     DatabaseChoice
 }
 
 // Blobs is what the service needs of a blob store: the store, and a
@@ -78,7 +78,11 @@ type Options struct {
 	// DatabaseURL (postgres://…) overrides $DUCKLM_DATABASE_URL; empty
 	// with the variable unset keeps the data directory's SQLite database.
 	DatabaseURL string
-	Log         *slog.Logger
+	// Quiet leaves other processes' commits unfollowed: a worker process
+	// serves no window or CLI, and following would make every worker read
+	// every event every other worker writes.
+	Quiet bool
+	Log   *slog.Logger
 }
 
 // Open opens the data directory dir (creating it when new) and applies the
@@ -101,30 +105,58 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 		return nil, err
 	}
 	oc := ollama.New(host, nil)
-	db, blobs, dbURL, err := openStore(ctx, dir, opts)
+	choice, err := ChooseDatabase(dir, opts)
 	if err != nil {
 		return nil, err
 	}
+	db, blobs, err := openStore(ctx, dir, choice.URL)
+	if err != nil {
+		return nil, err
+	}
+	dbURL := choice.URL
 	ledger := sqlite.NewLedger(db)
 	b := bus.New(ledger)
 	ledger.OnCommit(b.Publish)
-	// On a shared database other processes append too: their commits reach
-	// this process's subscribers (the window, the CLI) through the follower.
-	stopFollow := func() {}
-	if dbURL != "" {
-		fctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() { defer close(done); postgres.Follow(fctx, dbURL, ledger, b.Publish) }()
-		stopFollow = func() { cancel(); <-done }
-	}
 	// World programs run in worker processes the kernel holds to the
 	// memory limit the settings choose.
 	worlds := world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, worldLimits(prefs), worldproc.Shared())
 	models := &modelCache{c: oc}
 	tokens := &TokenHub{}
-	mem := &memoryHub{dir: dir, db: db, ledger: ledger, oc: oc, log: opts.Log}
+	mem := &memoryHub{dir: dir, db: db, ledger: ledger, oc: oc, log: opts.Log, wake: make(chan struct{}, 1), shared: dbURL != ""}
 	delib := deliberation.New(worlds, ledger)
-	rt, tools, sandboxed := newRuntime(dir, db, ledger, blobs, worlds, delib, oc, models, tokens, mem, opts.Log)
+	inst, err := Installation(dir)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	// On a shared database one process at a time drives a run, under the
+	// run's lock (docs/team-server.md, "Who drives a task run").
+	var drivers *postgres.RunLocks
+	if dbURL != "" {
+		drivers = postgres.NewRunLocks(dbURL)
+	}
+	rt, tools, sandboxed := newRuntime(dir, dbURL, db, ledger, blobs, worlds, delib, oc, models, tokens, mem, inst, drivers, opts.Log)
+	// On a shared database other processes append too: their commits reach
+	// this process's subscribers (the window, the CLI) through the follower,
+	// the runtime, which wakes the runs it drives on their answers, and the
+	// memory index, which takes in the memories they store.
+	stopFollow := func() {}
+	if dbURL != "" && !opts.Quiet {
+		fctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{}, 2)
+		publish := func(events []backend.Event) {
+			b.Publish(events)
+			rt.Followed(events)
+			mem.offer(events)
+		}
+		go func() { defer func() { done <- struct{}{} }(); postgres.Follow(fctx, dbURL, ledger, publish) }()
+		go func() { defer func() { done <- struct{}{} }(); mem.followLoop(fctx) }()
+		stopFollow = func() { cancel(); <-done; <-done }
+	}
+	if drivers != nil {
+		follow := stopFollow
+		stopFollow = func() { follow(); drivers.Close() }
+	}
 	worlds.SetStateReader(runtime.BackendTask, func(ctx context.Context, runID string) (json.RawMessage, error) {
 		st, _, err := rt.Load(ctx, runID)
 		if err != nil {
@@ -134,42 +166,38 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 	})
 	return &Service{Dir: dir, DB: db, Ledger: ledger, Bus: b, Blobs: blobs, Worlds: worlds, Deliberation: delib,
 		Runtime: rt, Tools: tools, Ollama: oc, Sandboxed: sandboxed, Tokens: tokens, Progress: &ProgressHub{}, models: models, memory: mem,
-		fallbackHost: fallback, wake: make(chan struct{}, 1), stopFollow: stopFollow}, nil
+		fallbackHost: fallback, wake: make(chan struct{}, 1), stopFollow: stopFollow, database: choice}, nil
 }
 
 // openStore opens the database and blob store: PostgreSQL's when a
 // database URL is given (shared by a team; blobs in the database), else
 // the data directory's SQLite file and blob folder.
-func openStore(ctx context.Context, dir string, opts Options) (*sqlite.DB, Blobs, string, error) {
-	dbURL := opts.DatabaseURL
-	if dbURL == "" {
-		dbURL = os.Getenv(DatabaseURLEnv)
-	}
+func openStore(ctx context.Context, dir, dbURL string) (*sqlite.DB, Blobs, error) {
 	if dbURL != "" {
 		db, err := postgres.Open(ctx, dbURL)
 		if err != nil {
-			return nil, nil, "", err
+			return nil, nil, err
 		}
-		return db, sqlite.NewBlobs(db), dbURL, nil
+		return db, sqlite.NewBlobs(db), nil
 	}
 	db, err := sqlite.Open(ctx, dbPath(dir))
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, err
 	}
 	blobs, err := blob.Open(blobDir(dir))
 	if err != nil {
 		db.Close()
-		return nil, nil, "", err
+		return nil, nil, err
 	}
-	return db, blobs, "", nil
+	return db, blobs, nil
 }
 
 // Close stops the runtime (running steps are cancelled and recorded) and
 // closes the database.
 func (s *Service) Close() error {
 	s.Runtime.Close()
+	s.stopFollow()   // before the memory store, which it feeds
 	s.memory.close() // writes a fresh index snapshot
-	s.stopFollow()
 	return s.DB.Close()
 }
 

@@ -1,8 +1,10 @@
 // Package settings keeps the user's preferences in the data directory
 // (settings.json): the Ollama host, default models per role, the default
 // approval mode, the theme, the embedding model and the memory limit of world
-// programs. It validates what it
-// stores and never holds secrets.
+// programs — and the database address the window chose (database-url). It
+// validates what it stores. settings.json holds no secrets: the database
+// address, which may carry a password, has a file of its own that only the
+// user can read, and its password is never sent back to a screen.
 package settings
 
 import (
@@ -37,7 +39,18 @@ type Settings struct {
 	// AllowedHosts are hosts web steps of new tasks reach without asking:
 	// example.com, *.example.com (its subdomains) or an address.
 	AllowedHosts []string `json:"allowedHosts,omitempty"`
+	// TaskSteps says where the portable steps of this installation's task
+	// runs (world_search) do their work on a team's database: "" or
+	// TaskStepsOnWorkers (the default) on the team's workers when one is
+	// alive, here otherwise; TaskStepsHere always in this process.
+	TaskSteps string `json:"taskSteps,omitempty"`
 }
+
+// Where portable task steps run (Settings.TaskSteps).
+const (
+	TaskStepsOnWorkers = "workers"
+	TaskStepsHere      = "here"
+)
 
 // The memory limit of world programs, in MiB: the default, and the range a
 // setting may choose from (below the minimum a worker process cannot start).
@@ -62,6 +75,7 @@ var (
 	roles  = map[string]bool{"planner": true, "coder": true, "critic": true, "embedder": true}
 	modes  = map[string]bool{"": true, "ask_every": true, "ask_risky": true, "auto_sandboxed": true}
 	themes = map[string]bool{"": true, "light": true, "dark": true, "system": true}
+	places = map[string]bool{"": true, TaskStepsOnWorkers: true, TaskStepsHere: true}
 )
 
 // Problem is one thing wrong with settings: the field it belongs to (as the
@@ -104,6 +118,9 @@ func (s Settings) Check() []Problem {
 	}
 	if !themes[s.Theme] {
 		add("theme", backend.Errorf(backend.EINVALID, "theme %q is not light, dark or system", s.Theme))
+	}
+	if !places[s.TaskSteps] {
+		add("taskSteps", backend.Errorf(backend.EINVALID, "task steps run %q: choose workers (the team's, when one is alive) or here", s.TaskSteps))
 	}
 	if m := s.WorldMemoryMiB; m != 0 && (m < MinWorldMemoryMiB || m > MaxWorldMemoryMiB) {
 		add("worldMemoryMiB", backend.Errorf(backend.EINVALID,
@@ -172,22 +189,29 @@ func Save(dir string, s Settings) error {
 	if err != nil {
 		return backend.Wrap(err, backend.EINTERNAL, "cannot encode the settings")
 	}
-	tmp, err := os.CreateTemp(dir, ".settings-*")
-	if err != nil {
+	if err := replaceFile(dir, fileName, append(data, '\n')); err != nil {
 		return backend.Wrap(err, backend.EUNAVAILABLE, "cannot write the settings in %s", dir)
 	}
+	return nil
+}
+
+// replaceFile writes data to the file name in dir atomically and durably:
+// a temporary file beside it (created owner-only), fsynced, then renamed
+// over it.
+func replaceFile(dir, name string, data []byte) error {
+	tmp, err := os.CreateTemp(dir, "."+name+"-*")
+	if err != nil {
+		return err
+	}
 	defer os.Remove(tmp.Name())
-	if _, err = tmp.Write(append(data, '\n')); err == nil {
+	if _, err = tmp.Write(data); err == nil {
 		err = tmp.Sync()
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, fileName))
+		err = os.Rename(tmp.Name(), filepath.Join(dir, name))
 	}
-	if err != nil {
-		return backend.Wrap(err, backend.EUNAVAILABLE, "cannot write the settings in %s", dir)
-	}
-	return nil
+	return err
 }

@@ -105,3 +105,22 @@ func TestAllowedHostsAreCheckedAndStoredNormalised(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"docs.example.org", "*.duck.test"}, got.AllowedHosts)
 }
+
+// Where portable task steps run is workers (the default, also "") or here;
+// anything else is refused with a sentence and changes nothing.
+func TestTaskStepsAreWorkersOrHere(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, settings.Save(dir, settings.Settings{TaskSteps: settings.TaskStepsHere}))
+	got, err := settings.Load(dir)
+	require.NoError(t, err)
+	require.Equal(t, "here", got.TaskSteps)
+	p := settings.Settings{TaskSteps: "elsewhere"}.Check()
+	require.Equal(t, []settings.Problem{{Field: "taskSteps",
+		Message: `task steps run "elsewhere": choose workers (the team's, when one is alive) or here`}}, p)
+	require.Equal(t, backend.EINVALID, backend.ErrorCode(settings.Save(dir, settings.Settings{TaskSteps: "elsewhere"})))
+	got, err = settings.Load(dir)
+	require.NoError(t, err)
+	require.Equal(t, "here", got.TaskSteps, "a refused choice changed nothing")
+	require.Empty(t, settings.Settings{TaskSteps: settings.TaskStepsOnWorkers}.Check())
+}

@@ -8,6 +8,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"ducklm/backend"
@@ -114,4 +118,80 @@ func (b *Blobs) Has(ctx context.Context, digest string) (bool, error) {
 		return false, backend.Wrap(err, backend.EUNAVAILABLE, "cannot read blob %s", digest)
 	}
 	return n > 0, nil
+}
+
+// blobsSQL caches the multi-row INSERT of blobs per row count.
+var blobsSQL sync.Map
+
+// PutMany stores several blobs in one statement (the end states of a
+// batch of branches); content already stored writes nothing. The rows go
+// in digest order: two workers storing overlapping end states (identical
+// states share one blob) each wait on the other's uncommitted row, and in
+// one order the first to wait holds no row the other needs, where in the
+// caller's orders they could deadlock (PostgreSQL then fails one a second
+// later: a job attempt lost and retried).
+func (b *Blobs) PutMany(ctx context.Context, data [][]byte, mediaType string) error {
+	byDigest := make(map[string][]byte, len(data))
+	for _, d := range data {
+		if len(d) > MaxDatabaseBlob {
+			return backend.Errorf(backend.ELIMIT, "a blob of %d bytes is larger than the database store takes (%d bytes)", len(d), MaxDatabaseBlob)
+		}
+		byDigest[blob.Digest(d)] = d
+	}
+	n := len(byDigest)
+	now := b.now().UnixMicro()
+	args := make([]any, 0, 4*n)
+	for _, digest := range slices.Sorted(maps.Keys(byDigest)) {
+		d := byDigest[digest]
+		args = append(args, digest, int64(len(d)), d, now)
+	}
+	if n == 0 {
+		return nil
+	}
+	q, ok := blobsSQL.Load(n)
+	if !ok {
+		q, _ = blobsSQL.LoadOrStore(n, "INSERT INTO blobs (digest, size, data, created_at) VALUES "+
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?),", n), ",")+" ON CONFLICT (digest) DO NOTHING")
+	}
+	if _, err := b.db.SQL.ExecContext(ctx, b.db.Rebind(q.(string)), args...); err != nil {
+		return backend.Wrap(err, backend.EUNAVAILABLE, "cannot store %d blobs in the database", n)
+	}
+	return nil
+}
+
+// GetMany reads several blobs in one query, each verified against its
+// digest; digests not stored are left out of the answer.
+func (b *Blobs) GetMany(ctx context.Context, digests []string) (map[string][]byte, error) {
+	out := make(map[string][]byte, len(digests))
+	if len(digests) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(digests))
+	for i, d := range digests {
+		if err := blob.CheckDigest(d); err != nil {
+			return nil, err
+		}
+		args[i] = d
+	}
+	rows, err := b.db.SQL.QueryContext(ctx, b.db.Rebind("SELECT digest, data FROM blobs WHERE digest IN ("+
+		strings.TrimSuffix(strings.Repeat("?,", len(digests)), ",")+")"), args...)
+	if err != nil {
+		return nil, backend.Wrap(err, backend.EUNAVAILABLE, "cannot read %d blobs", len(digests))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var digest string
+		var data []byte
+		if err := rows.Scan(&digest, &data); err != nil {
+			return nil, backend.Wrap(err, backend.EUNAVAILABLE, "cannot read %d blobs", len(digests))
+		}
+		if blob.Digest(data) != digest {
+			return nil, backend.Errorf(backend.ECORRUPT, "blob %s is corrupted in the database (its content no longer matches its digest)", digest)
+		}
+		out[digest] = data
+	}
+	if err := rows.Err(); err != nil {
+		return nil, backend.Wrap(err, backend.EUNAVAILABLE, "cannot read %d blobs", len(digests))
+	}
+	return out, nil
 }

@@ -1,6 +1,6 @@
 // Package sqlite stores ducklm's durable state in one SQLite file through
-// GORM and github.com/glebarez/sqlite: the event ledger, and the registries
-// later issues add. It owns the connection settings (WAL, synchronous=FULL,
+// GORM and modernc.org/sqlite's driver (github.com/libtnb/sqlite is the GORM
+// dialector on it): the event ledger, and the registries later issues add. It owns the connection settings (WAL, synchronous=FULL,
 // foreign keys, busy timeout) and applies the numbered migrations embedded in
 // ducklm/migrations at open. It never runs AutoMigrate and holds no policy:
 // it stores and reads what the runtime tells it to.

@@ -4,13 +4,13 @@ import (
 	"context"
 	"database/sql/driver"
 	"fmt"
-	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
-	gosqlite "github.com/glebarez/go-sqlite"
+	gosqlite "modernc.org/sqlite"
 
 	"ducklm/backend"
 )
@@ -147,18 +147,17 @@ func textCondition(d *Dialect, stream string, t backend.EventText, match func(st
 		matchers.Store(key, match)
 		cond, args = matchFunc+"(?, type, stream_id, seq, payload)", []any{key}
 	}
-	// Every match of a regular expression holds its literal prefix: the
-	// database's LIKE picks the candidates (5.1 → 2.4 s over 1M events for
-	// one that starts with `"value":`), Go decides.
+	// Every match of a regular expression holds its required literals in
+	// order: the database's LIKE picks the candidates, Go decides. Over
+	// 1M events, `"value":\s*7\b` hands Go the ~100k events whose payload
+	// holds `"value":` and a 7 after it instead of the ~520k that hold
+	// `"value":` (each call from SQLite into Go costs ~2 µs of CPU).
 	if t.Regex {
-		if re, err := regexp.Compile(t.Text); err == nil {
-			if prefix, _ := re.LiteralPrefix(); prefix != "" && isASCII(prefix) {
-				pre, preArgs, _ := textCondition(d, stream, backend.EventText{Text: prefix}, nil)
-				if pre != "" && cond != "" {
-					cond, args = pre+" AND "+cond, append(preArgs, args...)
-				} else if pre != "" {
-					cond, args = pre, preArgs
-				}
+		if pre, preArgs := requiredCondition(like, stream, t.Text); pre != "" {
+			if cond != "" {
+				cond, args = pre+" AND "+cond, append(preArgs, args...)
+			} else {
+				cond, args = pre, preArgs
 			}
 		}
 	}
@@ -166,6 +165,69 @@ func textCondition(d *Dialect, stream string, t backend.EventText, match func(st
 		return cond, args, nil
 	}
 	return cond, args, func() { matchers.Delete(key) }
+}
+
+// requiredCondition is a SQL condition every event whose line pattern
+// matches passes ("" when there is none to say), and its arguments.
+func requiredCondition(like, stream, pattern string) (string, []any) {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return "", nil
+	}
+	pieces := requiredPieces(re.Simplify())
+	if len(pieces) == 0 {
+		return "", nil
+	}
+	all := "%"
+	for _, p := range pieces {
+		all += likeEscaper.Replace(strings.ToLower(p)) + "%"
+	}
+	first := strings.ToLower(pieces[0])
+	line := `(type || ' ' || stream_id || ' #' || seq || ' ' || payload)` + like + `? ESCAPE '\'`
+	if strings.Contains(first, " ") || (stream != "" && strings.Contains(strings.ToLower(stream), first)) {
+		// The match may start in any field: the pieces are in the line.
+		return line, []any{all}
+	}
+	// The first piece lies inside one field (every separator holds a
+	// space). Where it lies in the payload, the last field, the match and
+	// so every later piece lie there too; elsewhere the first piece alone
+	// says the event may match.
+	one := "%" + likeEscaper.Replace(first) + "%"
+	cond := `(payload` + like + `? ESCAPE '\' OR type` + like + `? ESCAPE '\'`
+	args := []any{all, one}
+	if stream == "" {
+		cond += ` OR stream_id` + like + `? ESCAPE '\'`
+		args = append(args, one)
+	}
+	if strings.Trim(first, "#0123456789") == "" {
+		cond += ` OR ('#' || seq)` + like + `? ESCAPE '\'`
+		args = append(args, one)
+	}
+	return cond + ")", args
+}
+
+// requiredPieces returns ASCII strings that every match of re holds, in
+// this order and apart, or none.
+func requiredPieces(re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if s := string(re.Rune); s != "" && isASCII(s) {
+			return []string{s}
+		}
+	case syntax.OpConcat:
+		var out []string
+		for _, sub := range re.Sub {
+			out = append(out, requiredPieces(sub)...)
+		}
+		return out
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredPieces(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredPieces(re.Sub[0])
+		}
+	}
+	return nil
 }
 
 // likeEscaper escapes LIKE's wildcards (and its escape character).

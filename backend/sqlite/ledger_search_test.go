@@ -38,6 +38,9 @@ func TestSearchMatchesWhatGoMatches(t *testing.T) {
 			{Text: "über"}, {Text: "ÜBER"}, {Text: "alarm level"}, {Text: "result #4 {"}, {Text: a[:8]},
 			{Text: fmt.Sprintf("%s #2 ", a)}, {Text: "step " + a}, {Text: `"value":\s*7\b`, Regex: true},
 			{Text: `^world\.event .* #\d+ \{"kind"`, Regex: true}, {Text: "zzz"},
+			{Text: `"kind":"(alarm|reading)".*7`, Regex: true}, {Text: `alarm.+\d{2}`, Regex: true}, {Text: `(?:value)+":1?7`, Regex: true},
+			{Text: `7\}$`, Regex: true}, {Text: `step run_`, Regex: true}, {Text: `#1\d`, Regex: true}, {Text: `(?-i)ALARM.*7`, Regex: true},
+			{Text: a[4:10] + `.*"value":7`, Regex: true}, {Text: `(ab)*alarm%_`, Regex: true}, {Text: `über|value`, Regex: true},
 		} {
 			match, err := text.Matcher()
 			require.NoError(t, err)

@@ -256,6 +256,31 @@ func (r *Memories) FindByHash(ctx context.Context, hash string, typ memorypolicy
 	return m, err == nil, dbErr(err, "look a memory up by its content")
 }
 
+// Stored implements memory.Repo.
+func (r *Memories) Stored(ctx context.Context, ids []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := r.db.SQL.QueryContext(ctx, r.db.Rebind("SELECT id FROM memories WHERE id IN (?"+strings.Repeat(", ?", len(ids)-1)+")"), args...)
+	if err != nil {
+		return nil, dbErr(err, "check which memories are stored")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, dbErr(err, "check which memories are stored")
+		}
+		out[id] = true
+	}
+	return out, dbErr(rows.Err(), "check which memories are stored")
+}
+
 // List implements memory.Repo.
 func (r *Memories) List(ctx context.Context, q memory.ListQuery) ([]memory.Memory, error) {
 	var where []string

@@ -37,5 +37,5 @@ func (EventRow) TableName() string { return "events" }
 
 // Models lists every GORM model, for the schema agreement test.
 func Models() []any {
-	return []any{&StreamRow{}, &EventRow{}, &WorldSpecRow{}, &WorldRunRow{}, &CheckpointRow{}, &ForkRow{}, &MemoryRow{}, &MemorySourceRow{}, &MemoryStateRow{}, &BlobRow{}}
+	return []any{&StreamRow{}, &EventRow{}, &WorldSpecRow{}, &WorldRunRow{}, &CheckpointRow{}, &ForkRow{}, &MemoryRow{}, &MemorySourceRow{}, &MemoryStateRow{}, &BlobRow{}, &WorkerRow{}}
 }

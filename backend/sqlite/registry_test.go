@@ -162,9 +162,17 @@ func TestMemoryRegistry(t *testing.T) {
 		require.EqualValues(t, 1, st.Count)
 		require.EqualValues(t, 3, st.Generation, "every change advances the generation")
 
+		gone := backend.NewID(backend.KindMemory)
+		stored, err := r.Stored(f.ctx, []string{m.ID, gone})
+		require.NoError(t, err)
+		require.Equal(t, map[string]bool{m.ID: true}, stored)
+
 		require.NoError(t, r.Delete(f.ctx, m.ID))
 		_, err = r.Get(f.ctx, m.ID)
 		require.Equal(t, backend.ENOTFOUND, backend.ErrorCode(err))
+		stored, err = r.Stored(f.ctx, []string{m.ID})
+		require.NoError(t, err)
+		require.Empty(t, stored)
 	})
 }
 

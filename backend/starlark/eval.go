@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -18,7 +20,9 @@ import (
 // memory limit no in-process check can give. The world that makes it keeps
 // its state; a call only reads what it is given and returns what changed.
 type Call struct {
-	// Func is "init", "step", "observe", "actions" or "score".
+	// Func is "init", "step", "steps", "observe", "actions" or "score".
+	// "steps" is Count steps of one action in one call, each under the
+	// limits of a step (see [Reply.Steps]).
 	Func string
 	// Seed is init's seed.
 	Seed uint64
@@ -30,6 +34,8 @@ type Call struct {
 	Role string
 	// RNG is the PCG step draws from (PCG.MarshalBinary).
 	RNG []byte
+	// Count is how many steps "steps" takes at most.
+	Count int
 }
 
 // Reply is what a Call returned, canonical JSON throughout.
@@ -41,7 +47,31 @@ type Reply struct {
 	Value   []byte   // observe
 	Actions [][]byte // actions
 	Score   float64  // score
+	// Steps are what each step of a "steps" call did, in order (State and
+	// RNG are then those after the last). There are fewer than Count when
+	// the world became done, when the answer reached maxStepsReplyBytes, or
+	// when the next step failed: the steps before a failure are answered,
+	// and the failing step, asked again on its own, fails as it would have.
+	Steps []StepReply
 }
+
+// StepReply is one step of a "steps" call.
+type StepReply struct {
+	State   []byte
+	Emitted [][]byte
+	Done    bool
+}
+
+// maxStepsReplyBytes bounds the states and events one "steps" answer
+// carries, so that a batch of large states never holds a hundred of them
+// at once; a batch cut short goes on in the next call.
+const maxStepsReplyBytes = 4 << 20
+
+// ErrCallLost is wrapped by a Runner's error when the process running a
+// call died in it (its memory limit, a kill): what the call had done is
+// lost, so a "steps" call that failed so is taken again one step at a time
+// to find the step that fails.
+var ErrCallLost = errors.New("the process running the world program's call died")
 
 // Shape is what a compiled program defines beyond init, step and observe.
 type Shape struct {
@@ -115,6 +145,8 @@ func (p *Program) Eval(ctx context.Context, c Call) (Reply, error) {
 		return p.evalInit(ctx, c.Seed)
 	case "step":
 		return p.evalStep(ctx, c)
+	case "steps":
+		return p.evalSteps(ctx, c)
 	case "observe":
 		state, err := decodeStateBytes(c.State)
 		if err != nil {
@@ -202,6 +234,41 @@ func (p *Program) evalStep(ctx context.Context, c Call) (Reply, error) {
 	return Reply{State: out.State, Emitted: emitted, Done: out.Done, RNG: rng}, nil
 }
 
+// evalSteps takes up to c.Count steps of c.Action, each a step call of its
+// own (its own execution-step budget and size limits), stopping after a
+// step that makes the world done. A failing step ends the batch: the steps
+// before it are the answer, and only a failure of the first is the
+// answer's error, so a caller meets a step's error exactly as a single
+// step gives it.
+func (p *Program) evalSteps(ctx context.Context, c Call) (Reply, error) {
+	if c.Count < 1 {
+		return Reply{}, backend.Errorf(backend.EINTERNAL, "world program was asked for %d steps", c.Count)
+	}
+	state, rng := c.State, c.RNG
+	var out Reply
+	size := 0
+	for len(out.Steps) < c.Count {
+		r, err := p.evalStep(ctx, Call{Func: "step", State: state, Action: c.Action, RNG: rng})
+		if err != nil {
+			if len(out.Steps) == 0 || ctx.Err() != nil {
+				return Reply{}, err
+			}
+			break
+		}
+		out.Steps = append(out.Steps, StepReply{State: r.State, Emitted: r.Emitted, Done: r.Done})
+		state, rng = r.State, r.RNG
+		size += len(r.State)
+		for _, e := range r.Emitted {
+			size += len(e)
+		}
+		if r.Done || size >= maxStepsReplyBytes {
+			break
+		}
+	}
+	out.State, out.RNG = state, rng
+	return out, nil
+}
+
 func (p *Program) evalActions(ctx context.Context, stateBytes []byte) ([][]byte, error) {
 	v, err := p.ask(ctx, "actions", p.actions, stateBytes)
 	if err != nil {
@@ -287,6 +354,18 @@ func (p *Program) checkReply(c Call, r Reply) error {
 		return backend.Errorf(backend.EINTERNAL, "the world program's worker answered %s with %s", c.Func, what)
 	}
 	switch c.Func {
+	case "steps":
+		if len(r.Steps) == 0 || len(r.Steps) > c.Count {
+			return bad(fmt.Sprintf("%d steps of the %d asked for", len(r.Steps), c.Count))
+		}
+		for i, st := range r.Steps {
+			if st.Done && i < len(r.Steps)-1 {
+				return bad("a step after the world was done")
+			}
+			if err := p.checkReply(Call{Func: "step"}, Reply{State: st.State, RNG: r.RNG}); err != nil {
+				return err
+			}
+		}
 	case "init", "step":
 		if len(r.State) == 0 || r.State[0] != '{' || len(r.State) > p.limits.MaxStateBytes || !json.Valid(r.State) {
 			return bad("a state that is not a JSON object within the limit")

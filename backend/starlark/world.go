@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"strconv"
 
@@ -106,6 +107,73 @@ func (w *World) Step(ctx context.Context, action json.RawMessage) (backend.StepR
 	w.state, w.rng, w.time, w.done = out.State, pcg, w.time+1, out.Done
 	out.WorldLocalTime = w.time
 	out.State = bytes.Clone(out.State)
+	return out, nil
+}
+
+// StepMany takes up to n steps of one action, as n calls of Step would
+// (byte for byte: the same states, events, RNG and clock), stopping after a
+// step that makes the world done. A Runner takes them in one exchange (a
+// few, for large states) instead of n, each step still under the limits of
+// a step. It returns the steps taken; on an error, the steps before the
+// failing one are taken and returned with it, and the world stands after
+// them, exactly as if Step had been called until it failed.
+func (w *World) StepMany(ctx context.Context, action json.RawMessage, n int) ([]backend.StepResult, error) {
+	if n <= 1 {
+		res, err := w.Step(ctx, action)
+		if err != nil {
+			return nil, err
+		}
+		return []backend.StepResult{res}, nil
+	}
+	if err := w.check(); err != nil {
+		return nil, err
+	}
+	if w.done {
+		return nil, backend.Errorf(backend.EINVALID, "world is terminal; it accepts no more steps")
+	}
+	if len(bytes.TrimSpace(action)) == 0 {
+		action = json.RawMessage("null")
+	}
+	if max := w.prog.limits.MaxStateBytes; len(action) > max {
+		return nil, backend.Errorf(backend.ELIMIT, "action is %d bytes, more than the limit of %d", len(action), max)
+	}
+	out := make([]backend.StepResult, 0, n)
+	for len(out) < n && !w.done {
+		rng, err := w.rng.MarshalBinary()
+		if err != nil {
+			return out, backend.Wrap(err, backend.EINTERNAL, "world RNG could not be saved")
+		}
+		r, err := w.prog.evalChecked(ctx, Call{Func: "steps", State: w.state, Action: action, RNG: rng, Count: n - len(out)})
+		if err != nil {
+			if errors.Is(err, ErrCallLost) && ctx.Err() == nil && n-len(out) > 1 {
+				// The worker died somewhere in the batch: what it had
+				// done is lost, so the steps are taken again one by one
+				// and the one that fails fails alone.
+				for len(out) < n && !w.done {
+					res, err := w.Step(ctx, action)
+					if err != nil {
+						return out, err
+					}
+					out = append(out, res)
+				}
+				return out, nil
+			}
+			return out, err
+		}
+		var pcg rand.PCG
+		_ = pcg.UnmarshalBinary(r.RNG) // checked by evalChecked
+		for _, st := range r.Steps {
+			w.time++
+			res := backend.StepResult{State: st.State, Done: st.Done, WorldLocalTime: w.time}
+			for _, e := range st.Emitted {
+				res.Emitted = append(res.Emitted, e)
+			}
+			out = append(out, res)
+		}
+		last := r.Steps[len(r.Steps)-1]
+		w.state, w.rng, w.done = last.State, pcg, last.Done
+		out[len(out)-1].State = bytes.Clone(last.State) // the world keeps its own
+	}
 	return out, nil
 }
 

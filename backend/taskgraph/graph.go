@@ -181,6 +181,33 @@ func (g *Graph) Ready(states map[string]StepState) []string {
 	return out
 }
 
+// IDAt returns the id of the plan's i-th step.
+func (g *Graph) IDAt(i int) string { return g.nodes[i].ID }
+
+// ReadyIn is Ready over states held by plan position (states[i] is the
+// state of the plan's i-th step, "" for Pending): the plan positions of the
+// steps ready to run, in topological order. It reads no map, so a loop that
+// asks at every step of a long plan pays a few array reads a step.
+func (g *Graph) ReadyIn(states []StepState) []int {
+	var out []int
+	for _, i := range g.order {
+		if s := states[i]; s != Pending && s != InDoubt && s != "" {
+			continue
+		}
+		ready := true
+		for _, j := range g.deps[i] {
+			if states[j] != Done {
+				ready = false
+				break
+			}
+		}
+		if ready {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // Blocked returns, in topological order, the Pending steps that can never
 // run because a dependency, directly or through other steps, Failed or was
 // Skipped. The runtime marks them Skipped.

@@ -81,6 +81,16 @@ func TestReady(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			require.Equal(t, tt.want, g.Ready(tt.states))
+			// ReadyIn, over the same states by plan position, agrees.
+			byPos := make([]taskgraph.StepState, g.Len())
+			for i := range byPos {
+				byPos[i] = tt.states[g.IDAt(i)]
+			}
+			var ids []string
+			for _, i := range g.ReadyIn(byPos) {
+				ids = append(ids, g.IDAt(i))
+			}
+			require.Equal(t, tt.want, ids)
 		})
 	}
 }

@@ -12,11 +12,14 @@ type Registry struct {
 	tools map[string]backend.Tool
 }
 
-// CatalogEntry describes one tool to a planning model.
+// CatalogEntry describes one tool to a planning model and the window.
 type CatalogEntry struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	ArgsSchema  json.RawMessage `json:"args_schema"`
+	// Portable marks a tool whose calls are safe to run on the team's
+	// workers (backend.Portable).
+	Portable bool `json:"portable,omitempty"`
 }
 
 // NewRegistry returns a registry of tools. Two tools with one name, or a
@@ -77,7 +80,8 @@ func (r *Registry) ArgsSchema(tool string) (json.RawMessage, bool) {
 func (r *Registry) Catalog() []CatalogEntry {
 	out := make([]CatalogEntry, 0, len(r.tools))
 	for _, t := range r.List() {
-		out = append(out, CatalogEntry{Name: t.Name(), Description: t.Description(), ArgsSchema: t.ArgsSchema()})
+		out = append(out, CatalogEntry{Name: t.Name(), Description: t.Description(), ArgsSchema: t.ArgsSchema(),
+			Portable: backend.IsPortable(t)})
 	}
 	return out
 }

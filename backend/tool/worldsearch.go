@@ -18,12 +18,43 @@ import (
 // from the task's world, so the search is in the task's lineage; the router
 // turns the chosen line into steps that take it (unless act is false). The
 // result is a hypothesis about a simulation.
+//
+// A search is portable: on a team's database its branches run on the team's
+// workers when Team lends them, with the very result an in-process search
+// gives (the search is the same; only where each branch is stepped moves).
 type WorldSearch struct {
 	Worlds       *world.Service
 	Deliberation *deliberation.Service
+	// Team, when set, lends a search the team's workers (nil: every search
+	// runs in this process, as on a machine's own SQLite database).
+	Team Team
 }
 
-var _ backend.Tool = (*WorldSearch)(nil)
+var (
+	_ backend.Tool     = (*WorldSearch)(nil)
+	_ backend.Portable = (*WorldSearch)(nil)
+)
+
+// Team lends a portable step the team's workers.
+type Team interface {
+	// Branches returns the team's workers as a deliberation's evaluator,
+	// or a sentence saying why the step's branches run in this process
+	// instead (no worker alive, the settings keep task steps here).
+	Branches(ctx context.Context) (*TeamBranches, string)
+}
+
+// TeamBranches are the team's workers lent to one step.
+type TeamBranches struct {
+	// Eval runs each branch as a job for the workers.
+	Eval deliberation.Evaluator
+	// Queued is how many branches to keep asked for at once.
+	Queued int
+	// Ran says how many branches the workers ran for the step, and on how
+	// many distinct worker processes.
+	Ran func() (branches, workers int)
+	// Close releases what Eval holds.
+	Close func()
+}
 
 const worldSearchSchema = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -53,6 +84,10 @@ func (*WorldSearch) Name() string { return "world_search" }
 
 // Confinement: the world's program runs in world workers.
 func (*WorldSearch) Confinement() backend.Confinement { return backend.ConfinedWorld }
+
+// Portable: a search reads and writes only the shared database's worlds and
+// is deterministic, so the team's workers may run its branches.
+func (*WorldSearch) Portable() bool { return true }
 
 // Description implements backend.Tool.
 func (*WorldSearch) Description() string {
@@ -138,8 +173,22 @@ func (t *WorldSearch) Run(ctx context.Context, call backend.ToolCall) (backend.T
 		}
 		opt.RunID = run.ID
 	}
-	res, err := t.Deliberation.Deliberate(ctx, opt)
-	out := backend.ToolResult{Duration: time.Since(start), Sandboxed: true}
+	delib, team, placement := t.Deliberation, (*TeamBranches)(nil), (*backend.Placement)(nil)
+	if t.Team != nil {
+		var why string
+		if team, why = t.Team.Branches(ctx); team != nil {
+			defer team.Close()
+			delib, opt.Workers = delib.WithEvaluator(team.Eval), team.Queued
+		} else {
+			placement = &backend.Placement{Here: why}
+		}
+	}
+	res, err := delib.Deliberate(ctx, opt)
+	if team != nil {
+		placement = &backend.Placement{}
+		placement.Branches, placement.Workers = team.Ran()
+	}
+	out := backend.ToolResult{Duration: time.Since(start), Sandboxed: true, Placement: placement}
 	if err != nil {
 		out.ExitCode = 1
 		out.Stderr = []byte(backend.ErrorMessage(err) + "\n")

@@ -86,9 +86,11 @@ type HistoryPage struct {
 }
 
 // HistoryPage returns up to limit events of a run's full history starting
-// at position offset (0 = the oldest). A negative offset asks for the last
-// page: the one starting at the largest multiple of limit below the total,
-// so a reader that pages by limit lands on its own page boundary. It reads
+// at position offset (0 = the oldest). A negative offset -n asks for the
+// page holding the n-th event from the end (-1: the last page): the one
+// starting at the largest multiple of limit at or below total-n, so a reader
+// that pages by limit lands on its own page boundary, and -1 with -screen
+// read together cover a screenful even when the last page holds few. It reads
 // only the events it returns, so paging a million-event history costs the
 // same at any offset.
 func (s *Service) HistoryPage(ctx context.Context, runID string, offset int64, limit int) (HistoryPage, error) {
@@ -107,7 +109,7 @@ func (s *Service) HistoryPage(ctx context.Context, runID string, offset int64, l
 		}
 	}
 	if offset < 0 {
-		page.Offset = max(page.Total-1, 0) / int64(limit) * int64(limit)
+		page.Offset = max(page.Total+offset, 0) / int64(limit) * int64(limit)
 	}
 	pos := int64(0)
 	for _, seg := range segs {

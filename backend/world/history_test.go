@@ -47,6 +47,15 @@ func TestHistoryPageNamesItsSegments(t *testing.T) {
 	require.Equal(t, (p.Total-1)/4*4, last.Offset)
 	require.Equal(t, all[len(all)-1].ID, last.Events[len(last.Events)-1].ID)
 	require.Len(t, last.Events, int(p.Total-last.Offset))
+	// -n is the page holding the n-th event from the end: with the last page
+	// it covers a screenful even when the last page holds few events.
+	for n := int64(1); n <= p.Total+2; n++ {
+		back, err := f.worlds.HistoryPage(f.ctx, child.ID, -n, 4)
+		require.NoError(t, err)
+		want := max(p.Total-n, 0) / 4 * 4
+		require.Equal(t, want, back.Offset, "offset -%d", n)
+		require.Equal(t, all[want].ID, back.Events[0].ID, "offset -%d", n)
+	}
 
 	// A page in the middle starts exactly where asked, across the fork point.
 	mid, err := f.worlds.HistoryPage(f.ctx, child.ID, p.Inherited-2, 4)

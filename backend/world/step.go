@@ -99,6 +99,53 @@ func (s *Service) advanceAfter(ctx context.Context, inst *instance, action json.
 	return StepOutcome{Run: inst.run, State: res.State, Emitted: res.Emitted, Done: res.Done}, events, nil
 }
 
+// advanceMany is advanceAfter for up to n steps of one action, taken in one
+// exchange with the program's worker: it returns the outcome of the last
+// step taken, the events of every one and how many were taken. On an error the steps before the
+// failing one are kept: their events are returned with a cancel (the
+// caller saves them), and saved before the failure is recorded otherwise.
+func (s *Service) advanceMany(ctx context.Context, inst *instance, action json.RawMessage, n int, before func() error, pending ...backend.Event) (StepOutcome, []backend.Event, int, error) {
+	if n <= 1 {
+		out, events, err := s.advanceAfter(ctx, inst, action, before, pending...)
+		if err != nil {
+			return out, nil, 0, err
+		}
+		return out, events, 1, nil
+	}
+	if inst.run.Status.Terminal() {
+		return StepOutcome{}, nil, 0, backend.Errorf(backend.EINVALID, "run %s is %s; fork it to continue from one of its checkpoints", inst.run.ID, inst.run.Status)
+	}
+	action = actionOrNull(action)
+	if !json.Valid(action) {
+		return StepOutcome{}, nil, 0, backend.Errorf(backend.EINVALID, "the action is not valid JSON")
+	}
+	results, err := inst.world.StepMany(ctx, action, n)
+	var out StepOutcome
+	var events []backend.Event
+	for _, res := range results {
+		events = append(events, s.stepEvents(inst, action, res)...)
+		out = StepOutcome{Run: inst.run, State: res.State, Emitted: res.Emitted, Done: res.Done}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return out, events, len(results), err // cancelled by the caller: the run stays open
+		}
+		if before != nil {
+			if berr := before(); berr != nil {
+				return StepOutcome{}, nil, 0, berr
+			}
+		}
+		if all := append(pending[:len(pending):len(pending)], events...); len(all) > 0 {
+			if serr := s.save(context.WithoutCancel(ctx), inst, all, nil); serr != nil {
+				return StepOutcome{}, nil, 0, serr
+			}
+		}
+		s.fail(ctx, inst, err)
+		return StepOutcome{}, nil, 0, err
+	}
+	return out, events, len(results), nil
+}
+
 // stepEvents records a step the world in memory has taken: the step, what
 // the program emitted, and the completion when it made the world done (which
 // also marks inst's run completed).
@@ -118,6 +165,11 @@ func (s *Service) stepEvents(inst *instance, action json.RawMessage, res backend
 	if res.Done {
 		inst.run.Status = backend.RunCompleted
 		events = append(events, s.event(inst, EventCompleted, map[string]any{"stateDigest": digest(res.State)}))
+	}
+	for i := range events {
+		// The step's own time: a batch of steps has moved the world past
+		// every step but its last.
+		events[i].WorldLocalTime = res.WorldLocalTime
 	}
 	return events
 }
@@ -203,8 +255,36 @@ func (s *Service) RunSteps(ctx context.Context, runID string, opts RunOptions) (
 	defer func() { _ = wait() }() // no save outlives the call (and its lock on the run)
 	// flush starts saving the pending steps' events, with a checkpoint of
 	// the state after them when cp is set: one commit either way.
+	// putState starts writing a checkpoint's blob; the channel answers
+	// when it is durable.
+	putState := func(ctx context.Context) ([]byte, chan error, error) {
+		data, err := inst.world.CheckpointBytes()
+		if err != nil {
+			return nil, nil, err
+		}
+		put := make(chan error, 1)
+		go func() {
+			_, err := s.blobs.Put(ctx, data, "application/json")
+			put <- err
+		}()
+		return data, put, nil
+	}
 	flush := func(ctx context.Context, done int, cp bool) error {
+		// A checkpoint's blob is written while the commit before it
+		// finishes: the two durable writes overlap, and the blob is still
+		// durable before the commit that names it.
+		var state []byte
+		var put chan error
+		if cp && len(pending) > 0 {
+			var err error
+			if state, put, err = putState(ctx); err != nil {
+				return err
+			}
+		}
 		if err := wait(); err != nil {
+			if put != nil {
+				<-put // no write outlives the call
+			}
 			return err
 		}
 		if cp && len(pending) == 0 && inst.run.LatestCheckpointID != "" {
@@ -221,25 +301,26 @@ func (s *Service) RunSteps(ctx context.Context, runID string, opts RunOptions) (
 		events := pending
 		pending = nil // the saved events may still be read by those they were published to
 		var rec *backend.Checkpoint
-		var state []byte
 		if cp {
-			data, err := inst.world.CheckpointBytes()
-			if err != nil {
-				return err
+			if state == nil { // a checkpoint with nothing pending (of a run without one yet)
+				var err error
+				if state, put, err = putState(ctx); err != nil {
+					return err
+				}
 			}
-			c, e := s.checkpointRecord(inst, data)
+			c, e := s.checkpointRecord(inst, state)
 			inst.run.LatestCheckpointID = c.ID
 			events = append(events, e)
-			rec, state = &c, data
+			rec = &c
 		}
 		inst.run.WorldLocalTime = inst.world.Time()
 		inst.run.UpdatedAt = s.now().UTC()
 		run, expect := inst.run, inst.head
 		ch := make(chan result, 1)
 		go func() {
-			if rec != nil {
+			if put != nil {
 				// The blob is durable before the commit that names it.
-				if _, err := s.blobs.Put(ctx, state, "application/json"); err != nil {
+				if err := <-put; err != nil {
 					ch <- result{err: err}
 					return
 				}
@@ -260,25 +341,38 @@ func (s *Service) RunSteps(ctx context.Context, runID string, opts RunOptions) (
 		}
 		return wait()
 	}
-	for i := 1; i <= opts.Steps; i++ {
+	// Steps are taken in batches that end where a save or a checkpoint
+	// falls (one exchange with the program's worker per batch), so every
+	// save and checkpoint is where it was when steps were taken one by one.
+	next := func(i int) int { // the step after i where a batch ends
+		j := min(opts.Steps, (i/opts.SaveEvery+1)*opts.SaveEvery)
+		if ce := opts.CheckpointEvery; ce > 0 {
+			j = min(j, (i/ce+1)*ce)
+		}
+		return j
+	}
+	for i := 0; i < opts.Steps; {
 		if inflight != nil && opts.SaveEvery == 1 {
 			if err := wait(); err != nil {
 				return out, err
 			}
 		}
-		var events []backend.Event
-		var err error
-		if out, events, err = s.advanceAfter(ctx, inst, opts.Action, wait, pending...); err != nil {
+		res, events, taken, err := s.advanceMany(ctx, inst, opts.Action, next(i)-i, wait, pending...)
+		if taken > 0 {
+			out = res
+		}
+		pending = append(pending, events...)
+		i += taken
+		if err != nil {
 			if ctx.Err() != nil {
 				// Steps applied before the cancel are kept; the world in
 				// memory is then exactly what is recorded.
-				if ferr := finish(context.WithoutCancel(ctx), i-1, false); ferr != nil {
+				if ferr := finish(context.WithoutCancel(ctx), i, false); ferr != nil {
 					return out, ferr
 				}
 			}
 			return out, err
 		}
-		pending = append(pending, events...)
 		last := i == opts.Steps || out.Done
 		cp := last || (opts.CheckpointEvery > 0 && i%opts.CheckpointEvery == 0)
 		if cp || i%opts.SaveEvery == 0 {

@@ -76,6 +76,7 @@ type Service struct {
 	limits   starlark.Limits
 	programs map[string]*starlark.Program // by program digest
 	specs    map[string]backend.WorldSpec // immutable specs read before (specOf)
+	starts   map[string]branchStartEntry  // checkpoints branches started from (branchStart)
 	live     map[string]*instance         // open runs, by run id
 	runLocks map[string]*sync.Mutex
 }

@@ -71,7 +71,11 @@ func (p *Pool) Compile(ctx context.Context, src starlark.Source) (starlark.Shape
 
 // Call runs one call of src's program in a worker.
 func (p *Pool) Call(ctx context.Context, src starlark.Source, c starlark.Call) (starlark.Reply, error) {
-	resp, err := p.do(ctx, src, &request{Op: "call", Call: c}, c.Func)
+	what := c.Func
+	if what == "steps" {
+		what = "step" // a batch of steps fails in one of them
+	}
+	resp, err := p.do(ctx, src, &request{Op: "call", Call: c}, what)
 	return resp.Reply, err
 }
 
@@ -402,10 +406,11 @@ func (w *worker) failure(ctx context.Context, cause error, what string, limit in
 		return backend.Wrap(ctx.Err(), backend.ELIMIT, "world program was stopped during %s", what)
 	}
 	detail := fmt.Errorf("%w; worker exit: %v; stderr: %s", cause, waitErr, w.stderr.String())
+	lost := fmt.Errorf("%w: %w", starlark.ErrCallLost, detail) // what the call had done died with it
 	raise := "if it needs more, raise the memory limit of world programs in Settings (worldMemoryMiB in settings.json)"
 	switch {
 	case outOfMemory(w.stderr.String()):
-		return backend.Wrap(detail, backend.ELIMIT, "world program used more than its memory limit of %s during %s; %s",
+		return backend.Wrap(lost, backend.ELIMIT, "world program used more than its memory limit of %s during %s; %s",
 			formatBytes(limit), what, raise)
 	case killed:
 		return backend.Wrap(detail, backend.EUNAVAILABLE, "world program was stopped during %s: ducklm is shutting down", what)
@@ -417,7 +422,7 @@ func (w *worker) failure(ctx context.Context, cause error, what string, limit in
 			how = "it was killed by " + unix.SignalName(ws.Signal())
 		}
 	}
-	return backend.Wrap(detail, backend.ELIMIT,
+	return backend.Wrap(lost, backend.ELIMIT,
 		"the process running the world program died during %s (%s), most likely at its memory limit of %s; %s",
 		what, how, formatBytes(limit), raise)
 }

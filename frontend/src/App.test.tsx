@@ -38,6 +38,7 @@ describe('App', () => {
       ['Worlds', 'worlds'],
       ['Lineage', 'lineage'],
       ['Memory', 'memory'],
+      ['Workers', 'workers'],
       ['Settings', 'settings'],
     ]);
     expect(within(nav).getByRole('link', { name: 'Runs' }).getAttribute('aria-current')).toBe('page');

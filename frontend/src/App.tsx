@@ -20,6 +20,7 @@ const WorldView = lazyScreen(() => import('./worlds/WorldView').then((m) => m.Wo
 const LineageView = lazyScreen(() => import('./lineage/LineageView').then((m) => m.LineageView));
 const TimelineView = lazyScreen(() => import('./timeline/TimelineView').then((m) => m.TimelineView));
 const MemoryView = lazyScreen(() => import('./memory/MemoryView').then((m) => m.MemoryView));
+const WorkersView = lazyScreen(() => import('./workers/WorkersView').then((m) => m.WorkersView));
 const SettingsView = lazyScreen(() => import('./settings/SettingsView').then((m) => m.SettingsView));
 
 /**
@@ -37,6 +38,7 @@ export function screenCode(r: Route): Promise<void> {
     lineage: LineageView,
     timeline: TimelineView,
     memory: MemoryView,
+    workers: WorkersView,
     settings: SettingsView,
   }[r.screen];
   return screen ? screen.preload() : Promise.resolve();
@@ -52,6 +54,7 @@ const NAV: readonly { section: Section; label: string; href: string }[] = [
   { section: 'worlds', label: 'Worlds', href: href({ screen: 'worlds' }) },
   { section: 'lineage', label: 'Lineage', href: href({ screen: 'lineage' }) },
   { section: 'memory', label: 'Memory', href: href({ screen: 'memory' }) },
+  { section: 'workers', label: 'Workers', href: href({ screen: 'workers' }) },
   { section: 'settings', label: 'Settings', href: href({ screen: 'settings' }) },
 ];
 
@@ -65,6 +68,7 @@ const SCREEN_NAMES: Record<Route['screen'], string> = {
   lineage: 'the lineage',
   timeline: 'the timeline',
   memory: 'the memory',
+  workers: 'the workers',
   settings: 'the settings',
 };
 
@@ -160,7 +164,8 @@ export function App({ api }: AppProps) {
             <TimelineView key={route.runId} api={api} runId={route.runId} {...(route.seq ? { seq: route.seq } : {})} />
           )}
           {route.screen === 'memory' && <MemoryView api={api} />}
-          {route.screen === 'settings' && <SettingsView api={api} />}
+          {route.screen === 'workers' && <WorkersView api={api} />}
+          {route.screen === 'settings' && <SettingsView api={api} section={route.section} />}
           </Suspense>
         </ScreenBoundary>
       </main>

@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { App, screenCode } from './App';
 import { api } from './bridge';
 import { parseRoute } from './lib/route';
+import { primeTimeline } from './timeline/prime';
 import { startTheme } from './ui/theme';
 import './styles.css';
 
@@ -13,8 +14,11 @@ const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
 
 // The first screen's code comes before the first render (a failed fetch is
-// tried again when the screen renders).
-void screenCode(parseRoute(window.location.hash))
+// tried again when the screen renders); a timeline's first read travels
+// meanwhile.
+const first = parseRoute(window.location.hash);
+if (first.screen === 'timeline' && first.seq === undefined) primeTimeline(api, first.runId);
+void screenCode(first)
   .catch(() => {})
   .then(() =>
     createRoot(root).render(

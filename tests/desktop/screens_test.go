@@ -131,8 +131,33 @@ func TestDesktopScreens(t *testing.T) {
 			require.Greater(t, difference(t, previous, shot), 0.01, "%s: the screen changed", s.name)
 		}
 		previous = shot
+		if s.name == "compare" {
+			previous = closeCompare(t, wid, shot)
+		}
 	}
 	require.NotContains(t, out.String(), "level=ERROR", "the window logged no error while walking the screens")
+}
+
+// closeCompare presses the comparison's Close button in the window, as a
+// keyboard user does (the comparison takes the focus when it opens, so Tab
+// reaches Close and Return presses it), and checks that the comparison went
+// and the screen is drawn, not blank: the path that once left a white page.
+// It returns the screenshot after.
+func closeCompare(t *testing.T, wid, open string) string {
+	t.Helper()
+	xdotool(t, "windowfocus", "--sync", wid)
+	xdotool(t, "key", "--clearmodifiers", "Tab", "Return")
+	closed := filepath.Join(artifactDir(t), "screen-compare-closed.png")
+	var changed float64
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		capture(t, wid, closed)
+		if changed = difference(t, open, closed); changed > 0.02 {
+			break
+		}
+	}
+	require.Greater(t, changed, 0.02, "Close took the comparison away")
+	require.NoError(t, drawn(t, closed), "after Close")
+	return closed
 }
 
 // startFakeOllama builds and starts the e2e suite's fake Ollama with its

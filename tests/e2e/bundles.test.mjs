@@ -151,6 +151,13 @@ describe('Bundles between two installations', { timeout: 240_000 }, () => {
       assert.doesNotMatch(alteredProblem, /internal error|panic|goroutine/i, alteredProblem);
       assert.ok(await dialog.getByRole('button', { name: 'Import', exact: true }).isDisabled());
 
+      // A path where there is no file: a sentence that starts with a capital and says what to do
+      // (the API refuses it with HTTP 422 and that sentence, as it should).
+      page.allowProblem(/^HTTP 422 for POST \/api\/call\/VerifyBundle$/);
+      await file.fill(path.join(files, 'missing.ducklm'));
+      await dialog.getByRole('button', { name: 'Check bundle' }).click();
+      await dialog.getByText(/^There is no file \S+missing\.ducklm\. Check the path: a bundle is the \.ducklm file an export wrote/).first().waitFor();
+
       await file.fill(broken);
       await dialog.getByRole('button', { name: 'Check bundle' }).click();
       await dialog.getByText('This bundle cannot be imported: it failed the manifest check.').waitFor();
@@ -159,7 +166,7 @@ describe('Bundles between two installations', { timeout: 240_000 }, () => {
       assert.match(await manifest.textContent(), /The file is not a ducklm bundle/);
       await dialog.getByText(/Nothing was written/).waitFor();
       assert.ok(await dialog.getByRole('button', { name: 'Import', exact: true }).isDisabled());
-      assert.deepEqual(page.problems, []);
+      assert.deepEqual(page.problems, ['HTTP 422 for POST /api/call/VerifyBundle']);
     });
     const afterwards = await there.call('Overview');
     assert.deepEqual(afterwards.counts, before.counts, 'nothing was written');

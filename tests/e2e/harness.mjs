@@ -38,6 +38,7 @@ const CHROMIUM_ARGS = [
 export const SERVING_LINE = /^ducklm serving on (http:\/\/127\.0\.0\.1:\d+\/)\?token=([0-9a-f]{32})$/;
 const OLLAMA_LINE = /^ollamatest listening on (http:\/\/\S+)$/;
 const REAL_OLLAMA_LINE = /^realollama listening on (http:\/\/\S+)$/;
+const PG_LINE = /^pgserver listening on (postgres:\/\/\S+)$/;
 
 function ducklmBin() {
   const bin = process.env.DUCKLM_BIN;
@@ -64,6 +65,40 @@ async function realOllamaBin(dir) {
   const out = path.join(dir, 'realollama');
   await promisify(execFile)('go', ['build', '-o', out, './tests/realmodel/cmd/realollama'], { cwd: REPO, timeout: 300_000 });
   return out;
+}
+
+/**
+ * startPostgres starts a throw-away PostgreSQL (tests/e2e/pgserver: a
+ * cluster in a temporary folder on a free loopback port) whose database
+ * "ducklm" belongs to a role that logs in with password. It answers the
+ * address without the password, withPassword (the address a program is
+ * given) and stop(). `make test-e2e` builds it and sets PG_SERVER_BIN.
+ */
+export async function startPostgres(password) {
+  let bin = process.env.PG_SERVER_BIN;
+  const work = await mkdtemp(path.join(tmpdir(), 'ducklm-e2e-pg-'));
+  if (!bin) {
+    bin = path.join(work, 'pgserver');
+    await promisify(execFile)('go', ['build', '-o', bin, './tests/e2e/pgserver'], { cwd: REPO, timeout: 180_000 });
+  }
+  const pg = new Child('pgserver', bin, ['-password', password], process.env);
+  try {
+    const [, address] = await pg.ready(PG_LINE, 120_000);
+    const u = new URL(address);
+    u.password = encodeURIComponent(password);
+    return {
+      address,
+      withPassword: u.toString(),
+      async stop() {
+        await pg.stop(60_000);
+        await rm(work, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await pg.stop();
+    await rm(work, { recursive: true, force: true });
+    throw err;
+  }
 }
 
 /** Children still running, killed if this process exits without stopping them. */
@@ -129,13 +164,39 @@ class Child {
 }
 
 /**
+ * startWorker starts `ducklm worker` on its own data directory for the
+ * database at databaseUrl (password included), as a team's machine does.
+ * Stop it with stop() (SIGTERM: it leaves the queue cleanly) or kill().
+ */
+export async function startWorker(databaseUrl, slots = 2) {
+  const home = await mkdtemp(path.join(tmpdir(), 'ducklm-e2e-worker-'));
+  const w = new Child('ducklm worker', ducklmBin(), ['worker', '--slots', String(slots)], {
+    ...process.env,
+    DUCKLM_HOME: home,
+    DUCKLM_DATABASE_URL: databaseUrl,
+    OLLAMA_HOST: 'http://127.0.0.1:9',
+  });
+  w.proc.stdout.on('data', (d) => (w.output += d));
+  return {
+    get output() {
+      return w.output;
+    },
+    async stop() {
+      const res = await w.stop(30_000);
+      await rm(home, { recursive: true, force: true });
+      return res;
+    },
+  };
+}
+
+/**
  * startStack starts a fake Ollama (or with realOllama a real one serving the
  * tiny test models: "tiny", "tiny-random", "tiny-loop", "tiny-endless"),
  * `ducklm serve` on a fresh data directory and a browser with a fresh
  * profile. With noOllama, no Ollama at all: ducklm is pointed at a
  * loopback port nothing listens on. Stop it with stack.stop().
  */
-export async function startStack({ script = SCRIPT, realOllama = false, noOllama = false } = {}) {
+export async function startStack({ script = SCRIPT, realOllama = false, noOllama = false, env: extraEnv = {} } = {}) {
   const work = await mkdtemp(path.join(tmpdir(), 'ducklm-e2e-'));
   const home = path.join(work, 'home');
   const children = [];
@@ -171,17 +232,17 @@ export async function startStack({ script = SCRIPT, realOllama = false, noOllama
         children.push(ollama);
         [, ollamaUrl] = await ollama.ready(OLLAMA_LINE);
       }
-      const env = { ...process.env, DUCKLM_HOME: home, OLLAMA_HOST: ollamaUrl };
+      const env = { ...process.env, DUCKLM_HOME: home, OLLAMA_HOST: ollamaUrl, ...extraEnv };
       const serve = new Child('ducklm serve', ducklmBin(), ['serve', '--addr', '127.0.0.1:0'], env);
       children.push(serve);
       const [, base, token] = await serve.ready(SERVING_LINE);
-      return { ollamaUrl, serve, base, token };
+      return { ollamaUrl, serve, base, token, env };
     })();
     // Both settle before a failure is thrown, so stop() finds everything started.
     const settled = await Promise.allSettled([browser, servers]);
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
-    const { ollamaUrl, serve, base, token } = settled[1].value;
+    const { ollamaUrl, serve, base, token, env } = settled[1].value;
     const stack = {
       home,
       base,
@@ -191,11 +252,24 @@ export async function startStack({ script = SCRIPT, realOllama = false, noOllama
       context,
       serve,
       stop,
+      /**
+       * restart stops `ducklm serve` and starts it again on the same data
+       * directory (a new address and token), as a person quits and opens ducklm.
+       */
+      async restart() {
+        const old = stack.serve;
+        await old.stop();
+        children.splice(children.indexOf(old), 1);
+        const serve = new Child('ducklm serve', ducklmBin(), ['serve', '--addr', '127.0.0.1:0'], env);
+        children.push(serve);
+        const [, nextBase, nextToken] = await serve.ready(SERVING_LINE);
+        Object.assign(stack, { serve, base: nextBase, token: nextToken, url: `${nextBase}?token=${nextToken}` });
+      },
       /** call invokes an API method from the test, as the page would. */
       async call(method, ...args) {
-        const res = await fetch(`${base}api/call/${method}`, {
+        const res = await fetch(`${stack.base}api/call/${method}`, {
           method: 'POST',
-          headers: { 'Content-Type': 'application/json', 'X-Ducklm-Token': token },
+          headers: { 'Content-Type': 'application/json', 'X-Ducklm-Token': stack.token },
           body: JSON.stringify(args),
         });
         const body = await res.json();
@@ -218,6 +292,10 @@ export async function startStack({ script = SCRIPT, realOllama = false, noOllama
           }
         });
         page.problems = problems;
+        page.allowed = [];
+        /** allowProblem lets one expected problem (a refused request the journey provokes) pass the step checks. */
+        page.allowProblem = (re) => page.allowed.push(re);
+        watchSteps(page);
         await page.goto(stack.url);
         return page;
       },
@@ -240,6 +318,83 @@ export async function startStack({ script = SCRIPT, realOllama = false, noOllama
   } catch (err) {
     await stop();
     throw err;
+  }
+}
+
+/**
+ * The step checks. Every action a journey takes on a page it opened with
+ * stack.open() — a click, a key, a fill, a navigation — is followed by the
+ * acceptance's two checks: no console error, page error or failed request
+ * so far, and a screen that is not blank (the app's root shows text within
+ * STEP_BLANK_MS) and not a screen's error boundary. A journey therefore
+ * fails at the step that broke the window, not at its end.
+ */
+const STEP_ACTIONS = ['click', 'dblclick', 'fill', 'press', 'pressSequentially', 'check', 'uncheck', 'setChecked', 'selectOption', 'hover', 'dispatchEvent', 'setInputFiles'];
+const STEP_BLANK_MS = 30_000; // generous: a loaded CI machine draws late, a blank screen stays blank
+const watched = new WeakSet();
+let locatorPatched = false;
+
+/** unexpected is the page's problems that no allowProblem expects. */
+function unexpected(page) {
+  return page.problems.filter((p) => !page.allowed.some((re) => re.test(p)));
+}
+
+/**
+ * checkStep fails when the page has an unexpected problem, shows a screen's
+ * error boundary, or stays blank; what names the step in the failure.
+ */
+export async function checkStep(page, what) {
+  if (page.isClosed() || !watched.has(page)) return;
+  const bad = unexpected(page);
+  assert.deepEqual(bad, [], `after ${what}: the page reported problems`);
+  const state = await page
+    .waitForFunction(
+      () => {
+        const root = document.getElementById('root');
+        if (!root) return 'no-app'; // not ducklm's page (a download, about:blank): nothing to check
+        if (document.querySelector('[data-testid="screen-error"]')) return 'boundary';
+        return root.innerText.trim().length > 0 ? 'drawn' : false;
+      },
+      null,
+      { timeout: STEP_BLANK_MS, polling: 100 },
+    )
+    .then((h) => h.jsonValue())
+    .catch((err) => (page.isClosed() ? 'closed' : /Execution context was destroyed|navigation/i.test(err.message) ? 'navigating' : 'blank'));
+  if (state === 'navigating') return checkStep(page, what);
+  assert.notEqual(state, 'blank', `after ${what}: the screen stayed blank for ${STEP_BLANK_MS / 1000} s`);
+  const shown = state === 'boundary' ? await page.getByTestId('screen-error').innerText().catch(() => '') : '';
+  assert.notEqual(state, 'boundary', `after ${what}: a screen's error boundary is shown: ${shown.slice(0, 400)}`);
+  assert.deepEqual(unexpected(page), [], `after ${what}: the page reported problems`);
+}
+
+/** watchSteps makes every action on page (and on its locators) run checkStep after it. */
+function watchSteps(page) {
+  watched.add(page);
+  const wrap = (obj, name, label) => {
+    const orig = obj[name];
+    obj[name] = async function (...args) {
+      const out = await orig.apply(this, args);
+      await checkStep(page, label(args));
+      return out;
+    };
+  };
+  wrap(page, 'goto', (a) => `opening ${String(a[0]).replace(/token=[0-9a-f]+/, 'token=…')}`);
+  wrap(page, 'reload', () => 'reloading');
+  wrap(page, 'goBack', () => 'going back');
+  for (const k of ['press', 'type', 'insertText']) wrap(page.keyboard, k, (a) => `keyboard ${k} ${JSON.stringify(a[0])}`);
+  for (const k of ['click', 'dblclick', 'wheel']) wrap(page.mouse, k, (a) => `mouse ${k} ${JSON.stringify(a.slice(0, 2))}`);
+  if (!locatorPatched) {
+    locatorPatched = true;
+    const proto = Object.getPrototypeOf(page.locator('body'));
+    for (const name of STEP_ACTIONS) {
+      const orig = proto[name];
+      proto[name] = async function (...args) {
+        const out = await orig.apply(this, args);
+        const owner = this.page();
+        if (watched.has(owner)) await checkStep(owner, `${name} on ${this.toString()}`);
+        return out;
+      };
+    }
   }
 }
 
@@ -267,6 +422,7 @@ export async function journey(stack, name, fn) {
     .then(() => assert.fail(UNREACHABLE_HINT));
   try {
     await Promise.race([fn(page), unreachable]);
+    await checkStep(page, `the end of ${name}`);
     await screenshot(page, name);
   } catch (err) {
     const file = await screenshot(page, `${name}-failed`).catch(() => '(no screenshot)');

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { go, journey, shellPlan, startStack } from './harness.mjs';
 
-const SCREENS = ['#/', '#/new', '#/worlds', '#/lineage', '#/memory', '#/settings'];
+const SCREENS = ['#/', '#/new', '#/worlds', '#/lineage', '#/memory', '#/workers', '#/settings'];
 
 describe('Layout at 800 px', { timeout: 120_000 }, () => {
   let stack;

@@ -29,6 +29,17 @@ describe('A stopped run says why and what next', { timeout: 150_000 }, () => {
       assert.equal(await page.locator('.run-head [data-status]').getAttribute('data-status'), 'paused');
       assert.equal(await page.getByRole('button', { name: 'Resume' }).count(), 0, 'Resume cannot help without a model');
       assert.equal(await page.getByText(/planner is working/).count(), 0);
+
+      // The paused run's duration stops while it waits, and how long it has waited goes on.
+      const waiting = page.getByTestId('waiting-for');
+      const was = await waiting.textContent();
+      assert.match(was, /^waiting \d/);
+      await page.waitForFunction((w) => document.querySelector('[data-testid="waiting-for"]')?.textContent !== w, was, { timeout: 30_000 });
+
+      // On Runs, Ollama's absence is said once.
+      await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Runs' }).click();
+      await page.getByTestId('ollama-status').waitFor({ timeout: 30_000 });
+      assert.equal(await page.locator('main .check-warn').filter({ hasText: /Ollama/ }).count(), 1, 'one Ollama warning on Runs');
       assert.deepEqual(page.problems, []);
     });
   });
@@ -83,6 +94,9 @@ describe('A stopped run says why and what next', { timeout: 150_000 }, () => {
       assert.equal(await card.getByTestId('file-content').textContent(), 'one\ntwo\n');
       await card.getByRole('button', { name: 'Approve', exact: true }).click();
 
+      // The answered card says so until the view drops it; the second card moves up then.
+      // Wait for that, so no click below lands while the cards shift.
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="approval-card"]').length === 1 && !document.body.textContent.includes('Approved: the step runs.'), null, { timeout: 30_000 });
       // The second write replaces a file that exists now: the card shows the change.
       const diff = page.getByTestId('approval-card').getByTestId('file-diff');
       await diff.waitFor({ timeout: 30_000 });
@@ -114,6 +128,8 @@ describe('A stopped run says why and what next', { timeout: 150_000 }, () => {
       assert.match(await panel.getByTestId('args-approved').textContent(), /one\\nfour/);
       // No critic model here: the heuristic's check is not shown as a score.
       assert.match(await panel.getByTestId('critique').textContent(), /Not scored/);
+      // ducklm wrote the file itself: the panel says so, as the card did, never "Sandbox yes".
+      assert.equal(await panel.getByTestId('step-confinement').textContent(), "in ducklm itself, inside the run's workspace only");
       assert.deepEqual(page.problems, []);
     });
   });

@@ -191,6 +191,21 @@ describe('Settings', { timeout: 180_000 }, () => {
         await go(stack, page, hash);
         await ready(page);
         assert.equal(await theme(page), 'dark', `${name} is dark`);
+        if (name === 'worlds') {
+          // The grid's walls read as walls in the dark: at least 3:1 against the surface they lie on.
+          const ratio = await page.evaluate(() => {
+            const rgb = (c) => c.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number);
+            const lum = ([r, g, b]) => {
+              const f = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+              return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+            };
+            const wall = lum(rgb(getComputedStyle(document.querySelector('.grid-wall')).fill));
+            const bg = lum(rgb(getComputedStyle(document.querySelector('.grid-bg')).fill));
+            const [hi, lo] = [wall, bg].sort((a, b) => b - a);
+            return (hi + 0.05) / (lo + 0.05);
+          });
+          assert.ok(ratio >= 3, `the grid's walls stand out from the dark surface (${ratio.toFixed(2)}:1)`);
+        }
         await screenshot(page, `dark-${name}`);
       }
       assert.deepEqual(page.problems, []);

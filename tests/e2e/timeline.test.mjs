@@ -71,6 +71,28 @@ describe('Timeline', { timeout: 90_000 }, () => {
       await more.waitFor({ timeout: 30_000 });
       assert.match(await status.textContent(), /^500 matches in the first [\d,]+ of [\d,]+ events$/);
       assert.match(await page.getByTestId('timeline-row').first().textContent(), /world\.step/, 'the oldest match first');
+      // Stop: the next call is held in flight (the route answers only when let go), Stop
+      // ends the search where it is and says so, and Find more goes on after it.
+      let letGo;
+      const held = new Promise((resolve) => (letGo = resolve));
+      await page.route('**/api/call/SearchHistory', async (route) => {
+        await held;
+        await route.continue();
+      });
+      await more.click();
+      const stop = page.getByRole('button', { name: 'Stop' });
+      await stop.waitFor({ timeout: 30_000 });
+      await stop.click();
+      await page.getByText(/^Stopped: 500 matches in the first [\d,]+ of [\d,]+ events$/).waitFor({ timeout: 30_000 });
+      letGo();
+      // The call that was under way when the user stopped still lands, and the search stays stopped.
+      await page.waitForFunction(() => {
+        const m = /^Stopped: ([\d,]+) matches in the first [\d,]+ of [\d,]+ events$/.exec(document.querySelector('[data-testid="search-status"]')?.textContent ?? '');
+        return m !== null && Number(m[1].replace(/,/g, '')) > 500;
+      }, null, { timeout: 30_000 });
+      await page.unroute('**/api/call/SearchHistory');
+      assert.equal(await stop.count(), 0, 'a stopped search offers no Stop');
+      await more.waitFor({ timeout: 30_000 });
       // Find more goes on, batch by batch, to the end.
       for (let i = 0; i < 10 && (await more.isVisible()); i++) {
         const before = await status.textContent();

@@ -31,7 +31,15 @@ describe('Worlds, forks and lineage', { timeout: 150_000 }, () => {
       await page.getByRole('button', { name: 'Run 3 steps' }).click();
       await page.getByText('world time 3').waitFor();
       await page.getByRole('button', { name: 'Checkpoint', exact: true }).click();
-      await page.locator('.cp-item', { hasText: 't=3' }).waitFor();
+      // The list changes: the new checkpoint is marked, by its id (not a state hash).
+      const taken = page.locator('.cp-item[aria-current="true"]', { hasText: 't=3' });
+      await taken.waitFor();
+      assert.match(await taken.textContent(), /ckp_/);
+      assert.doesNotMatch(await taken.textContent(), /sha256/);
+      // The world checkpoints as it runs: the answer names the one it took, or the one that holds t=3 already.
+      await page
+        .getByText(/^(Checkpoint ckp_\S+ taken at world time 3|Nothing new to take: the world has not moved since checkpoint ckp_\S+ at world time 3) \(marked below\)\.$/)
+        .waitFor();
       assert.match(await grid.getAttribute('aria-label'), /^Grid \d+ by \d+: agent at/);
       const d = await stack.call('WorldDetail', parentRun);
       assert.equal(d.run.worldLocalTime, 3);
@@ -67,7 +75,9 @@ describe('Worlds, forks and lineage', { timeout: 150_000 }, () => {
     });
   });
 
-  it('compares the two branches', async () => {
+  it('compares the two branches, at their latest and at a world time the user picks', async () => {
+    // The parent goes on past the fork (t=3): its latest state is later than the child's.
+    await stack.call('RunWorld', { runId: parentRun, action: '', steps: 2, checkpointEvery: 0 });
     await journey(stack, 'compare-branches', async (page) => {
       await go(stack, page, `#/worlds/${encodeURIComponent(parentRun)}`);
       const forks = page.getByRole('region', { name: 'Forks of this world' });
@@ -85,7 +95,21 @@ describe('Worlds, forks and lineage', { timeout: 150_000 }, () => {
       assert.match(await compare.getByTestId('event-diff-summary').textContent(), /; \d+ of \d+ world times differ$/);
       // The grid world draws its states: both pictures, side by side.
       assert.equal(await compare.getByTestId('state-pictures').getByRole('img').count(), 2);
-      assert.match(await compare.getByTestId('state-times').textContent(), /^Each side's latest state: .+ at t=\d+, e2e child at t=\d+/);
+      assert.match(await compare.getByTestId('state-times').textContent(), /^Each side's latest state: .+ at t=5, e2e child at t=3 — different world times/);
+      const pictures = compare.getByTestId('state-pictures').getByRole('img');
+      const latest = await pictures.first().getAttribute('aria-label');
+      // At a common time: both states at t=3, the parent's picture as it was then.
+      await compare.getByRole('spinbutton', { name: 'World time to compare the states at' }).fill('3');
+      await compare.getByRole('button', { name: 'Show both at this time' }).click();
+      await compare.getByTestId('state-times').getByText('Both states at world time t=3.').waitFor();
+      assert.equal(await pictures.count(), 2);
+      assert.match(await compare.getByTestId('state-pictures').textContent(), /at t=3.*e2e child at t=3/);
+      const parentAt3 = await stack.call('StatesAt', parentRun, childRun, 3);
+      assert.equal(parentAt3.a.time, 3);
+      assert.match(await pictures.first().getAttribute('aria-label'), new RegExp(`agent at ${parentAt3.a.state.pos[0]}, ${parentAt3.a.state.pos[1]};`));
+      await compare.getByRole('button', { name: 'Latest states' }).click();
+      await compare.getByTestId('state-times').getByText(/^Each side's latest state/).waitFor();
+      assert.equal(await pictures.first().getAttribute('aria-label'), latest);
       const diff = await stack.call('Diff', parentRun, childRun);
       assert.ok(diff, 'the API compares the same two runs');
       await compare.scrollIntoViewIfNeeded(); // the screenshot shows the comparison
@@ -146,6 +170,18 @@ describe('Worlds, forks and lineage', { timeout: 150_000 }, () => {
       assert.equal(await nav.getByRole('link', { name: 'Worlds' }).getAttribute('aria-current'), 'page');
       assert.equal(await nav.getByRole('link', { name: 'Runs' }).getAttribute('aria-current'), null);
       await notBlank('on the world timeline');
+
+      // The child's timeline: its numbers run on across the fork line, and the clocks are named in words.
+      await go(stack, page, `#/timeline/${encodeURIComponent(childRun)}`);
+      await page.locator('[data-testid="timeline-row"]:not(.inherited)').first().waitFor();
+      const rows = await page.locator('[data-testid="timeline-row"]').evaluateAll((rs) =>
+        rs.map((r) => ({ index: Number(r.dataset.index), n: r.querySelector('[role="cell"]').textContent.trim(), inherited: r.classList.contains('inherited') })),
+      );
+      rows.sort((x, y) => x.index - y.index);
+      assert.ok(rows.some((r) => r.inherited) && rows.some((r) => !r.inherited), 'both sides of the fork line are shown');
+      for (const r of rows) assert.equal(r.n, String(r.index + 1), 'one numbering across the fork line');
+      const clocks = await page.getByRole('combobox', { name: 'Clock' }).locator('option').allTextContents();
+      assert.deepEqual(clocks, ['Recorded time', 'Time in the parent', 'Deliberation round', 'World time']);
     });
   });
 

@@ -166,6 +166,33 @@ async function openInApp(page, url, hash, mark, timeoutMs = 60_000, { reload = t
   }, mark);
 }
 
+/**
+ * cutWithoutTooltip lists text cut with an ellipsis that cannot be read
+ * whole in a tooltip (no title on it or around it), as the 800 px journey
+ * checks on small data (tests/e2e/layout.test.mjs), here on the large data.
+ */
+async function cutWithoutTooltip(page) {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('main .ellipsis, main [class*="ellipsis"]')]
+      .filter((e) => e.scrollWidth > e.clientWidth + 1)
+      .filter((e) => !e.closest('[title]'))
+      .map((e) => `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}: ${e.textContent.slice(0, 40)}`),
+  );
+}
+
+/** reportCut checks the screen on show at 1440 and 800 px wide for cut text without a tooltip. */
+async function reportCut(page, screen, show) {
+  const found = [];
+  for (const width of [1440, 800]) {
+    await page.setViewportSize({ width, height: 900 });
+    await show();
+    const cut = await cutWithoutTooltip(page);
+    found.push(`${width} px: ${cut.length}${cut.length ? ` (${cut.slice(0, 3).join('; ')})` : ''}`);
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+  report(`${screen}: text cut without a tooltip`, found.join(', '), '0', found.every((f) => /^\d+ px: 0$/.test(f)));
+}
+
 /** frames records the page's frame times while fn runs. */
 async function frames(page, fn) {
   await page.evaluate(() => {
@@ -280,6 +307,39 @@ async function measureLineage(work) {
     const again = await openInApp(page, url, '#/lineage', 'lineage:drawn', 120_000, { reload: false });
     report('lineage: laid out and first drawn, opened again from the home screen (its code loaded)', ms(again.at), '≤ 2000 ms', again.at <= 2000);
 
+    // What the forks' "It changed" summaries cost the load: the same
+    // answer with and without them, in turns, both passed through the same
+    // interception (which has a cost of its own), one of them stripped.
+    const outline = await (await fetch(`${url.split('?')[0]}api/call/LineageOutline`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Ducklm-Token': new URL(url).searchParams.get('token') }, body: '[]' })).json();
+    const whole = JSON.stringify(outline).length;
+    const bare = JSON.stringify({ ...outline, forks: outline.forks.map(({ change, ...f }) => f) }).length;
+    const withSummary = [];
+    const without = [];
+    const through = (strip) => async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      await route.fulfill({ response: res, json: strip ? { ...body, forks: body.forks.map(({ change, ...f }) => f) } : body });
+    };
+    for (let i = 0; i < 3; i++) {
+      for (const [strip, into] of [
+        [false, withSummary],
+        [true, without],
+      ]) {
+        await page.route('**/api/call/LineageOutline', through(strip));
+        into.push((await openInApp(page, url, '#/lineage', 'lineage:drawn', 120_000)).at);
+        await page.unroute('**/api/call/LineageOutline');
+      }
+    }
+    const withMs = quantile(withSummary, 0.5);
+    const withoutMs = quantile(without, 0.5);
+    report(
+      `lineage: the forks' change summaries (${outline.forks.filter((f) => f.change).length} of ${outline.forks.length} forks), what they cost the load`,
+      `outline ${(whole / 1024).toFixed(0)} kB with, ${(bare / 1024).toFixed(0)} kB without (+${(((whole - bare) / bare) * 100).toFixed(1)} %); ` +
+        `drawn from the home screen in ${ms(withMs)} with, ${ms(withoutMs)} without (both intercepted; medians of 3, in turns: ${withSummary.map(ms).join(', ')} / ${without.map(ms).join(', ')})`,
+      '≤ 2000 ms with',
+      withMs <= 2000,
+    );
+
     // The Worlds screen reads its list a page at a time, not the lineage.
     const list = await openInApp(page, url, '#/worlds', 'worlds:listed', 60_000, { reload: false });
     const listCall = await page.evaluate(() => {
@@ -291,8 +351,16 @@ async function measureLineage(work) {
     report('worlds: opened from the home screen, what it read (ms after the click)', list.loads.join(', '));
     const listAgain = await openInApp(page, url, '#/worlds', 'worlds:listed', 60_000, { reload: false });
     report('worlds: the list shown, opened again from the home screen (its code loaded)', ms(listAgain.at), '≤ 500 ms', listAgain.at <= 500);
+    await reportCut(page, 'worlds (the list of all worlds)', () => page.locator('[data-testid=world-count]').waitFor());
     await page.evaluate(() => (location.hash = '#/lineage'));
     await page.locator('.lineage-canvas').waitFor({ timeout: 120_000 });
+    // A world selected: its card holds the longest names and the fork's change.
+    await reportCut(page, 'lineage (a forked world selected)', async () => {
+      const find = page.getByRole('searchbox', { name: 'Search worlds by id or name' });
+      await find.fill('branch');
+      await find.press('ArrowDown');
+      await page.getByRole('region', { name: /^Selected world/ }).first().waitFor({ timeout: 30_000 });
+    });
 
     const box = await page.locator('.lineage-canvas').boundingBox();
     const cx = box.x + box.width / 2;
@@ -406,9 +474,11 @@ async function measureTimeline(work) {
     await page.getByLabel('Event type').selectOption('');
     for (const [text, what] of [
       ['checkpoint', 'plain text'],
+      ['"level":\\s*-5\\d\\d,', 'regular expression (sparse)'],
       ['"value":\\s*7\\b', 'regular expression'],
     ]) {
       const regex = what !== 'plain text';
+      const sparse = what !== 'regular expression';
       const box = page.getByRole('checkbox', { name: 'regex' });
       if ((await box.isChecked()) !== regex) await box.setChecked(regex);
       await page.evaluate(() => ['timeline:search', 'timeline:search-rows', 'timeline:search-done'].forEach((n) => performance.clearMarks(n)));
@@ -416,7 +486,7 @@ async function measureTimeline(work) {
       await page.getByRole('searchbox', { name: 'Search events' }).press('Enter');
       const started = await markTime(page, 'timeline:search', 10_000);
       const firstRows = await markTime(page, 'timeline:search-rows', 60_000);
-      if (!regex) {
+      if (sparse) {
         const done = await markTime(page, 'timeline:search-done', 60_000);
         report(`timeline: ${what} search "${text}", first matches on screen`, ms(firstRows.at - started.at), '≤ 500 ms', firstRows.at - started.at <= 500);
         report(`timeline: ${what} search "${text}", the whole history searched (${done.detail.matches} matches)`, ms(done.at - started.at), '≤ 3 s', done.at - started.at <= 3000);
@@ -435,6 +505,7 @@ async function measureTimeline(work) {
     }
     const status = await page.getByTestId('search-status').textContent();
     report('timeline: the search ended with', status.trim());
+    await reportCut(page, 'timeline (the 1M-event history, a search shown)', () => page.getByTestId('timeline-row').first().waitFor());
     await page.screenshot({ path: path.join(REPO, 'tests', 'artifacts', 'perf-timeline.png') });
   } finally {
     await ctx.close();

@@ -207,15 +207,17 @@ func TestCancelDuringAStreamClosesTheRequest(t *testing.T) {
 	_, err := oc.Chat(ctx, ollama.ChatRequest{
 		Model:    realmodel.Endless,
 		Messages: []ollama.Message{{Role: "user", Content: "go on"}},
-		// Minutes of generation if nothing stops it.
-		Options: map[string]any{"num_predict": 1_000_000, "temperature": 1, "seed": 7},
+		// No end of its own (-1: until something stops it), so a request
+		// left open would hold the runner for good.
+		Options: map[string]any{"num_predict": -1, "temperature": 1, "seed": 7},
 		OnToken: func(string) { first.Do(func() { cancelledAt = time.Now(); cancel() }) },
 	})
 	require.Error(t, err)
 	require.Less(t, time.Since(cancelledAt), 2*time.Second, "the call returned at once")
 	// The server answers one request at a time (OLLAMA_NUM_PARALLEL=1): a
-	// request left open would hold the runner for minutes.
-	next, cancelNext := context.WithTimeout(context.Background(), 20*time.Second)
+	// request left open would hold the runner for good, so the bound only
+	// has to outlast a loaded machine (20 s was not enough once at load 17).
+	next, cancelNext := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancelNext()
 	resp, err := oc.Chat(next, ollama.ChatRequest{Model: realmodel.Endless, Messages: []ollama.Message{{Role: "user", Content: "again"}},
 		Options: map[string]any{"num_predict": 4}})

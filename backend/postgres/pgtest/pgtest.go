@@ -92,6 +92,40 @@ func URL(t testing.TB) string {
 	return u.String()
 }
 
+// PasswordRole is the one role the throw-away cluster asks a password of.
+const PasswordRole = "ducklm_password"
+
+// PasswordURL returns the address of t's database (from URL) as
+// PasswordRole, which logs in with password; the role is (re)created with
+// that password and may create tables in the database.
+func PasswordURL(t testing.TB, dbURL, password string) string {
+	t.Helper()
+	admin, err := sql.Open("pgx", dbURL)
+	if err != nil {
+		t.Fatalf("cannot reach the test PostgreSQL: %v", err)
+	}
+	defer admin.Close()
+	quoted := "'" + strings.ReplaceAll(password, "'", "''") + "'"
+	if _, err := admin.Exec(`DO $$ BEGIN
+		IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '` + PasswordRole + `') THEN
+			CREATE ROLE ` + PasswordRole + ` LOGIN;
+		END IF; END $$`); err != nil {
+		t.Fatalf("cannot create the password role: %v", err)
+	}
+	if _, err := admin.Exec(`ALTER ROLE ` + PasswordRole + ` PASSWORD ` + quoted); err != nil {
+		t.Fatalf("cannot set the password role's password: %v", err)
+	}
+	if _, err := admin.Exec(`GRANT ALL ON SCHEMA public TO ` + PasswordRole); err != nil {
+		t.Fatalf("cannot grant the password role its schema: %v", err)
+	}
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatalf("bad test database address: %v", err)
+	}
+	u.User = url.UserPassword(PasswordRole, password)
+	return u.String()
+}
+
 // Main runs the tests of a package and then stops the cluster they used:
 // call it from TestMain as os.Exit(pgtest.Main(m)).
 func Main(m *testing.M) int {
@@ -169,6 +203,17 @@ func Start() (*Cluster, error) {
 	initdb.Env = append(os.Environ(), "LC_ALL=C")
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return fail(fmt.Errorf("initdb failed: %v\n%s", err, out))
+	}
+	// Every role is trusted but PasswordRole, which must give its password:
+	// tests of wrong passwords need a server that asks for one.
+	hba := filepath.Join(data, "pg_hba.conf")
+	rules, err := os.ReadFile(hba)
+	if err != nil {
+		return fail(err)
+	}
+	rules = append([]byte("host all "+PasswordRole+" 127.0.0.1/32 scram-sha-256\n"), rules...)
+	if err := os.WriteFile(hba, rules, 0o600); err != nil {
+		return fail(err)
 	}
 	for attempt := 0; ; attempt++ {
 		port, err := freePort()

@@ -19,6 +19,7 @@ import type {
   RetrievedMemory,
   Approval,
   BranchDiff,
+  StatesAt,
   CatalogEntry,
   Check,
   DeliberationCandidate,
@@ -39,6 +40,12 @@ import type {
   RunDetail,
   RunState,
   RunSummary,
+  DatabaseSaved,
+  DatabaseTest,
+  DatabaseView,
+  Worker,
+  WorkerJob,
+  WorkersView,
   Settings,
   SettingsCheck,
   SettingsSaved,
@@ -211,6 +218,16 @@ export function createApi(channel: Channel): DucklmApi {
       const m = obj<ModelInfo>(await invoke('TestOllama', host), 'model status');
       return { ...m, models: list(m.models) };
     },
+    getDatabase: async () => obj<DatabaseView>(await invoke('GetDatabase'), 'database setting'),
+    testDatabase: async (input) => obj<DatabaseTest>(await invoke('TestDatabase', input), 'connection test'),
+    async saveDatabase(input) {
+      const r = obj<DatabaseSaved>(await invoke('SaveDatabase', input), 'saved database setting');
+      return { ...r, database: obj<DatabaseView>(r.database, 'database setting') };
+    },
+    async workers() {
+      const v = obj<WorkersView>(await invoke('Workers'), 'workers');
+      return { ...v, workers: list<Worker>(v.workers).map((w) => ({ ...w, jobs: list<WorkerJob>(w.jobs) })) };
+    },
     async lineage() {
       const l = obj<Lineage>(await invoke('Lineage'), 'lineage');
       return { nodes: list(l.nodes), edges: list(l.edges) };
@@ -253,12 +270,17 @@ export function createApi(channel: Channel): DucklmApi {
         eventsB: events(d.eventsB),
       };
     },
+    async statesAt(runA, runB, at) {
+      const s = obj<StatesAt>(await invoke('StatesAt', runA, runB, at), 'states at a time');
+      return { ...s, changes: list(s.changes) };
+    },
     verify: async (runId) => obj(await invoke('Verify', runId), 'verification report'),
     async deliberate(input) {
       const r = obj<DeliberationResult>(await invoke('Deliberate', input), 'deliberation');
       return { ...r, rounds: list<DeliberationRound>(r.rounds).map(round) };
     },
     cancelDeliberation: async (op) => (await invoke('CancelDeliberation', op)) === true,
+    cancelWorldRun: async (op) => (await invoke('CancelWorldRun', op)) === true,
     deliberations: async (runId) => list<DeliberationRound>(await invoke('Deliberations', runId)).map(round),
     async applyDeliberation(runId, index) {
       const o = obj<StepOutcome>(await invoke('ApplyDeliberation', runId, index), 'step outcome');

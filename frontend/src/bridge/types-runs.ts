@@ -78,7 +78,22 @@ export interface StepResult {
   output?: unknown;
   error?: string;
   retryable?: boolean;
+  /** True for a tool that ran confined (bubblewrap, or ducklm's own checks): read confinement for where. */
   sandboxed: boolean;
+  /** Where the step ran (Go: backend.Confinement); the run detail fills it in for older results. */
+  confinement?: Confinement;
+  /** Where a portable step's work ran (Go: backend.Placement): absent for other tools and on SQLite. */
+  placement?: Placement;
+}
+
+/**
+ * Placement is where a portable step's work ran (Go: backend.Placement): on
+ * the team's workers (branches on workers), or here and why.
+ */
+export interface Placement {
+  workers?: number;
+  branches?: number;
+  here?: string;
 }
 
 /** Critique is the critic's score of a step (Go: runtime.critiquePayload). */
@@ -226,6 +241,8 @@ export interface RunSummary {
   approvals: number;
   steps: number;
   stepsDone: number;
+  /** The host of the installation that drives the run when another one on the team's database does. */
+  drivenBy?: string;
 }
 
 /** RunDetail is what the run view shows (Go: api.RunDetail). */
@@ -233,6 +250,8 @@ export interface RunDetail {
   run: WorldRun;
   state: RunState | null;
   approvals: Approval[];
+  /** Who drives a run another installation on the team's database drives, and when it goes on (absent otherwise). */
+  drivenElsewhere?: string;
 }
 
 /** TaskInput is the new-task form (Go: api.TaskInput). */
@@ -261,6 +280,8 @@ export interface CatalogEntry {
   name: string;
   description: string;
   args_schema: unknown;
+  /** True for a tool whose calls may run on the team's workers (Go: backend.Portable). */
+  portable?: boolean;
 }
 
 export type RiskLevel = 'low' | 'medium' | 'high';

@@ -20,6 +20,11 @@ export interface Settings {
   allowedHosts?: string[];
   /** The memory limit of world programs in MiB (64 to 65536); 0 or absent is ducklm's 512. */
   worldMemoryMiB?: number;
+  /**
+   * Where this installation's portable task steps (world_search) do their work on a team's
+   * database: "workers" or absent, the team's workers when one is alive; "here", this process.
+   */
+  taskSteps?: 'workers' | 'here';
 }
 
 /** SettingsView is the settings screen's data (Go: api.SettingsView). */

@@ -131,6 +131,10 @@ export interface StepInput {
   action: string;
   steps: number;
   checkpointEvery: number;
+  /** True queues the steps as one job for the team's workers (PostgreSQL, a worker alive). */
+  onWorkers?: boolean;
+  /** The id the job's progress is reported under (done and total count steps) and cancelWorldRun stops it by. */
+  op?: string;
 }
 
 /** StepOutcome is a world run after steps (Go: world.StepOutcome). */
@@ -257,6 +261,21 @@ export interface BranchDiff {
   eventsBTotal: number;
 }
 
+/** StateAtTime is a run's state at a world time: after its last step at or before it, at Time (Go: world.StateAtTime). */
+export interface StateAtTime {
+  runId: string;
+  time: number;
+  state: unknown;
+}
+
+/** StatesAt is two runs' states at one world time and how they differ (Go: world.StatesAt). */
+export interface StatesAt {
+  at: number;
+  a: StateAtTime;
+  b: StateAtTime;
+  changes: Change[];
+}
+
 /** VerifyDivergence is where a re-execution first differs (Go: world.Divergence). */
 export interface VerifyDivergence {
   stream: string;
@@ -293,6 +312,8 @@ export interface DeliberateInput {
   timeLimitMs: number;
   /** The id progress is reported under (done/total count branches) and cancelDeliberation stops it by. */
   op: string;
+  /** > 0 runs the branches as jobs for the team's workers, this many queued at once; 0 or absent runs them here. */
+  onWorkers?: number;
 }
 
 /** DeliberationCandidate is a first action a round tried (Go: deliberation.Candidate). */

@@ -35,8 +35,10 @@ import type {
   Token,
 } from './types-runs';
 import type { Settings, SettingsCheck, SettingsSaved, SettingsView } from './types-settings';
+import type { DatabaseInput, DatabaseSaved, DatabaseTest, DatabaseView, WorkersView } from './types-team';
 import type {
   BranchDiff,
+  StatesAt,
   Created,
   DeliberateInput,
   DeliberationResult,
@@ -66,6 +68,7 @@ export type * from './types-worlds';
 export type * from './types-memory';
 export type * from './types-bundles';
 export type * from './types-settings';
+export type * from './types-team';
 
 /**
  * DucklmApi is everything the screens may ask of ducklm's backend: one method
@@ -97,6 +100,14 @@ export interface DucklmApi {
   checkSettings(settings: Settings): Promise<SettingsCheck>;
   /** Asks the Ollama at host ("" = the one in use) for its models; rejects when host cannot be an Ollama host. */
   testOllama(host: string): Promise<ModelInfo>;
+  /** The Database field: the stored address (never its password), what is in use, what overrides it. */
+  getDatabase(): Promise<DatabaseView>;
+  /** Connects to the address (changing nothing there) and answers with a sentence. */
+  testDatabase(input: DatabaseInput): Promise<DatabaseTest>;
+  /** Stores the address for the next start ("" for this machine's SQLite); rejects a non-PostgreSQL address. */
+  saveDatabase(input: DatabaseInput): Promise<DatabaseSaved>;
+  /** The team's `ducklm worker` processes: heartbeat, state, slots and the jobs they run now. */
+  workers(): Promise<WorkersView>;
   lineage(): Promise<Lineage>;
   /** The lineage with only what a drawing of it needs: a third of the bytes. */
   lineageOutline(): Promise<LineageOutline>;
@@ -113,11 +124,15 @@ export interface DucklmApi {
   searchHistory(runId: string, filter: HistoryFilter, from: number, limit: number): Promise<HistoryMatches>;
   historyTypes(runId: string): Promise<TypeCount[]>;
   diff(runA: string, runB: string): Promise<BranchDiff>;
+  /** Both runs' states at world time at (each after its last step at or before it), and their differences. */
+  statesAt(runA: string, runB: string, at: number): Promise<StatesAt>;
   verify(runId: string): Promise<VerifyReport>;
   /** Searches forks of a simulated run's world and ranks its next actions; rejects with why it stopped. */
   deliberate(input: DeliberateInput): Promise<DeliberationResult>;
   /** Stops the deliberation running as op; false when none was. */
   cancelDeliberation(op: string): Promise<boolean>;
+  /** Stops the world run on the team's workers started as op; false when none was running. */
+  cancelWorldRun(op: string): Promise<boolean>;
   /** The recorded rounds of a run's deliberations, oldest first. */
   deliberations(runId: string): Promise<DeliberationRound[]>;
   /** Steps the run with the choice of its recorded round index, if the run is still where that round began. */

@@ -214,6 +214,44 @@ describe('Home', () => {
     expect(rows()).toHaveLength(4); // the feed kept the live events
   });
 
+  it('asks the counts again when events arrive while it asks them', async () => {
+    // A burst (another installation's run, start to end) can arrive while the counts are asked:
+    // the answer may predate it, so the tiles would keep a stale count until some later event.
+    let taskRuns = 0;
+    let answer: Deferred<Overview> | undefined;
+    const { api, emit } = fakeApi({
+      overview: () => {
+        const counts = { worlds: 1, runs: 1, taskRuns, simulatedWorlds: 0, streams: 1, events: 2 };
+        if (!answer) return Promise.resolve(someOverview({ counts }));
+        const held = answer;
+        answer = undefined;
+        return held.promise.then(() => someOverview({ counts }));
+      },
+    });
+    render(<Home api={api} />);
+    await waitFor(() => expect(screen.getByTestId('count-task-runs').textContent).toBe('0'));
+    vi.useFakeTimers();
+    try {
+      answer = deferred<Overview>();
+      const asked = answer;
+      emit([event({ seq: 3, pos: 3, type: 'world.created' })]);
+      await act(async () => {
+        await vi.advanceTimersByTimeAsync(1000);
+      });
+      expect(api.overview).toHaveBeenCalledTimes(2); // asked, not answered yet
+      taskRuns = 1; // the run is recorded after that question was read, its events arrive meanwhile
+      emit([event({ seq: 1, pos: 4, stream: 'run_b', type: 'task.received' })]);
+      await act(async () => {
+        asked.resolve(someOverview());
+        await vi.advanceTimersByTimeAsync(1000);
+      });
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(api.overview).toHaveBeenCalledTimes(3);
+    await waitFor(() => expect(screen.getByTestId('count-task-runs').textContent).toBe('1'));
+  });
+
   it('unsubscribes when it goes away', async () => {
     const { api, listeners } = fakeApi();
     const { unmount } = render(<Home api={api} />);

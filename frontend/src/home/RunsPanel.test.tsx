@@ -38,6 +38,18 @@ describe('RunsPanel', () => {
     expect(within(p!).queryByTestId('fork-pill')).toBeNull();
   });
 
+  it('says which installation drives a run when another one on the team database does', async () => {
+    const theirs = runSummary({ task: 'theirs', run: worldRun({ id: 'run_00000000000000000000000000000001' }), drivenBy: 'host-a' });
+    const ours = runSummary({ task: 'ours', run: worldRun({ id: 'run_00000000000000000000000000000002' }) });
+    render(<RunsPanel api={fakeApi({ Runs: () => [theirs, ours] }).api} />);
+    await waitFor(() => expect(screen.getAllByTestId('run-row')).toHaveLength(2));
+    const [t, o] = screen.getAllByTestId('run-row');
+    const pill = within(t!).getByTestId('driven-by');
+    expect(pill.textContent).toBe('on host-a');
+    expect(pill.getAttribute('title')).toBe('Driven by ducklm on host-a: its steps run there, in its workspace');
+    expect(within(o!).queryByTestId('driven-by')).toBeNull();
+  });
+
   it('finds runs by task, id or status', async () => {
     render(<RunsPanel api={fakeApi({ Runs: () => many }).api} />);
     const find = await screen.findByRole('searchbox', { name: 'Find a run' });

@@ -120,6 +120,15 @@ export function RunsPanel({ api }: { api: DucklmApi }) {
                         fork of {shortId(r.run.baseRunId)}
                       </span>
                     )}
+                    {r.drivenBy && (
+                      <span
+                        className="badge"
+                        title={`Driven by ducklm on ${r.drivenBy}: its steps run there, in its workspace`}
+                        data-testid="driven-by"
+                      >
+                        on {r.drivenBy}
+                      </span>
+                    )}
                     {r.approvals > 0 && (
                       <span className="badge approvals-pill">
                         {r.approvals} {r.approvals === 1 ? 'approval' : 'approvals'}

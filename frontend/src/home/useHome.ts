@@ -33,7 +33,43 @@ export function useHome(api: DucklmApi) {
   const pending = useRef<LedgerEvent[]>([]);
   const countsTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
 
-  useEffect(() => () => clearTimeout(countsTimer.current), []);
+  // Events that arrive while the counts are asked may postdate the answer:
+  // then they are asked once more after it.
+  const countsAgain = useRef(false);
+
+  const mounted = useRef(true);
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+      clearTimeout(countsTimer.current);
+    };
+  }, []);
+
+  const askCounts = useCallback(() => {
+    if (countsTimer.current !== undefined) {
+      countsAgain.current = true;
+      return;
+    }
+    countsTimer.current = setTimeout(() => {
+      countsAgain.current = false; // what came before this question, it answers
+      const done = () => {
+        countsTimer.current = undefined;
+        if (countsAgain.current && mounted.current) askCounts();
+      };
+      api.overview().then(
+        (o) => {
+          setOverview((s) => (s.status === 'ready' ? { ...s, overview: { ...s.overview, counts: o.counts } } : s));
+          done();
+        },
+        // The tiles keep their last counts; the next batch asks again.
+        () => {
+          countsAgain.current = false;
+          done();
+        },
+      );
+    }, COUNTS_REFRESH_MS);
+  }, [api]);
 
   useEffect(
     () =>
@@ -48,22 +84,9 @@ export function useHome(api: DucklmApi) {
           const feed = mergeEvents(s.feed, batch);
           return feed === s.feed ? s : { ...s, feed };
         });
-        if (countsTimer.current === undefined) {
-          countsTimer.current = setTimeout(() => {
-            api.overview().then(
-              (o) => {
-                countsTimer.current = undefined;
-                setOverview((s) => (s.status === 'ready' ? { ...s, overview: { ...s.overview, counts: o.counts } } : s));
-              },
-              () => {
-                // The tiles keep their last counts; the next batch asks again.
-                countsTimer.current = undefined;
-              },
-            );
-          }, COUNTS_REFRESH_MS);
-        }
+        askCounts();
       }),
-    [api],
+    [api, askCounts],
   );
 
   useEffect(() => {

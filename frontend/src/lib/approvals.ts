@@ -1,6 +1,6 @@
 // Approvals waiting anywhere: the sidebar's badge counts them, and a request
 // the window has not seen before raises one desktop notification.
-import type { Approval } from '../bridge/types';
+import type { Approval, Confinement, Placement } from '../bridge/types';
 
 /** freshApprovals returns the requests not in seen, in order. */
 export function freshApprovals(seen: ReadonlySet<string>, current: readonly Approval[]): Approval[] {
@@ -35,4 +35,26 @@ export function commandOf(args: unknown): { label: string; text: string } | unde
   if (typeof a.script === 'string') return { label: `Script${typeof a.language === 'string' ? ` (${a.language})` : ''}`, text: a.script };
   if (typeof a.path === 'string') return { label: 'Path', text: a.path };
   return undefined;
+}
+
+/**
+ * CONFINED says, in words, what holds a step that does not run in the
+ * sandbox: the approval card and the finished step say the same.
+ */
+export const CONFINED: Record<Exclude<Confinement, 'sandbox'>, string> = {
+  workspace: "in ducklm itself, inside the run's workspace only",
+  hosts: 'in ducklm itself, reaching only the hosts approved for it',
+  world: "in a world worker process, under the world's own limits",
+};
+
+/**
+ * placementText says where a portable step's work ran: on the team's
+ * workers, with how many branches on how many workers, or here and why.
+ */
+export function placementText(p: Placement): string {
+  if (p.workers) {
+    const b = p.branches ?? 0;
+    return `on the team's workers: ${b} ${b === 1 ? 'branch' : 'branches'} on ${p.workers} ${p.workers === 1 ? 'worker' : 'workers'}`;
+  }
+  return `here, in this process. ${p.here ?? ''}`.trim();
 }

@@ -17,7 +17,9 @@ describe('routes', () => {
     { screen: 'timeline', runId: 'run_03', world: true },
     { screen: 'timeline', runId: 'run_03', seq: 42, world: true },
     { screen: 'memory' },
+    { screen: 'workers' },
     { screen: 'settings' },
+    { screen: 'settings', section: 'database' },
   ];
 
   it.each(all)('round-trips %o', (r) => {
@@ -50,6 +52,7 @@ describe('routes', () => {
   it('reads the routes `ducklm open` sends', () => {
     expect(fromOpen({ screen: 'home' })).toEqual({ screen: 'home' });
     expect(fromOpen({ screen: 'settings' })).toEqual({ screen: 'settings' });
+    expect(fromOpen({ screen: 'workers' })).toEqual({ screen: 'workers' });
     expect(fromOpen({ screen: 'run', runId: 'run_1' })).toEqual({ screen: 'run', runId: 'run_1' });
     expect(fromOpen({ screen: 'world', runId: 'run_2' })).toEqual({ screen: 'world', runId: 'run_2' });
     expect(fromOpen({ screen: 'lineage', select: 'wld_1' })).toEqual({ screen: 'lineage', select: 'wld_1' });

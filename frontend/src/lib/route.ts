@@ -12,10 +12,11 @@ export type Route =
   | { screen: 'lineage'; select?: string; compare?: [string, string] }
   | { screen: 'timeline'; runId: string; seq?: number; world?: true }
   | { screen: 'memory' }
-  | { screen: 'settings' };
+  | { screen: 'workers' }
+  | { screen: 'settings'; section?: 'database' };
 
 /** The top-level sections of the sidebar. */
-export type Section = 'home' | 'new' | 'worlds' | 'lineage' | 'memory' | 'settings';
+export type Section = 'home' | 'new' | 'worlds' | 'lineage' | 'memory' | 'workers' | 'settings';
 
 function segment(s: string | undefined): string | undefined {
   if (s === undefined || s === '') return undefined;
@@ -48,8 +49,11 @@ export function parseRoute(hash: string): Route {
     }
     case 'memory':
       return { screen: 'memory' };
+    case 'workers':
+      return { screen: 'workers' };
     case 'settings':
-      return { screen: 'settings' };
+      // settings/database: the Database field brought into view (the Workers screen links it).
+      return parts[1] === 'database' ? { screen: 'settings', section: 'database' } : { screen: 'settings' };
     case 'timeline': {
       if (!id) return { screen: 'home' };
       const seq = Number(q.get('seq'));
@@ -83,8 +87,10 @@ export function href(r: Route): string {
     }
     case 'memory':
       return '#/memory';
+    case 'workers':
+      return '#/workers';
     case 'settings':
-      return '#/settings';
+      return r.section ? `#/settings/${r.section}` : '#/settings';
   }
 }
 
@@ -105,6 +111,8 @@ export function sectionOf(r: Route): Section {
       return r.world ? 'worlds' : 'home';
     case 'memory':
       return 'memory';
+    case 'workers':
+      return 'workers';
     case 'settings':
       return 'settings';
   }

@@ -1,5 +1,5 @@
-import { useEffect, useMemo, useRef } from 'react';
-import type { BranchDiff, DucklmApi, LedgerEvent } from '../bridge';
+import { type FormEvent, useEffect, useMemo, useRef, useState } from 'react';
+import type { BranchDiff, Change, DucklmApi, LedgerEvent, StatesAt } from '../bridge';
 import { alignByWorldTime, lastTime } from '../lib/compare';
 import { asGrid } from '../lib/grid';
 import { GridView } from '../worlds/GridView';
@@ -24,11 +24,14 @@ export function CompareView({ api, runA, runB, labelA, labelB, onClose }: Compar
   const self = useRef<HTMLElement>(null);
   // The braces matter: scrollIntoView returns a Promise in current Chromium,
   // and whatever an effect returns React later calls as its cleanup.
+  // Focus moves to it too, so the keyboard (and a screen reader) is where
+  // the comparison is: Tab reaches Close first.
   useEffect(() => {
     self.current?.scrollIntoView?.({ block: 'start', behavior: 'smooth' });
+    self.current?.focus({ preventScroll: true });
   }, [runA, runB]);
   return (
-    <section className="panel compare" aria-label="Comparison" data-testid="compare" ref={self}>
+    <section className="panel compare" aria-label="Comparison" data-testid="compare" ref={self} tabIndex={-1}>
       <header className="panel-head">
         <h2>
           Compare <span className="side-a">{labelA}</span> and <span className="side-b">{labelB}</span>
@@ -58,38 +61,95 @@ export function CompareView({ api, runA, runB, labelA, labelB, onClose }: Compar
           </button>
         </p>
       )}
-      {diff.value && <DiffBody d={diff.value} labelA={labelA} labelB={labelB} />}
+      {diff.value && <DiffBody api={api} d={diff.value} labelA={labelA} labelB={labelB} />}
     </section>
   );
 }
 
-function DiffBody({ d, labelA, labelB }: { d: BranchDiff; labelA: string; labelB: string }) {
-  const marks = useMemo(() => changeMarks(d.stateChanges), [d.stateChanges]);
-  const open = useMemo(() => expandToChanges(d.stateChanges, new Set([''])), [d.stateChanges]);
-  const counts = diffCounts(d.stateChanges);
+function DiffBody({ api, d, labelA, labelB }: { api: DucklmApi; d: BranchDiff; labelA: string; labelB: string }) {
   const aligned = useMemo(() => alignByWorldTime(d.eventsA, d.eventsB), [d.eventsA, d.eventsB]);
-  // Each state is the branch's latest: say at which world time, so t=10 beside t=15 is not read as the same moment.
-  const tA = lastTime(d.eventsA, aligned.forkAt);
-  const tB = lastTime(d.eventsB, aligned.forkAt);
-  const gridA = asGrid(d.stateA);
-  const gridB = asGrid(d.stateB);
+  // Each latest state is at its branch's own time: say which, so t=10 beside t=15 is not read as the same moment.
+  const latestA = lastTime(d.eventsA, aligned.forkAt);
+  const latestB = lastTime(d.eventsB, aligned.forkAt);
+  // Or both at one world time the user picks (the latest common one to start with).
+  const [time, setTime] = useState(() => String(Math.min(latestA ?? 0, latestB ?? 0)));
+  const [at, setAt] = useState<{ status: 'loading' } | { status: 'error'; message: string } | { status: 'ready'; value: StatesAt }>();
+  const showAt = (e: FormEvent) => {
+    e.preventDefault();
+    const t = Number(time);
+    if (!Number.isInteger(t) || t < 0) {
+      setAt({ status: 'error', message: 'A world time is a whole number, 0 or more.' });
+      return;
+    }
+    setAt({ status: 'loading' });
+    api.statesAt(d.a, d.b, t).then(
+      (value) => setAt({ status: 'ready', value }),
+      (err: unknown) => setAt({ status: 'error', message: err instanceof Error ? err.message : String(err) }),
+    );
+  };
+  const chosen = at?.status === 'ready' ? at.value : undefined;
+  const stateA = chosen ? chosen.a.state : d.stateA;
+  const stateB = chosen ? chosen.b.state : d.stateB;
+  const changes: Change[] = chosen ? chosen.changes : d.stateChanges;
+  const tA = chosen ? chosen.a.time : latestA;
+  const tB = chosen ? chosen.b.time : latestB;
+  const marks = useMemo(() => changeMarks(changes), [changes]);
+  const open = useMemo(() => expandToChanges(changes, new Set([''])), [changes]);
+  const counts = diffCounts(changes);
+  const gridA = asGrid(stateA);
+  const gridB = asGrid(stateB);
   return (
     <div className="compare-body">
       <h3 className="compare-h">
         State{' '}
         <span className="muted small">
-          {d.stateChanges.length === 0
-            ? 'identical'
-            : `${counts.changed} changed, ${counts.added} only in ${labelB}, ${counts.removed} only in ${labelA}`}
+          {changes.length === 0 ? 'identical' : `${counts.changed} changed, ${counts.added} only in ${labelB}, ${counts.removed} only in ${labelA}`}
         </span>
       </h3>
-      {tA !== undefined && tB !== undefined && (
+      <form className="compare-at" onSubmit={showAt} aria-label="Compare at a world time">
+        <label>
+          <span className="field-label">States at world time</span>
+          <input
+            className="input mono"
+            type="number"
+            min={0}
+            step={1}
+            value={time}
+            onChange={(e) => setTime(e.target.value)}
+            aria-label="World time to compare the states at"
+          />
+        </label>
+        <button type="submit" className="button small" disabled={at?.status === 'loading'}>
+          Show both at this time
+        </button>
+        {at && (
+          <button type="button" className="button small" onClick={() => setAt(undefined)}>
+            Latest states
+          </button>
+        )}
+        {at?.status === 'loading' && <span className="spinner" aria-label="Reading the states" />}
+        {at?.status === 'error' && (
+          <span className="inline-error small" role="alert">
+            {at.message}
+          </span>
+        )}
+      </form>
+      {chosen ? (
         <p className="muted small state-times" data-testid="state-times">
-          Each side's latest state: {labelA} at t={tA}, {labelB} at t={tB}
-          {tA !== tB ? ' — different world times, so part of the difference is only time passing.' : ', the same world time.'}
+          {chosen.a.time === chosen.at && chosen.b.time === chosen.at
+            ? `Both states at world time t=${chosen.at}.`
+            : `At world time t=${chosen.at}: ${stoppedAt(labelA, chosen.a.time, chosen.at)}, ${stoppedAt(labelB, chosen.b.time, chosen.at)}.`}
         </p>
+      ) : (
+        tA !== undefined &&
+        tB !== undefined && (
+          <p className="muted small state-times" data-testid="state-times">
+            Each side's latest state: {labelA} at t={tA}, {labelB} at t={tB}
+            {tA !== tB ? ' — different world times, so part of the difference is only time passing.' : ', the same world time.'}
+          </p>
+        )
       )}
-      {d.stateChanges.length > 0 && (
+      {changes.length > 0 && (
         <table className="data-table changes" aria-label="State changes">
           <thead>
             <tr>
@@ -103,7 +163,7 @@ function DiffBody({ d, labelA, labelB }: { d: BranchDiff; labelA: string; labelB
             </tr>
           </thead>
           <tbody>
-            {d.stateChanges.slice(0, 200).map((c) => (
+            {changes.slice(0, 200).map((c) => (
               <tr key={c.path} className={`change-${c.kind}`}>
                 <td className="mono">{c.path || '(whole state)'}</td>
                 <td className="mono ellipsis">{c.kind === 'added' ? '—' : compact(c.a, 120)}</td>
@@ -133,11 +193,11 @@ function DiffBody({ d, labelA, labelB }: { d: BranchDiff; labelA: string; labelB
       <div className="side-by-side">
         <div className="min0">
           <span className="field-label side-a">{labelA}</span>
-          <JsonTree value={d.stateA} marks={marks} initiallyExpanded={open} label={`State of ${labelA}`} />
+          <JsonTree key={`a${tA}`} value={stateA} marks={marks} initiallyExpanded={open} label={`State of ${labelA}`} />
         </div>
         <div className="min0">
           <span className="field-label side-b">{labelB}</span>
-          <JsonTree value={d.stateB} marks={marks} initiallyExpanded={open} label={`State of ${labelB}`} />
+          <JsonTree key={`b${tB}`} value={stateB} marks={marks} initiallyExpanded={open} label={`State of ${labelB}`} />
         </div>
       </div>
       <h3 className="compare-h">
@@ -181,6 +241,11 @@ function DiffBody({ d, labelA, labelB }: { d: BranchDiff; labelA: string; labelB
       )}
     </div>
   );
+}
+
+/** stoppedAt says a side's time when it is not the one asked: its last step came before. */
+function stoppedAt(label: string, t: number, at: number): string {
+  return t === at ? `${label} at t=${t}` : `${label} at t=${t}, its last step before t=${at}`;
 }
 
 function EventCell({ e }: { e: LedgerEvent }) {

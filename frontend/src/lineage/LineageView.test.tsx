@@ -128,8 +128,57 @@ describe('LineageView', () => {
     await within(compare).findByText('/pos/0');
     expect(channel.calls('Diff')).toEqual([['run_a', 'run_b']]);
     expect(within(compare).getByRole('heading', { level: 2 }).textContent).toBe('Compare grid / noisy and grid / calm');
+    // The keyboard is where the comparison is: focus on it, Tab reaches Close first.
+    expect(document.activeElement).toBe(compare);
+    expect(compare.querySelector('button, a[href], input, select, textarea, [tabindex]:not([tabindex="-1"])')?.textContent).toBe('Close');
     expect(node(/^grid \/ noisy,/).getAttribute('aria-pressed')).toBe('true');
     expect(node(/^grid \/ calm,/).getAttribute('aria-pressed')).toBe('true');
+  });
+
+  it('compares the two states at a world time the user picks, and back to the latest', async () => {
+    const at = {
+      at: 1,
+      a: { runId: 'run_a', time: 1, state: { pos: [1, 4], params: { noise: 0.2 } } },
+      b: { runId: 'run_b', time: 1, state: { pos: [0, 5], params: { noise: 0.2 } } },
+      changes: [
+        { path: '/pos/0', kind: 'changed', a: 1, b: 0 },
+        { path: '/pos/1', kind: 'changed', a: 4, b: 5 },
+      ],
+    };
+    const { api, channel } = fakeApi({ LineageOutline: () => outline(lineage()), Diff: () => diff, StatesAt: () => at });
+    render(<LineageView api={api} compare={['run_a', 'run_b']} />);
+    const compare = await screen.findByTestId('compare');
+    await within(compare).findByText('/pos/0');
+    const time = within(compare).getByRole('spinbutton', { name: 'World time to compare the states at' });
+    fireEvent.change(time, { target: { value: '1' } });
+    fireEvent.click(within(compare).getByRole('button', { name: 'Show both at this time' }));
+    await waitFor(() => expect(within(compare).getByTestId('state-times').textContent).toBe('Both states at world time t=1.'));
+    expect(channel.calls('StatesAt')).toEqual([['run_a', 'run_b', 1]]);
+    const changes = within(compare).getByRole('table', { name: 'State changes' });
+    expect(within(changes).getAllByRole('row')[2]?.textContent).toBe('/pos/145');
+    // Back to each side's latest state.
+    fireEvent.click(within(compare).getByRole('button', { name: 'Latest states' }));
+    await waitFor(() => expect(within(compare).getByTestId('state-times').textContent).toMatch(/^Each side's latest state/));
+    expect(within(within(compare).getByRole('table', { name: 'State changes' })).getAllByRole('row')[2]?.textContent).toBe('/pos/146');
+  });
+
+  it('says when a side stopped before the chosen time', async () => {
+    const at = {
+      at: 9,
+      a: { runId: 'run_a', time: 9, state: { pos: [1, 4] } },
+      b: { runId: 'run_b', time: 6, state: { pos: [1, 4] } },
+      changes: [],
+    };
+    const { api } = fakeApi({ LineageOutline: () => outline(lineage()), Diff: () => diff, StatesAt: () => at });
+    render(<LineageView api={api} compare={['run_a', 'run_b']} />);
+    const compare = await screen.findByTestId('compare');
+    await within(compare).findByText('/pos/0');
+    fireEvent.change(within(compare).getByRole('spinbutton', { name: 'World time to compare the states at' }), { target: { value: '9' } });
+    fireEvent.click(within(compare).getByRole('button', { name: 'Show both at this time' }));
+    await waitFor(() =>
+      expect(within(compare).getByTestId('state-times').textContent).toBe('At world time t=9: grid / noisy at t=9, grid / calm at t=6, its last step before t=9.'),
+    );
+    expect(within(compare).getByText(/identical/)).toBeTruthy();
   });
 
   it('closes Compare without calling what scrollIntoView returns (a Promise in Chromium) as a cleanup', async () => {

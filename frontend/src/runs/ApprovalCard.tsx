@@ -1,6 +1,6 @@
 import { useMemo, useRef, useState } from 'react';
 import { type Approval, type DucklmApi, type RiskRule, toBridgeError } from '../bridge';
-import { argsText, commandOf } from '../lib/approvals';
+import { CONFINED, argsText, commandOf } from '../lib/approvals';
 import { formatBytes, formatNanos } from '../lib/format';
 import { RiskBadge } from '../ui/StatusBadge';
 import { FileChange, fileWriteArgs } from './FileChange';
@@ -11,6 +11,8 @@ interface ApprovalCardProps {
   rules: readonly RiskRule[];
   /** Called once the backend accepted the answer. */
   onAnswered: () => void;
+  /** Set when another installation drives the run: the answer waits for it. */
+  drivenElsewhere?: string;
 }
 
 type Busy = 'approve' | 'deny' | undefined;
@@ -20,14 +22,7 @@ type Busy = 'approve' | 'deny' | undefined;
  * arguments, the sandbox and its limits, the risk rule that asked) and takes
  * the answer: approve, deny (with a reason), or edit the arguments and approve.
  */
-/** What holds a step that does not run in the sandbox, in words. */
-const CONFINED: Record<Exclude<NonNullable<Approval['confinement']>, 'sandbox'>, string> = {
-  workspace: "in ducklm itself, inside the run's workspace only",
-  hosts: 'in ducklm itself, reaching only the hosts approved for it',
-  world: "in a world worker process, under the world's own limits",
-};
-
-export function ApprovalCard({ api, approval: a, rules, onAnswered }: ApprovalCardProps) {
+export function ApprovalCard({ api, approval: a, rules, onAnswered, drivenElsewhere }: ApprovalCardProps) {
   const [editing, setEditing] = useState(false);
   const [edited, setEdited] = useState(() => argsText(a.args));
   const [reason, setReason] = useState('');
@@ -102,7 +97,11 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered }: ApprovalCa
       <article className={`panel approval risk-border-${a.risk}`} aria-label={`Approval for ${a.title || a.step}`} data-testid="approval-answered">
         {head}
         <p className="muted" role="status">
-          {answered === 'approved' ? 'Approved: the step runs.' : 'Denied: the run goes on without this step.'}
+          {drivenElsewhere
+            ? `Answered. ${drivenElsewhere}`
+            : answered === 'approved'
+              ? 'Approved: the step runs.'
+              : 'Denied: the run goes on without this step.'}
         </p>
       </article>
     );

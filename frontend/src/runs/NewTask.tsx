@@ -292,7 +292,13 @@ export function NewTask({ api }: { api: DucklmApi }) {
               <ul>
                 {tools.value.map((t) => (
                   <li key={t.name}>
-                    <code>{t.name}</code> <span className="muted small">{t.description}</span>
+                    <code>{t.name}</code>{' '}
+                    {t.portable && (
+                      <span className="chip small" title="On a team's database its work runs on the team's workers when one is alive">
+                        may run on the team's workers
+                      </span>
+                    )}{' '}
+                    <span className="muted small">{t.description}</span>
                   </li>
                 ))}
               </ul>

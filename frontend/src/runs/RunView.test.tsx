@@ -359,6 +359,18 @@ describe('RunView', () => {
     await waitFor(() => expect(channel.calls('ResumeRun')).toEqual([[RUN]]));
   });
 
+  it('a run another installation drives: says who drives it, answers say they wait for it, and no Resume', async () => {
+    const elsewhere = 'This run is driven by ducklm on host-a; it goes on when that installation is running.';
+    const paused = runDetail({ run: { ...runDetail().run, status: 'paused' }, state: { ...runDetail().state!, status: 'paused' }, drivenElsewhere: elsewhere });
+    const { api } = fakeApi({ RunDetail: () => paused, RiskRules: () => RULES, Answer: () => null, Models: () => ({ host: 'h', reachable: true, models: [{ name: 'm' }], sandboxed: false }) });
+    render(<RunView api={api} runId={RUN} />);
+    expect((await screen.findByTestId('driven-elsewhere')).textContent).toBe(elsewhere);
+    expect(screen.queryByRole('button', { name: 'Resume' })).toBeNull();
+    expect(screen.getByRole('button', { name: 'Cancel run' })).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Approve' }));
+    expect((await screen.findByTestId('approval-answered')).textContent).toContain(`Answered. ${elsewhere}`);
+  });
+
   it('shows a denied step as denied and offers a fork with the current plan from the run view', async () => {
     const base = runDetail().state!;
     const reason = 'The run cannot go on: you denied "step-2", and ducklm does not plan around a no. Fork the run before the step with an edited plan';

@@ -101,7 +101,8 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
   const planner = tokens[''];
   const denied = deniedSteps(state);
   const modelReady = Boolean(models.value?.reachable && (models.value.models?.length ?? 0) > 0);
-  const canResume = status === 'paused' && (!waitsForModel || modelReady);
+  // Another installation drives the run: Resume is for it to press.
+  const canResume = status === 'paused' && (!waitsForModel || modelReady) && !d.drivenElsewhere;
   const checkpointId = run.latestCheckpointId;
   const childName = world.value?.fork ? world.value.world.name : undefined;
   // The planner's text matters while there is no plan yet, while it replans, or while it revises a plan.
@@ -174,6 +175,11 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
         </p>
       )}
       {state?.statusReason && !isTerminal(status) && <p className="status-note">{state.statusReason}</p>}
+      {d.drivenElsewhere && !isTerminal(status) && (
+        <p className="status-note" data-testid="driven-elsewhere">
+          {d.drivenElsewhere}
+        </p>
+      )}
       {state?.invalidPlan && !isTerminal(status) && <p className="inline-warn">The last plan was invalid and the planner is trying again: {state.invalidPlan}</p>}
       {status === 'completed' && state?.response && (
         <section className="panel response">
@@ -272,7 +278,14 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
       {d.approvals.length > 0 && (
         <section className="approvals" aria-label="Waiting for your approval">
           {d.approvals.map((a) => (
-            <ApprovalCard key={a.requestId} api={api} approval={a} rules={rules.value ?? []} onAnswered={reload} />
+            <ApprovalCard
+              key={a.requestId}
+              api={api}
+              approval={a}
+              rules={rules.value ?? []}
+              onAnswered={reload}
+              drivenElsewhere={d.drivenElsewhere}
+            />
           ))}
         </section>
       )}

@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import type { StepRecord } from '../bridge';
 import type { ApprovalEntry } from '../lib/approvalHistory';
-import { argsText, commandOf } from '../lib/approvals';
+import { CONFINED, argsText, commandOf, placementText } from '../lib/approvals';
 import { formatDuration } from '../lib/format';
 import { href } from '../lib/route';
 import { type SearchSummary, actionText, searchOf } from '../lib/search';
@@ -100,10 +100,25 @@ export function StepPanel({
                 <dt>Took</dt>
                 <dd>{formatDuration(r.durationMs)}</dd>
               </div>
-              <div>
-                <dt>Sandbox</dt>
-                <dd>{r.sandboxed ? 'yes' : 'no'}</dd>
-              </div>
+              {!r.confinement || r.confinement === 'sandbox' ? (
+                <div>
+                  <dt>Sandbox</dt>
+                  <dd className={r.sandboxed ? undefined : 'warn'} data-testid="step-confinement">
+                    {r.sandboxed ? 'bubblewrap' : 'none: it ran on this machine as you'}
+                  </dd>
+                </div>
+              ) : (
+                <div>
+                  <dt>Ran</dt>
+                  <dd data-testid="step-confinement">{CONFINED[r.confinement]}</dd>
+                </div>
+              )}
+              {r.placement && (
+                <div>
+                  <dt>Where</dt>
+                  <dd data-testid="step-placement">{placementText(r.placement)}</dd>
+                </div>
+              )}
               {r.truncated && (
                 <div>
                   <dt>Output</dt>

@@ -56,6 +56,7 @@ function backend(settings: Settings = stored(), opts: { problems?: (s: Settings)
       return signers.length < before;
     },
     GetSettings: () => ({ settings: current, dataDir: DATA_DIR, ollamaHost: inUse, defaultHost: LOCAL }),
+    GetDatabase: () => ({ address: '', passwordStored: false, inUse: `${DATA_DIR}/ducklm.db`, shared: false, override: '', overrideAddress: '', nextStart: '' }),
     TestOllama: (host: string) => info(url(host), models[url(host)] ?? null),
     CheckSettings: (s: Settings) => {
       const p = problems(s);
@@ -125,6 +126,21 @@ describe('SettingsView', () => {
     ]);
     expect(save).toHaveProperty('disabled', true);
     expect(screen.getByRole('button', { name: 'Revert' })).toHaveProperty('disabled', true);
+  });
+
+  it("keeps a task's world_search on this machine when asked, and says what each choice does", async () => {
+    const { api, channel } = backend(stored());
+    render(<SettingsView api={api} checkDelayMs={0} />);
+    const group = await screen.findByRole('radiogroup', { name: 'Task steps' });
+    expect((within(group).getByRole('radio', { name: "On the team's workers" }) as HTMLInputElement).checked).toBe(true);
+    expect(screen.getByTestId('task-steps-help').textContent).toMatch(/runs its branches on the team's workers when one is alive/);
+    fireEvent.click(within(group).getByRole('radio', { name: 'Here' }));
+    expect(screen.getByTestId('task-steps-help').textContent).toMatch(/always runs its branches in this process/);
+    const save = screen.getByRole('button', { name: 'Save' });
+    await waitFor(() => expect(save).toHaveProperty('disabled', false));
+    fireEvent.click(save);
+    await waitFor(() => expect(screen.getByTestId('save-status').textContent).toMatch(/^✓ Saved/));
+    expect(channel.calls('SaveSettings')).toEqual([[stored({ taskSteps: 'here' })]]);
   });
 
   it('sets the memory limit of world programs, refusing one out of range with the backend sentence', async () => {

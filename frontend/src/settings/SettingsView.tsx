@@ -4,6 +4,7 @@ import { CopyButton } from '../ui/CopyButton';
 import { Opening, OpenFailed } from '../ui/LoadState';
 import { type Theme, theme as pageTheme, themeChoice } from '../ui/theme';
 import { BUILTIN_EMBEDDER, DEFAULT_MODE, MODES, ROLES, WORLD_MEMORY, byField, normal, roleModels, sameSettings } from './model';
+import { DatabaseSection } from './DatabaseSection';
 import { TrustedSignersSection } from './TrustedSigners';
 import './settings.css';
 
@@ -13,6 +14,8 @@ interface SettingsViewProps {
   copy?: (text: string) => Promise<void>;
   /** How long typing must pause before the backend checks the form. */
   checkDelayMs?: number;
+  /** A section to bring into view once it is drawn. */
+  section?: 'database';
 }
 
 type Loaded = { status: 'loading' } | { status: 'error'; message: string } | { status: 'ready' };
@@ -37,12 +40,19 @@ const THEMES: readonly { id: Theme; label: string }[] = [
  * it is saved, and in use as soon as it is), the default model per role, the
  * default approval mode, the theme (previewed while editing) and the memory
  * limit of world programs. It shows the
- * data directory, and the signers whose bundles it trusts (kept in
+ * data directory, the database (this machine's SQLite or a team's
+ * PostgreSQL: DatabaseSection, saved apart, for the next start), and the signers whose bundles it trusts (kept in
  * trusted_keys, not in the form: stopping trust in one applies at once).
  * The backend checks the form as it is typed, with the sentences it would
  * refuse a save with.
  */
-export function SettingsView({ api, copy = copyText, checkDelayMs = 250 }: SettingsViewProps) {
+/** TASK_STEPS are the choices of where portable task steps run (settings.go's taskSteps). */
+const TASK_STEPS: { id: 'workers' | 'here'; label: string }[] = [
+  { id: 'workers', label: "On the team's workers" },
+  { id: 'here', label: 'Here' },
+];
+
+export function SettingsView({ api, copy = copyText, checkDelayMs = 250, section }: SettingsViewProps) {
   const [loaded, setLoaded] = useState<Loaded>({ status: 'loading' });
   const [view, setView] = useState<View>();
   const [saved, setSaved] = useState<Settings>();
@@ -335,6 +345,28 @@ export function SettingsView({ api, copy = copyText, checkDelayMs = 250 }: Setti
             </div>
           </section>
 
+          <section className="panel settings-section" aria-labelledby="set-task-steps">
+            <div className="panel-head">
+              <h2 id="set-task-steps">Task steps</h2>
+            </div>
+            <div className="settings-body">
+              <div className="segmented" role="radiogroup" aria-labelledby="set-task-steps">
+                {TASK_STEPS.map((t) => (
+                  <label key={t.id} className={(form.taskSteps ?? 'workers') === t.id ? 'on' : undefined}>
+                    <input type="radio" name="task-steps" checked={(form.taskSteps ?? 'workers') === t.id} onChange={() => edit({ taskSteps: t.id })} />
+                    {t.label}
+                  </label>
+                ))}
+              </div>
+              <p className="muted small" data-testid="task-steps-help">
+                {(form.taskSteps ?? 'workers') === 'workers'
+                  ? "On a team's database, a task's world_search runs its branches on the team's workers when one is alive (the same result), and here when none is."
+                  : "A task's world_search always runs its branches in this process, even when the team's workers are alive."}
+              </p>
+              {problems.taskSteps && <p className="inline-error small">{problems.taskSteps}</p>}
+            </div>
+          </section>
+
           <section className="panel settings-section" aria-labelledby="set-worlds">
             <div className="panel-head">
               <h2 id="set-worlds">World programs</h2>
@@ -383,6 +415,8 @@ export function SettingsView({ api, copy = copyText, checkDelayMs = 250 }: Setti
           </section>
         </div>
       </div>
+
+      <DatabaseSection api={api} inView={section === 'database'} />
 
       <TrustedSignersSection api={api} copy={copy} />
 

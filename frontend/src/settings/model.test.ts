@@ -45,6 +45,7 @@ describe('sameSettings', () => {
     expect(sameSettings(base, { ...base, approvalMode: 'ask_risky' }), 'ask_risky is the default').toBe(true);
     expect(sameSettings(base, { ...base, theme: 'system' }), 'system is the default').toBe(true);
     expect(sameSettings(base, { ...base, worldMemoryMiB: 0 }), 'an unset memory limit is the default').toBe(true);
+    expect(sameSettings(base, { ...base, taskSteps: 'workers' }), "the team's workers are the default").toBe(true);
   });
 
   it('sees each real change', () => {
@@ -53,6 +54,7 @@ describe('sameSettings', () => {
     expect(sameSettings(base, { ...base, approvalMode: 'ask_every' })).toBe(false);
     expect(sameSettings(base, { ...base, theme: 'dark' })).toBe(false);
     expect(sameSettings(base, { ...base, worldMemoryMiB: 1024 })).toBe(false);
+    expect(sameSettings(base, { ...base, taskSteps: 'here' })).toBe(false);
   });
 });
 
@@ -63,6 +65,11 @@ describe('normal', () => {
       ollamaHost: 'gpu:1',
       models: { planner: 'a' },
     });
+  });
+
+  it('keeps task steps here, and leaves the default unsaid', () => {
+    expect(normal({ ...base, taskSteps: 'here' })).toEqual({ ...base, taskSteps: 'here' });
+    expect(normal({ ...base, taskSteps: 'workers' })).not.toHaveProperty('taskSteps');
   });
 
   it('sends a memory limit only when one is set', () => {

@@ -73,6 +73,7 @@ export function normal(s: Settings): Settings {
   const hosts = (s.allowedHosts ?? []).map((h) => h.trim()).filter((h) => h !== '');
   const out: Settings = { ollamaHost: s.ollamaHost.trim(), models, approvalMode: s.approvalMode, theme: s.theme, ...(hosts.length > 0 ? { allowedHosts: hosts } : {}) };
   if (s.worldMemoryMiB) out.worldMemoryMiB = s.worldMemoryMiB;
+  if (s.taskSteps === 'here') out.taskSteps = 'here';
   return out;
 }
 
@@ -89,6 +90,7 @@ export function sameSettings(a: Settings, b: Settings): boolean {
     (x.approvalMode || DEFAULT_MODE) === (y.approvalMode || DEFAULT_MODE) &&
     (x.theme || 'system') === (y.theme || 'system') &&
     (x.worldMemoryMiB || 0) === (y.worldMemoryMiB || 0) &&
+    (x.taskSteps ?? 'workers') === (y.taskSteps ?? 'workers') &&
     [...roles].every((r) => x.models[r] === y.models[r]) &&
     (x.allowedHosts ?? []).join('\n') === (y.allowedHosts ?? []).join('\n')
   );

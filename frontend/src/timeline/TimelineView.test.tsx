@@ -5,6 +5,7 @@ import type { HistoryFilter, LedgerEvent } from '../bridge/types';
 import { fakeApi } from '../test/fakeChannel';
 import { event, runDetail, worldRun, worldSpec } from '../test/fixtures';
 import { TimelineView } from './TimelineView';
+import { primeTimeline } from './prime';
 
 afterEach(cleanup);
 
@@ -33,7 +34,8 @@ function backend(total: number, inherited: number, eventAt: (i: number) => Ledge
   const range = (from: number, to: number) => Array.from({ length: Math.max(0, Math.min(to, total) - from) }, (_, k) => eventAt(from + k));
   return {
     History: (_run: string, offset: number, limit: number) => {
-      const from = offset < 0 ? Math.floor(Math.max(total - 1, 0) / limit) * limit : offset;
+      // -n: the page holding the n-th event from the end.
+      const from = offset < 0 ? Math.floor(Math.max(total + offset, 0) / limit) * limit : offset;
       return { total, offset: from, events: range(from, from + limit), inherited, segments };
     },
     SearchHistory: (_run: string, f: HistoryFilter, from: number, limit: number) => {
@@ -77,6 +79,9 @@ describe('TimelineView', () => {
     expect(r[3]!.className).toContain('fork-point');
     expect(r[2]!.className).toContain('checkpoint');
     expect(within(r[2]!).getByRole('button', { name: 'Fork from here' })).toBeTruthy();
+    // A payload cut at the row's edge (an 800 px window) reads whole in its tooltip.
+    const payload = r[4]!.querySelectorAll('[role="cell"]');
+    expect(payload[payload.length - 1]!.getAttribute('title')).toBe(payload[payload.length - 1]!.textContent);
   });
 
   it('filters by type, reality and text in the backend, and explains a broken regex', async () => {
@@ -103,6 +108,37 @@ describe('TimelineView', () => {
     await waitFor(() => expect(seqs()).toEqual(['2', '2']));
     fireEvent.change(screen.getByRole('searchbox', { name: 'Search events' }), { target: { value: '(' } });
     await waitFor(() => expect(screen.getByRole('alert').textContent).toMatch(/not a valid regular expression/));
+  });
+
+  it("says the router's and the critic's decisions of old and new task runs", async () => {
+    const dec = { type: 'tool', payload: { step: 's0', tool: 'file_read', network: false }, requires_permission: false, confidence: 1, reason: 'Step "s0" is ready, so file_read runs it.' };
+    const crit = { step: 's0', score: 0.6, explanation: 'The step succeeded but produced no output.', source: 'heuristic' };
+    const task = [
+      // Recorded before steps carried their decisions: one event a decision.
+      event({ seq: 1, pos: 1, stream: OWN, type: 'decision.applied', payload: { source: 'router', decision: dec } }),
+      event({ seq: 2, pos: 2, stream: OWN, type: 'step.started', payload: { step: 's0', attempt: 1, tool: 'file_read' } }),
+      event({ seq: 3, pos: 3, stream: OWN, type: 'critic.scored', payload: crit }),
+      // Recorded now: the start and the critique carry them.
+      event({ seq: 4, pos: 4, stream: OWN, type: 'step.started', payload: { step: 's0', attempt: 1, tool: 'file_read', decision: dec } }),
+      event({ seq: 5, pos: 5, stream: OWN, type: 'critic.scored', payload: { ...crit, decision: 'noop' } }),
+    ];
+    const { api } = fakeApi(backend(task.length, 0, (i) => task[i]!));
+    render(<TimelineView api={api} runId={OWN} />);
+    await waitFor(() => expect(rows()).toHaveLength(5));
+    const decisionIn = async (i: number) => {
+      fireEvent.click(rows()[i]!);
+      const detail = await screen.findByRole('complementary', { name: 'Event' });
+      await waitFor(() => expect(within(detail).getByRole('heading').textContent).toBe(task[i]!.type));
+      const fact = within(detail).queryByText('Decision');
+      return fact ? fact.nextElementSibling?.textContent : undefined;
+    };
+    const router = 'router: tool (confidence 1) — Step "s0" is ready, so file_read runs it.';
+    const critic = 'critic: noop (confidence 0.6) — The step succeeded but produced no output.';
+    expect(await decisionIn(0)).toBe(router);
+    expect(await decisionIn(1)).toBeUndefined();
+    expect(await decisionIn(2)).toBeUndefined();
+    expect(await decisionIn(3)).toBe(router);
+    expect(await decisionIn(4)).toBe(critic);
   });
 
   it('numbers events across the fork line, jumps to a number and says when the filters hide it', async () => {
@@ -186,11 +222,12 @@ describe('TimelineView', () => {
     // Only a screenful of rows is in the DOM, and only the pages needed were read:
     // the oldest (the total, segments and clock axis) and those at the end, where the view opens.
     expect(rows().length).toBeLessThan(60);
-    // The oldest event and the last page, in one round trip.
+    // The oldest event, the last page and the page a screenful above the end, in one round trip.
     const read = channel.calls('History').map((c) => [c[1], c[2]]);
-    expect(read.slice(0, 2)).toEqual([
+    expect(read.slice(0, 3)).toEqual([
       [0, 1],
       [-1, 500],
+      [-41, 500],
     ]);
     expect(read.length).toBeLessThanOrEqual(3);
 
@@ -212,6 +249,47 @@ describe('TimelineView', () => {
     expect(channel.calls('History').some((c) => (c[1] as number) <= 500_999 && (c[1] as number) + 500 > 500_999)).toBe(true);
     await waitFor(() => expect(rows().find((r) => r.className.includes('selected'))?.getAttribute('data-seq')).toBe('500000'));
     expect(rows().length).toBeLessThan(60);
+  });
+
+  it('draws the end of a history whose last page holds few events after one round trip', async () => {
+    // 1,000,003 events: the last page holds 3, the screenful above them is on the page before.
+    const total = 1_000_003;
+    const at = (i: number) => event({ seq: i + 1, pos: i + 1, stream: OWN, type: 'world.step', reality: 'world_local', worldLocalTime: i });
+    const { api, channel } = fakeApi({ ...backend(total, 0, at), HistoryTypes: () => [{ type: 'world.step', count: total }] });
+    render(<TimelineView api={api} runId={OWN} />);
+    await waitFor(() => expect(rows().at(-1)?.getAttribute('data-seq')).toBe(String(total)));
+    // A screenful is drawn: the 3 events of the last page and those above them.
+    expect(rows().length).toBeGreaterThan(20);
+    const read = channel.calls('History').map((c) => [c[1], c[2]]);
+    expect(read).toEqual([
+      [0, 1],
+      [-1, 500],
+      [-41, 500],
+    ]);
+  });
+
+  it('takes the first read started at start-up, with the live events committed before it drew', async () => {
+    const total = 1_203;
+    const at = (i: number) => event({ seq: i + 1, pos: i + 1, stream: OWN, type: 'world.step', reality: 'world_local', worldLocalTime: i });
+    const { api, channel } = fakeApi({ ...backend(total, 0, at), HistoryTypes: () => [{ type: 'world.step', count: total }] });
+    // main.tsx primes when the window opens on a timeline; the screen's code comes later.
+    primeTimeline(api, OWN);
+    await waitFor(() => expect(channel.calls('History')).toHaveLength(3));
+    // An event committed after that read, before the screen listens; another run's is not kept.
+    channel.emit('ledger:events', [event({ seq: total + 1, pos: total + 1, stream: OWN, type: 'world.completed', reality: 'world_local' }), event({ seq: 9, pos: total + 2, stream: 'run_x' })]);
+    render(<TimelineView api={api} runId={OWN} />);
+    await waitFor(() => expect(rows().at(-1)?.getAttribute('data-seq')).toBe(String(total + 1)));
+    // The screen read nothing again.
+    expect(channel.calls('History').map((c) => [c[1], c[2]])).toEqual([
+      [0, 1],
+      [-1, 500],
+      [-41, 500],
+    ]);
+    // A second opening of the timeline reads for itself.
+    cleanup();
+    render(<TimelineView api={api} runId={OWN} />);
+    await waitFor(() => expect(rows().at(-1)?.getAttribute('data-seq')).toBe(String(total)));
+    expect(channel.calls('History').length).toBeGreaterThanOrEqual(6);
   });
 
   it('searches a long history from its oldest event, a screenful at a time', async () => {

@@ -2,6 +2,7 @@ import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useStat
 import type { DucklmApi } from '../bridge';
 import { formatCount } from '../lib/format';
 import { shortId } from '../lib/ids';
+import { decisionOf, describeDecision } from '../lib/decision';
 import { previewPayload } from '../lib/payload';
 import { href } from '../lib/route';
 import { formatAbsolute } from '../lib/time';
@@ -124,7 +125,12 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
     // A new search has just scrolled to its top (above): the rows in view
     // are where the list is now, not where it was drawn.
     if (filtered) more(Math.max(rowWindow(geometry, scroller.current?.scrollTop ?? scrollTop, OVERSCAN).last, 0) + 100);
-    else show(firstShown, lastShown);
+    else if (atEnd.current && selected === undefined && count > 0) {
+      // A view opening at the end is drawn once at the top before it
+      // scrolls there (below): read the rows where it goes, not the oldest page.
+      const end = rowWindow(geometry, scrollTopFor(geometry, count - 1, 'end'), OVERSCAN);
+      show(end.first, Math.max(end.first, end.last));
+    } else show(firstShown, lastShown);
   }, [state.status, filtered, firstShown, lastShown, show, more]); // eslint-disable-line react-hooks/exhaustive-deps
 
   // Live events keep the view at the end when it was there.
@@ -217,6 +223,7 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
 
   // A jumped-to row whose page was not read yet is shown once it is.
   const detail = selected && history && !filtered && selected.event.id === '' ? (rowAt(history, selected.index) ?? selected) : selected;
+  const detailDecision = detail ? decisionOf(detail.event) : undefined;
   const w = world.value;
   const ownName = w ? w.world.name || shortId(w.world.id) : shortId(runId);
   const types = typeCounts.value ?? [];
@@ -427,6 +434,12 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
                       <span className={`badge reality-${detail.event.reality}`}>{detail.event.reality.replace('_', '-')}</span>
                     </dd>
                   </div>
+                  {detailDecision && (
+                    <div className="fact">
+                      <dt>Decision</dt>
+                      <dd>{describeDecision(detailDecision)}</dd>
+                    </div>
+                  )}
                   {detail.event.causationId && (
                     <div className="fact">
                       <dt>Caused by</dt>
@@ -534,7 +547,7 @@ const Row = memo(function Row({ row: r, top, lane, clock, domain, selected, fork
         {e.type}
         {e.reality === 'world_local' && <span className="badge reality-world_local tiny">local</span>}
       </span>
-      <span role="cell" className="mono ellipsis muted">
+      <span role="cell" className="mono ellipsis muted" title={previewPayload(e.payload, 2000)}>
         {r.checkpointId ? (
           <button
             type="button"

@@ -1,11 +1,10 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { type DucklmApi, type LedgerEvent, toBridgeError } from '../bridge';
 import { EMPTY_HISTORY, PAGE_SIZE, type Paged, evict, indexOfSeq, missingPages, pageOf, withLive, withPage } from '../lib/timelinePages';
+import { type FirstRead, SCREEN, firstRead, takePrimed } from './prime';
 
 /** OVERSCAN is how many rows beyond the view are read ahead, each way. */
 const OVERSCAN = 150;
-/** SCREEN is about a screenful of rows: what the first read must hold. */
-const SCREEN = 40;
 
 export type HistoryState =
   | { status: 'loading' }
@@ -79,15 +78,21 @@ export function useHistory(api: DucklmApi, runId: string, startSeq?: number) {
     history.current = EMPTY_HISTORY;
     setState({ status: 'loading' });
     (async () => {
-      // One round trip in the usual case: the oldest event (the total, the
-      // segments, the clock axis) and the last page (a negative offset),
-      // together. The page short of rows is read in full when in view.
-      const [oldest, newest] = await Promise.all([
-        api.history(runId, 0, 1),
-        startSeq === undefined ? api.history(runId, -1, PAGE_SIZE) : Promise.resolve(undefined),
-      ]);
+      // One round trip (see firstRead), started at start-up when the window
+      // opened here (primeTimeline). The page short of rows is read in full
+      // when in view.
+      const early = startSeq === undefined && attempt === 0 ? takePrimed(runId) : undefined;
+      let read: FirstRead;
+      try {
+        read = await (early?.read ?? firstRead(api, runId, startSeq));
+      } finally {
+        // What the start-up watch saw before this hook listened (withLive drops repeats).
+        if (early) pending.current.unshift(...early.live());
+      }
+      const [oldest, newest, above] = read;
       if (g !== generation.current) return;
       let h = withPage(EMPTY_HISTORY, oldest);
+      if (above && above.offset !== newest?.offset) h = withPage(h, above);
       if (newest) h = withPage(h, newest);
       const at = startSeq !== undefined ? indexOfSeq(h, startSeq, runId) : -1;
       const target = at >= 0 ? at : h.total - 1;

@@ -114,3 +114,63 @@ describe('DeliberateDialog', () => {
     expect((screen.getByRole('button', { name: 'Deliberate' }) as HTMLButtonElement).disabled).toBe(true);
   });
 });
+
+describe('DeliberateDialog on the team’s workers', () => {
+  const worker = (over: object = {}) => ({
+    id: 'w1',
+    host: 'gpu-1',
+    pid: 1,
+    slots: 2,
+    version: 'v',
+    startedAt: '',
+    heartbeatAt: '',
+    stoppedAt: '',
+    state: 'idle',
+    jobs: [],
+    done: 0,
+    ...over,
+  });
+  const team = (workers: object[], shared = true) => ({ shared, workers, heartbeatMs: 5000, lostAfterMs: 15000, now: '' });
+
+  function open(workers: () => unknown) {
+    let finish: (v: unknown) => void = () => {};
+    const { api, channel } = fakeApi({
+      Workers: workers,
+      Deliberate: () => new Promise((res) => (finish = res)),
+    });
+    render(<DeliberateDialog api={api} runId="run_p" worldId="wld_p" parentName="grid" onClose={() => {}} onApplied={() => {}} />);
+    return { channel, finish: (v: unknown) => finish(v) };
+  }
+
+  it('offers the workers when some are alive, sends the branches there and says so in the progress', async () => {
+    const { channel, finish } = open(() => team([worker(), worker({ id: 'w2', state: 'lost', slots: 8 }), worker({ id: 'w3', slots: 4, state: 'working', jobs: [{}] })]));
+    const choice = await screen.findByTestId('workers-choice');
+    expect(choice.textContent).toBe('2 workers alive, 5 of 6 slots free: 24 branches are kept queued for them.');
+    fireEvent.click(screen.getByRole('radio', { name: /On the team's workers/ }));
+    fireEvent.click(screen.getByRole('button', { name: 'Deliberate' }));
+    await waitFor(() => expect(channel.calls('Deliberate')).toHaveLength(1));
+    const input = channel.calls('Deliberate')[0]![0] as { op: string; onWorkers?: number };
+    expect(input.onWorkers).toBe(24);
+    expect(screen.getByTestId('deliberation-progress').textContent).toBe('Queuing branches for the workers…');
+    channel.emit(EVENT_PROGRESS, [{ op: input.op, phase: 'round 1', done: 40, total: 200, unit: 'branches' }]);
+    await waitFor(() => expect(screen.getByTestId('deliberation-progress').textContent).toMatch(/^40 of 200 branches on workers · \d+\/s · 160 left$/));
+    finish({ rounds: [ROUND] });
+    expect((await screen.findByTestId('round-summary')).textContent).toContain("180 ms, the branches on the team's workers. The search tree");
+  });
+
+  it('runs here by default, and cannot choose workers when none is alive', async () => {
+    const { channel } = open(() => team([worker({ state: 'stopped' })]));
+    const choice = await screen.findByTestId('workers-choice');
+    expect(choice.textContent).toBe('No worker is alive: start one with ducklm worker (see Workers) to run branches there.');
+    expect((screen.getByRole('radio', { name: /On the team's workers/ }) as HTMLInputElement).disabled).toBe(true);
+    fireEvent.click(screen.getByRole('button', { name: 'Deliberate' }));
+    await waitFor(() => expect(channel.calls('Deliberate')).toHaveLength(1));
+    expect(channel.calls('Deliberate')[0]![0]).not.toHaveProperty('onWorkers');
+  });
+
+  it('offers nothing on this machine’s SQLite database', async () => {
+    const { channel } = open(() => team([], false));
+    await waitFor(() => expect(channel.calls('Workers')).toHaveLength(1));
+    expect(screen.queryByRole('radiogroup', { name: 'Run the branches' })).toBeNull();
+  });
+});

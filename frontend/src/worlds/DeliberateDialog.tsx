@@ -5,6 +5,9 @@ import { asGrid } from '../lib/grid';
 import { shortId } from '../lib/ids';
 import { href } from '../lib/route';
 import { JsonTree } from '../ui/JsonTree';
+import { alive } from '../workers/model';
+import { WhereChoice } from '../workers/WhereChoice';
+import { useTeamWorkers } from '../workers/useTeamWorkers';
 import { GridView } from './GridView';
 
 interface DeliberateDialogProps {
@@ -43,6 +46,15 @@ export function checkOptions(values: Record<Field['key'], string>, strategy: Str
   return undefined;
 }
 
+/**
+ * queuedFor is how many branches to keep queued for workers with these
+ * slots: enough that none waits for the next job (several a slot), and at
+ * most 64, where the queue's own latency stops paying (docs/team-server.md).
+ */
+export function queuedFor(slots: number): number {
+  return Math.min(64, Math.max(8, 4 * slots));
+}
+
 /** actionText shows an action as its JSON. */
 function actionText(a: unknown): string {
   return JSON.stringify(a ?? null);
@@ -66,6 +78,9 @@ export function DeliberateDialog({ api, runId, worldId, parentName, onClose, onA
   const cancelling = useRef(false);
   const [applying, setApplying] = useState(false);
   const progress = useOpProgress(api, op);
+  // Where the branches run: here, or on the team's workers when there are any.
+  const [onWorkers, setOnWorkers] = useState(false);
+  const [ranOnWorkers, setRanOnWorkers] = useState(false);
   const first = useRef<HTMLButtonElement>(null);
   const running = op !== '';
 
@@ -75,6 +90,12 @@ export function DeliberateDialog({ api, runId, worldId, parentName, onClose, onA
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, [onClose, running]);
+
+  // The team's workers, read when the dialog opens and again after each round.
+  const team = useTeamWorkers(api, !running);
+  const workers = alive(team);
+  const slots = workers.reduce((n, w) => n + w.slots, 0);
+  const useWorkers = onWorkers && workers.length > 0;
 
   const problem = checkOptions(values, strategy);
 
@@ -86,6 +107,7 @@ export function DeliberateDialog({ api, runId, worldId, parentName, onClose, onA
     setRound(undefined);
     setError(undefined);
     setStopped(undefined);
+    setRanOnWorkers(useWorkers);
     cancelling.current = false;
     api
       .deliberate({
@@ -101,6 +123,7 @@ export function DeliberateDialog({ api, runId, worldId, parentName, onClose, onA
         apply: false,
         timeLimitMs: 0,
         op: id,
+        ...(useWorkers ? { onWorkers: queuedFor(slots) } : {}),
       })
       .then(
         (res) => setRound(res.rounds[res.rounds.length - 1]),
@@ -164,12 +187,28 @@ export function DeliberateDialog({ api, runId, worldId, parentName, onClose, onA
             ))}
           </div>
           {problem && <p className="inline-error small">{problem}</p>}
+          {team?.shared && (
+            <WhereChoice
+              what="branches"
+              name="where"
+              testId="workers-choice"
+              disabled={running}
+              workers={workers}
+              onWorkers={useWorkers}
+              onChange={setOnWorkers}
+              then={`${queuedFor(slots)} branches are kept queued for them.`}
+            />
+          )}
 
           {running && (
             <div className="progress-row" role="status" aria-label="Deliberation progress">
               <progress max={progress?.total ?? Number(values.budget)} value={progress?.done ?? 0} aria-label="Branches recorded" />
               <span className="mono small" data-testid="deliberation-progress">
-                {progress ? `${progress.done} of ${progress.total} branches · ${rate}/s · ${progress.total - progress.done} left` : 'Starting…'}
+                {progress
+                  ? `${progress.done} of ${progress.total} branches${ranOnWorkers ? ' on workers' : ''} · ${rate}/s · ${progress.total - progress.done} left`
+                  : ranOnWorkers
+                    ? 'Queuing branches for the workers…'
+                    : 'Starting…'}
               </span>
               <button type="button" className="button small" onClick={cancel}>
                 Cancel
@@ -186,7 +225,7 @@ export function DeliberateDialog({ api, runId, worldId, parentName, onClose, onA
               {stopped}
             </p>
           )}
-          {round && <RoundResult round={round} worldId={worldId} />}
+          {round && <RoundResult round={round} worldId={worldId} onWorkers={ranOnWorkers} />}
         </div>
         <footer className="modal-foot">
           <button type="button" className="button" onClick={onClose} disabled={running}>
@@ -205,14 +244,15 @@ export function DeliberateDialog({ api, runId, worldId, parentName, onClose, onA
 }
 
 /** RoundResult is a finished round: what it spent, the ranked candidates, the best two side by side. */
-function RoundResult({ round, worldId }: { round: DeliberationRound; worldId: string }) {
+function RoundResult({ round, worldId, onWorkers }: { round: DeliberationRound; worldId: string; onWorkers: boolean }) {
   const b = round.budget;
   const top = round.candidates.slice(0, 2);
   return (
     <section aria-label="Candidates" className="stack">
       <p className="status-note" data-testid="round-summary">
         Round {round.deliberationIndex} at time {round.parentTime}: {b.used} of {b.branches} branches, {b.steps} steps, {b.deduplicated}{' '}
-        {b.deduplicated === 1 ? 'duplicate state' : 'duplicate states'} merged, deepest {b.depth}, {b.wallMs} ms.{' '}
+        {b.deduplicated === 1 ? 'duplicate state' : 'duplicate states'} merged, deepest {b.depth}, {b.wallMs} ms
+        {onWorkers ? ", the branches on the team's workers" : ''}.{' '}
         <a href={href({ screen: 'lineage', select: worldId })}>The search tree in the lineage</a>
       </p>
       <div className="candidate-pair">

@@ -1,5 +1,9 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { type Checkpoint, type DucklmApi, type VerifyReport, toBridgeError } from '../bridge';
+import { useOpProgress } from '../bundles/useOpProgress';
+import { alive } from '../workers/model';
+import { WhereChoice } from '../workers/WhereChoice';
+import { useTeamWorkers } from '../workers/useTeamWorkers';
 import { type Cell, asGrid, trailOf } from '../lib/grid';
 import { formatBytes, formatCount } from '../lib/format';
 import { shortId } from '../lib/ids';
@@ -36,6 +40,11 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
   const [comparing, setComparing] = useState<[string, string]>();
   const [showJson, setShowJson] = useState(false);
   const [deliberating, setDeliberating] = useState(false);
+  // Where the steps run: here, or as one job on the team's workers.
+  const [onWorkers, setOnWorkers] = useState(false);
+  const [workerOp, setWorkerOp] = useState('');
+  const workerProgress = useOpProgress(api, workerOp);
+  const workerStop = useRef(false);
   const stop = useRef(false);
   // Leaving the screen stops a run of steps between chunks.
   useEffect(
@@ -44,6 +53,9 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
     },
     [],
   );
+
+  // The team's workers, read when the world opens and again after each run.
+  const team = useTeamWorkers(api, detail.value?.world.domain === 'simulated' && workerOp === '');
 
   const refresh = useThrottled(reload, 300);
   useEffect(
@@ -86,8 +98,38 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
   const stepsOk = Number.isInteger(n) && n >= 1 && n <= 100_000;
   const ended = d.run.status === 'completed' || d.run.status === 'failed' || d.run.status === 'terminated';
 
+  const workers = alive(team);
+  const useWorkers = onWorkers && workers.length > 0;
+
+  // On the team's workers the steps go as one job; the progress is how far the run's saved time is.
+  const runOnWorkers = async () => {
+    const op = `world-run-${runId}-${Date.now()}`;
+    const from = d.run.worldLocalTime;
+    setMessage(undefined);
+    setWorkerOp(op);
+    workerStop.current = false;
+    try {
+      const out = await api.runWorld({ runId, action: actionText.trim(), steps: n, checkpointEvery: 0, onWorkers: true, op });
+      const ran = out.run.worldLocalTime - from;
+      setMessage({
+        kind: 'ok',
+        text: `Ran ${ran} ${ran === 1 ? 'step' : 'steps'} on the team's workers${out.done ? ', and the world ended' : ''}: world time ${out.run.worldLocalTime}.`,
+      });
+    } catch (e) {
+      setMessage(
+        workerStop.current
+          ? { kind: 'ok', text: "Stopped on the team's workers: the run keeps the steps its worker saved." }
+          : { kind: 'error', text: toBridgeError(e).message },
+      );
+    } finally {
+      setWorkerOp('');
+      reload();
+    }
+  };
+
   const runSteps = async () => {
     if (!stepsOk) return;
+    if (useWorkers) return runOnWorkers();
     stop.current = false;
     setMessage(undefined);
     // Steps go in chunks so the picture and the progress bar move, and Stop is honoured between chunks.
@@ -251,7 +293,38 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
                   </label>
                 </div>
                 {!stepsOk && <p className="inline-error small">Steps is a whole number from 1 to 100000.</p>}
-                {progress ? (
+                {team?.shared && (
+                  <WhereChoice
+                    what="steps"
+                    name="run-where"
+                    testId="run-workers-choice"
+                    disabled={progress !== undefined || workerOp !== ''}
+                    workers={workers}
+                    onWorkers={useWorkers}
+                    onChange={setOnWorkers}
+                    then="the steps go to one of them as one job."
+                  />
+                )}
+                {workerOp !== '' ? (
+                  <div className="progress-row" role="status" aria-label="Run progress">
+                    <progress max={workerProgress?.total ?? n} value={workerProgress?.done ?? 0} aria-label="Steps run on workers" />
+                    <span className="mono small" data-testid="run-workers-progress">
+                      {workerProgress && workerProgress.done > 0
+                        ? `${workerProgress.done}/${workerProgress.total} steps on the team's workers`
+                        : "Queued for the team's workers…"}
+                    </span>
+                    <button
+                      type="button"
+                      className="button small"
+                      onClick={() => {
+                        workerStop.current = true;
+                        void api.cancelWorldRun(workerOp);
+                      }}
+                    >
+                      Stop
+                    </button>
+                  </div>
+                ) : progress ? (
                   <div className="progress-row">
                     <progress max={progress.total} value={progress.done} aria-label="Steps run" />
                     <span className="mono small">

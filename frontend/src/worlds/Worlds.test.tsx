@@ -2,6 +2,7 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { polyfillLayout, typeInto } from '../test/dom';
+import { EVENT_PROGRESS } from '../bridge/channel';
 import { fakeApi } from '../test/fakeChannel';
 import { checkpoint, event, listWorlds, worldItems, worldRun, worldSpec } from '../test/fixtures';
 import { WorldView } from './WorldView';
@@ -227,5 +228,110 @@ describe('WorldView', () => {
     const compare = await screen.findByTestId('compare');
     await within(compare).findByText('/pos/0');
     expect(channel.calls('Diff')).toEqual([['run_a', 'run_b']]);
+  });
+});
+
+describe("WorldView's Run on the team's workers", () => {
+  const worker = (over: object = {}) => ({
+    id: 'w1',
+    host: 'gpu-1',
+    pid: 1,
+    slots: 2,
+    version: 'v',
+    startedAt: '',
+    heartbeatAt: '',
+    stoppedAt: '',
+    state: 'idle',
+    jobs: [],
+    done: 0,
+    ...over,
+  });
+  const team = (workers: object[], shared = true) => ({ shared, workers, heartbeatMs: 5000, lostAfterMs: 15000, now: '' });
+
+  function open(workers: () => unknown) {
+    let finish: (v: unknown) => void = () => {};
+    let fail: (e: Error) => void = () => {};
+    const api = fakeApi({
+      WorldDetail: () => ({
+        world: worldSpec({ id: 'wld_root', name: 'grid' }),
+        run: worldRun({ id: 'run_root', worldId: 'wld_root', worldLocalTime: 10 }),
+        runs: null,
+        checkpoints: [],
+        state: GRID,
+        program: '# grid',
+      }),
+      ListWorlds: listWorlds(worldItems()),
+      Workers: workers,
+      RunWorld: () =>
+        new Promise((res, rej) => {
+          finish = res;
+          fail = rej;
+        }),
+    });
+    render(<WorldView api={api.api} runId="run_root" />);
+    return { ...api, finish: (v: unknown) => finish(v), fail: (e: Error) => fail(e) };
+  }
+
+  it('offers the workers when some are alive, follows the job and says where it ran', async () => {
+    const { channel, finish } = open(() => team([worker(), worker({ id: 'w2', state: 'lost' }), worker({ id: 'w3', slots: 4, state: 'working', jobs: [{}] })]));
+    const choice = await screen.findByTestId('run-workers-choice');
+    expect(choice.textContent).toBe('2 workers alive, 5 of 6 slots free: the steps go to one of them as one job.');
+    fireEvent.change(screen.getByRole('textbox', { name: 'Steps to run' }), { target: { value: '500' } });
+    fireEvent.click(screen.getByRole('radio', { name: /On the team's workers/ }));
+    fireEvent.click(screen.getByRole('button', { name: 'Run 500 steps' }));
+    await waitFor(() => expect(channel.calls('RunWorld')).toHaveLength(1));
+    const input = channel.calls('RunWorld')[0]![0] as { op: string; onWorkers?: boolean; steps: number };
+    expect(input).toMatchObject({ runId: 'run_root', steps: 500, onWorkers: true });
+    expect(screen.getByTestId('run-workers-progress').textContent).toBe("Queued for the team's workers…");
+    channel.emit(EVENT_PROGRESS, [{ op: input.op, phase: "on the team's workers", done: 200, total: 500, unit: 'steps' }]);
+    await waitFor(() => expect(screen.getByTestId('run-workers-progress').textContent).toBe("200/500 steps on the team's workers"));
+    finish({ run: worldRun({ id: 'run_root', worldLocalTime: 510 }), state: GRID, emitted: null, done: false });
+    expect(await screen.findByText("Ran 500 steps on the team's workers: world time 510.")).toBeTruthy();
+    expect(screen.queryByTestId('run-workers-progress')).toBeNull();
+  });
+
+  it('runs here by default, and cannot choose workers when none is alive', async () => {
+    const { channel } = open(() => team([worker({ state: 'stopped' })]));
+    const choice = await screen.findByTestId('run-workers-choice');
+    expect(choice.textContent).toBe('No worker is alive: start one with ducklm worker (see Workers) to run steps there.');
+    expect((screen.getByRole('radio', { name: /On the team's workers/ }) as HTMLInputElement).disabled).toBe(true);
+    fireEvent.change(screen.getByRole('textbox', { name: 'Steps to run' }), { target: { value: '1' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Run 1 step' }));
+    await waitFor(() => expect(channel.calls('RunWorld')).toHaveLength(1));
+    expect(channel.calls('RunWorld')[0]![0]).not.toHaveProperty('onWorkers');
+  });
+
+  it('stops the run on the workers and says it keeps what was saved', async () => {
+    const { channel, fail } = open(() => team([worker()]));
+    channel.handle('CancelWorldRun', () => {
+      fail(new Error("the run on the team's workers was stopped; it keeps the steps its worker saved"));
+      return true;
+    });
+    await screen.findByTestId('run-workers-choice');
+    fireEvent.click(screen.getByRole('radio', { name: /On the team's workers/ }));
+    fireEvent.click(screen.getByRole('button', { name: 'Run 10 steps' }));
+    await waitFor(() => expect(channel.calls('RunWorld')).toHaveLength(1));
+    const op = (channel.calls('RunWorld')[0]![0] as { op: string }).op;
+    fireEvent.click(screen.getByRole('button', { name: 'Stop' }));
+    await waitFor(() => expect(channel.calls('CancelWorldRun')).toEqual([[op]]));
+    expect(await screen.findByText("Stopped on the team's workers: the run keeps the steps its worker saved.")).toBeTruthy();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('says the sentence a refused run answers with', async () => {
+    const { channel, fail } = open(() => team([worker()]));
+    await screen.findByTestId('run-workers-choice');
+    fireEvent.click(screen.getByRole('radio', { name: /On the team's workers/ }));
+    fireEvent.click(screen.getByRole('button', { name: 'Run 10 steps' }));
+    await waitFor(() => expect(channel.calls('RunWorld')).toHaveLength(1));
+    fail(new Error('no worker is alive to take the run; start one with `ducklm worker` on a machine that reaches the team’s database, or run the steps here'));
+    expect((await screen.findByRole('alert')).textContent).toContain('no worker is alive to take the run');
+  });
+
+  it('offers nothing on this machine’s SQLite database', async () => {
+    const { channel } = open(() => team([], false));
+    await waitFor(() => expect(channel.calls('Workers')).toHaveLength(1));
+    await screen.findByTestId('grid-view');
+    expect(screen.queryByRole('radiogroup', { name: 'Run the steps' })).toBeNull();
   });
 });

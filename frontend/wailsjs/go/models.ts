@@ -121,6 +121,97 @@ export namespace api {
 		    return a;
 		}
 	}
+	export class DatabaseInput {
+	    address: string;
+	    password: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new DatabaseInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.address = source["address"];
+	        this.password = source["password"];
+	    }
+	}
+	export class DatabaseView {
+	    address: string;
+	    passwordStored: boolean;
+	    inUse: string;
+	    shared: boolean;
+	    override: string;
+	    overrideAddress: string;
+	    nextStart: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new DatabaseView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.address = source["address"];
+	        this.passwordStored = source["passwordStored"];
+	        this.inUse = source["inUse"];
+	        this.shared = source["shared"];
+	        this.override = source["override"];
+	        this.overrideAddress = source["overrideAddress"];
+	        this.nextStart = source["nextStart"];
+	    }
+	}
+	export class DatabaseSaved {
+	    database: DatabaseView;
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new DatabaseSaved(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.database = this.convertValues(source["database"], DatabaseView);
+	        this.message = source["message"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class DatabaseTest {
+	    ok: boolean;
+	    message: string;
+	    serverVersion: string;
+	    schemaVersion: number;
+	    latestSchemaVersion: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new DatabaseTest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ok = source["ok"];
+	        this.message = source["message"];
+	        this.serverVersion = source["serverVersion"];
+	        this.schemaVersion = source["schemaVersion"];
+	        this.latestSchemaVersion = source["latestSchemaVersion"];
+	    }
+	}
+	
 	export class DeliberateInput {
 	    runId: string;
 	    checkpointId: string;
@@ -134,6 +225,7 @@ export namespace api {
 	    apply: boolean;
 	    timeLimitMs: number;
 	    op: string;
+	    onWorkers: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new DeliberateInput(source);
@@ -153,6 +245,7 @@ export namespace api {
 	        this.apply = source["apply"];
 	        this.timeLimitMs = source["timeLimitMs"];
 	        this.op = source["op"];
+	        this.onWorkers = source["onWorkers"];
 	    }
 	}
 	export class ModelInfo {
@@ -599,6 +692,7 @@ export namespace api {
 	    run: backend.WorldRun;
 	    state?: runtime.RunState;
 	    approvals: runtime.Approval[];
+	    drivenElsewhere?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new RunDetail(source);
@@ -609,6 +703,7 @@ export namespace api {
 	        this.run = this.convertValues(source["run"], backend.WorldRun);
 	        this.state = this.convertValues(source["state"], runtime.RunState);
 	        this.approvals = this.convertValues(source["approvals"], runtime.Approval);
+	        this.drivenElsewhere = source["drivenElsewhere"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -748,6 +843,8 @@ export namespace api {
 	    action: string;
 	    steps: number;
 	    checkpointEvery: number;
+	    onWorkers?: boolean;
+	    op?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new StepInput(source);
@@ -759,6 +856,8 @@ export namespace api {
 	        this.action = source["action"];
 	        this.steps = source["steps"];
 	        this.checkpointEvery = source["checkpointEvery"];
+	        this.onWorkers = source["onWorkers"];
+	        this.op = source["op"];
 	    }
 	}
 	export class TaskInput {
@@ -823,6 +922,45 @@ export namespace api {
 	        this.ownFingerprint = source["ownFingerprint"];
 	        this.signers = this.convertValues(source["signers"], TrustedSigner);
 	        this.file = source["file"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class WorkersView {
+	    shared: boolean;
+	    workers: backend.Worker[];
+	    heartbeatMs: number;
+	    lostAfterMs: number;
+	    // Go type: time
+	    now: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorkersView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.shared = source["shared"];
+	        this.workers = this.convertValues(source["workers"], backend.Worker);
+	        this.heartbeatMs = source["heartbeatMs"];
+	        this.lostAfterMs = source["lostAfterMs"];
+	        this.now = this.convertValues(source["now"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1161,6 +1299,99 @@ export namespace backend {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.nodes = this.convertValues(source["nodes"], TaskNode);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class WorkerJob {
+	    id: number;
+	    kind: string;
+	    runId: string;
+	    label: string;
+	    // Go type: time
+	    startedAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorkerJob(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.kind = source["kind"];
+	        this.runId = source["runId"];
+	        this.label = source["label"];
+	        this.startedAt = this.convertValues(source["startedAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Worker {
+	    id: string;
+	    host: string;
+	    pid: number;
+	    slots: number;
+	    version: string;
+	    // Go type: time
+	    startedAt: any;
+	    // Go type: time
+	    heartbeatAt: any;
+	    // Go type: time
+	    stoppedAt: any;
+	    state: string;
+	    jobs: WorkerJob[];
+	    done: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Worker(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.host = source["host"];
+	        this.pid = source["pid"];
+	        this.slots = source["slots"];
+	        this.version = source["version"];
+	        this.startedAt = this.convertValues(source["startedAt"], null);
+	        this.heartbeatAt = this.convertValues(source["heartbeatAt"], null);
+	        this.stoppedAt = this.convertValues(source["stoppedAt"], null);
+	        this.state = source["state"];
+	        this.jobs = this.convertValues(source["jobs"], WorkerJob);
+	        this.done = source["done"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2052,6 +2283,20 @@ export namespace runtime {
 		}
 	}
 	
+	export class Installation {
+	    id: string;
+	    host?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Installation(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.host = source["host"];
+	    }
+	}
 	export class PlanningAttempt {
 	    attempt: number;
 	    revision?: number;
@@ -2143,6 +2388,8 @@ export namespace runtime {
 	    source: string;
 	    model?: string;
 	    normalised?: string[];
+	    modelError?: string;
+	    decision?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new critiquePayload(source);
@@ -2156,6 +2403,8 @@ export namespace runtime {
 	        this.source = source["source"];
 	        this.model = source["model"];
 	        this.normalised = source["normalised"];
+	        this.modelError = source["modelError"];
+	        this.decision = source["decision"];
 	    }
 	}
 	export class stepFinished {
@@ -2175,6 +2424,9 @@ export namespace runtime {
 	    error?: string;
 	    retryable?: boolean;
 	    sandboxed: boolean;
+	    confinement?: string;
+	    // Go type: backend
+	    placement?: any;
 	
 	    static createFrom(source: any = {}) {
 	        return new stepFinished(source);
@@ -2198,6 +2450,8 @@ export namespace runtime {
 	        this.error = source["error"];
 	        this.retryable = source["retryable"];
 	        this.sandboxed = source["sandboxed"];
+	        this.confinement = source["confinement"];
+	        this.placement = this.convertValues(source["placement"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2342,6 +2596,7 @@ export namespace runtime {
 	    maxRetries: number;
 	    concurrency: number;
 	    allowedHosts?: string[];
+	    owner?: Installation;
 	
 	    static createFrom(source: any = {}) {
 	        return new TaskRequest(source);
@@ -2362,6 +2617,7 @@ export namespace runtime {
 	        this.maxRetries = source["maxRetries"];
 	        this.concurrency = source["concurrency"];
 	        this.allowedHosts = source["allowedHosts"];
+	        this.owner = this.convertValues(source["owner"], Installation);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2405,6 +2661,7 @@ export namespace runtime {
 	    response?: string;
 	    error?: string;
 	    seq: number;
+	    cancelRequested?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new RunState(source);
@@ -2434,6 +2691,7 @@ export namespace runtime {
 	        this.response = source["response"];
 	        this.error = source["error"];
 	        this.seq = source["seq"];
+	        this.cancelRequested = source["cancelRequested"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2460,6 +2718,7 @@ export namespace runtime {
 	    approvals: number;
 	    steps: number;
 	    stepsDone: number;
+	    drivenBy?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new RunSummary(source);
@@ -2472,6 +2731,7 @@ export namespace runtime {
 	        this.approvals = source["approvals"];
 	        this.steps = source["steps"];
 	        this.stepsDone = source["stepsDone"];
+	        this.drivenBy = source["drivenBy"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2700,6 +2960,7 @@ export namespace settings {
 	    theme: string;
 	    worldMemoryMiB?: number;
 	    allowedHosts?: string[];
+	    taskSteps?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -2713,6 +2974,7 @@ export namespace settings {
 	        this.theme = source["theme"];
 	        this.worldMemoryMiB = source["worldMemoryMiB"];
 	        this.allowedHosts = source["allowedHosts"];
+	        this.taskSteps = source["taskSteps"];
 	    }
 	}
 
@@ -2745,6 +3007,7 @@ export namespace tool {
 	    name: string;
 	    description: string;
 	    args_schema: number[];
+	    portable?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new CatalogEntry(source);
@@ -2755,6 +3018,7 @@ export namespace tool {
 	        this.name = source["name"];
 	        this.description = source["description"];
 	        this.args_schema = source["args_schema"];
+	        this.portable = source["portable"];
 	    }
 	}
 
@@ -3235,6 +3499,58 @@ export namespace world {
 	
 	
 	
+	export class StateAtTime {
+	    runId: string;
+	    time: number;
+	    state: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new StateAtTime(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runId = source["runId"];
+	        this.time = source["time"];
+	        this.state = source["state"];
+	    }
+	}
+	export class StatesAt {
+	    at: number;
+	    a: StateAtTime;
+	    b: StateAtTime;
+	    changes: Change[];
+	
+	    static createFrom(source: any = {}) {
+	        return new StatesAt(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.at = source["at"];
+	        this.a = this.convertValues(source["a"], StateAtTime);
+	        this.b = this.convertValues(source["b"], StateAtTime);
+	        this.changes = this.convertValues(source["changes"], Change);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class StepOutcome {
 	    run: backend.WorldRun;
 	    state: number[];

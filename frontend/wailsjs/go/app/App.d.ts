@@ -24,6 +24,8 @@ export function CancelReindex():Promise<boolean>;
 
 export function CancelRun(arg1:string):Promise<void>;
 
+export function CancelWorldRun(arg1:string):Promise<boolean>;
+
 export function CheckSettings(arg1:settings.Settings):Promise<api.SettingsCheck>;
 
 export function CheckpointWorld(arg1:string):Promise<backend.Checkpoint>;
@@ -51,6 +53,8 @@ export function ExportBundle(arg1:api.ExportInput):Promise<api.ExportResult>;
 export function ForgetSigner(arg1:string):Promise<boolean>;
 
 export function Fork(arg1:api.ForkInput):Promise<api.Forked>;
+
+export function GetDatabase():Promise<api.DatabaseView>;
 
 export function GetSettings():Promise<api.SettingsView>;
 
@@ -94,11 +98,15 @@ export function RunWorld(arg1:api.StepInput):Promise<world.StepOutcome>;
 
 export function Runs():Promise<Array<runtime.RunSummary>>;
 
+export function SaveDatabase(arg1:api.DatabaseInput):Promise<api.DatabaseSaved>;
+
 export function SaveSettings(arg1:settings.Settings):Promise<api.Saved>;
 
 export function SearchHistory(arg1:string,arg2:world.HistoryFilter,arg3:number,arg4:number):Promise<world.HistoryMatches>;
 
 export function SearchMemories(arg1:api.MemorySearch):Promise<Array<memory.Retrieved>>;
+
+export function StatesAt(arg1:string,arg2:string,arg3:number):Promise<world.StatesAt>;
 
 export function StepScreenshot(arg1:string,arg2:string):Promise<api.Screenshot>;
 
@@ -107,6 +115,8 @@ export function SubmitTask(arg1:api.TaskInput):Promise<backend.WorldRun>;
 export function SuggestBundlePath(arg1:string):Promise<string>;
 
 export function TakeOpen():Promise<api.Opened>;
+
+export function TestDatabase(arg1:api.DatabaseInput):Promise<api.DatabaseTest>;
 
 export function TestOllama(arg1:string):Promise<api.ModelInfo>;
 
@@ -121,6 +131,8 @@ export function ValidatePlan(arg1:string):Promise<api.PlanCheck>;
 export function Verify(arg1:string):Promise<world.VerifyReport>;
 
 export function VerifyBundle(arg1:string,arg2:string):Promise<api.BundleReport>;
+
+export function Workers():Promise<api.WorkersView>;
 
 export function WorldDetail(arg1:string):Promise<api.WorldDetail>;
 

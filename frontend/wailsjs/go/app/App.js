@@ -26,6 +26,10 @@ export function CancelRun(arg1) {
   return window['go']['app']['App']['CancelRun'](arg1);
 }
 
+export function CancelWorldRun(arg1) {
+  return window['go']['app']['App']['CancelWorldRun'](arg1);
+}
+
 export function CheckSettings(arg1) {
   return window['go']['app']['App']['CheckSettings'](arg1);
 }
@@ -80,6 +84,10 @@ export function ForgetSigner(arg1) {
 
 export function Fork(arg1) {
   return window['go']['app']['App']['Fork'](arg1);
+}
+
+export function GetDatabase() {
+  return window['go']['app']['App']['GetDatabase']();
 }
 
 export function GetSettings() {
@@ -166,6 +174,10 @@ export function Runs() {
   return window['go']['app']['App']['Runs']();
 }
 
+export function SaveDatabase(arg1) {
+  return window['go']['app']['App']['SaveDatabase'](arg1);
+}
+
 export function SaveSettings(arg1) {
   return window['go']['app']['App']['SaveSettings'](arg1);
 }
@@ -176,6 +188,10 @@ export function SearchHistory(arg1, arg2, arg3, arg4) {
 
 export function SearchMemories(arg1) {
   return window['go']['app']['App']['SearchMemories'](arg1);
+}
+
+export function StatesAt(arg1, arg2, arg3) {
+  return window['go']['app']['App']['StatesAt'](arg1, arg2, arg3);
 }
 
 export function StepScreenshot(arg1, arg2) {
@@ -192,6 +208,10 @@ export function SuggestBundlePath(arg1) {
 
 export function TakeOpen() {
   return window['go']['app']['App']['TakeOpen']();
+}
+
+export function TestDatabase(arg1) {
+  return window['go']['app']['App']['TestDatabase'](arg1);
 }
 
 export function TestOllama(arg1) {
@@ -220,6 +240,10 @@ export function Verify(arg1) {
 
 export function VerifyBundle(arg1, arg2) {
   return window['go']['app']['App']['VerifyBundle'](arg1, arg2);
+}
+
+export function Workers() {
+  return window['go']['app']['App']['Workers']();
 }
 
 export function WorldDetail(arg1) {
