@@ -100,10 +100,16 @@ describe('A stopped run says why and what next', { timeout: 150_000 }, () => {
       // The second write replaces a file that exists now: the card shows the change.
       const diff = page.getByTestId('approval-card').getByTestId('file-diff');
       await diff.waitFor({ timeout: 30_000 });
-      // The card may draw before the file's current content arrives: wait for the lines it removes.
+      // The card may draw before the file's current content arrives: wait for the lines it removes,
+      // then read the removed and the added lines in one look at the page (two reads, a live refresh
+      // between them, once found no card to read the second from: a CI run under load).
       await diff.locator('.diff-removed').first().waitFor({ timeout: 30_000 });
-      assert.deepEqual(await diff.locator('.diff-removed').allTextContents(), ['- two\n']);
-      assert.deepEqual(await diff.locator('.diff-added').allTextContents(), ['+ three\n']);
+      const lines = await page.waitForFunction(() => {
+        const d = document.querySelector('[data-testid="approval-card"] [data-testid="file-diff"]');
+        const read = (kind) => [...(d?.querySelectorAll(`.diff-${kind}`) ?? [])].map((e) => e.textContent);
+        return d && { removed: read('removed'), added: read('added') };
+      }, null, { timeout: 30_000 });
+      assert.deepEqual(await lines.jsonValue(), { removed: ['- two\n'], added: ['+ three\n'] });
       // boundingBox does not wait for the button to show: wait, then measure.
       const edit = page.getByTestId('approval-card').getByRole('button', { name: 'Edit and approve…' });
       await edit.waitFor();
