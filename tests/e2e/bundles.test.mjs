@@ -140,8 +140,14 @@ describe('Bundles between two installations', { timeout: 240_000 }, () => {
 
     await journey(there, 'bundle-broken', async (page) => {
       await appReady(page);
-      await page.getByRole('region', { name: 'Runs' }).getByRole('button', { name: 'Import bundle…' }).click();
+      const importButton = page.getByRole('region', { name: 'Runs' }).getByRole('button', { name: 'Import bundle…' });
+      await importButton.waitFor();
+      const buttonAt = await importButton.boundingBox();
+      await importButton.click();
       const dialog = page.getByRole('dialog', { name: 'Import a bundle' });
+      await dialog.waitFor();
+      // The page behind the dialog stays put (the dialog once sat in the button's row and moved it 211 px).
+      assert.deepEqual(await importButton.boundingBox(), buttonAt, 'the Import button moved when its dialog opened');
       const file = dialog.getByRole('textbox', { name: 'Bundle file (.ducklm)' });
 
       await file.fill(altered);

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { createPortal } from 'react-dom';
 import type { DucklmApi, ImportResult } from '../bridge';
 import type { RootKind } from './bundle';
 import { ExportDialog } from './ExportDialog';
@@ -15,6 +16,10 @@ interface ExportButtonProps {
   className?: string;
 }
 
+// The dialogs are drawn under <body>, not beside their button: a button sits
+// in a header's flex row, and a dialog there (the row's child, fixed or not)
+// moved the button 211 px aside behind the open dialog.
+
 /** ExportButton opens the export dialog for a run or a world. */
 export function ExportButton({ api, root, kind, name, forked, unavailable, className = 'button small' }: ExportButtonProps) {
   const [open, setOpen] = useState(false);
@@ -23,7 +28,7 @@ export function ExportButton({ api, root, kind, name, forked, unavailable, class
       <button type="button" className={className} onClick={() => setOpen(true)} disabled={unavailable !== undefined} title={unavailable ?? `Write this ${kind} to a signed .ducklm file`}>
         Export…
       </button>
-      {open && <ExportDialog api={api} root={root} kind={kind} name={name} forked={forked} onClose={() => setOpen(false)} />}
+      {open && createPortal(<ExportDialog api={api} root={root} kind={kind} name={name} forked={forked} onClose={() => setOpen(false)} />, document.body)}
     </>
   );
 }
@@ -36,7 +41,7 @@ export function ImportButton({ api, onImported, className = 'button small bundle
       <button type="button" className={className} onClick={() => setOpen(true)} title="Bring in worlds and runs from a .ducklm file">
         Import bundle…
       </button>
-      {open && <ImportDialog api={api} onClose={() => setOpen(false)} onImported={onImported} />}
+      {open && createPortal(<ImportDialog api={api} onClose={() => setOpen(false)} onImported={onImported} />, document.body)}
     </>
   );
 }

@@ -205,6 +205,28 @@ describe('ExportDialog', () => {
 });
 
 describe('ImportDialog', () => {
+  it('opens its dialog under the page, leaving the row its button sits in as it was', async () => {
+    const { api } = fakeApi({ NativeDialogs: () => false });
+    const { container } = render(
+      <header className="panel-head" data-testid="row">
+        <h2>Runs</h2>
+        <ImportButton api={api} />
+        <ExportButton api={api} root="run_1" kind="run" name="x" forked={false} />
+      </header>,
+    );
+    const row = container.querySelector('[data-testid="row"]')!;
+    const before = row.children.length;
+    for (const name of ['Import bundle…', 'Export…']) {
+      fireEvent.click(screen.getByRole('button', { name }));
+      const dialog = await screen.findByRole('dialog');
+      // A dialog inside the row is one of its flex items' neighbours and moved the button aside.
+      expect(row.contains(dialog)).toBe(false);
+      expect(row.children.length).toBe(before);
+      fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+      await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    }
+  });
+
   function imported(over: Partial<ImportResult> = {}): ImportResult {
     return { report: report(), imported: true, added: COUNTS, updated: 0, alreadyPresent: false, addedIds: [PARENT, CHILD], ...over };
   }
