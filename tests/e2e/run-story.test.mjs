@@ -110,16 +110,20 @@ describe('A stopped run says why and what next', { timeout: 150_000 }, () => {
         return d && { removed: read('removed'), added: read('added') };
       }, null, { timeout: 30_000 });
       assert.deepEqual(await lines.jsonValue(), { removed: ['- two\n'], added: ['+ three\n'] });
-      // boundingBox does not wait for the button to show: wait, then measure.
+      // The toggle stays where the pointer is: "Approve edited" does not push it aside. Where it
+      // is, the click and where it then is are read in the page in one go (two boundingBox calls
+      // around a click read null once in a fresh-clone run under load).
       const edit = page.getByTestId('approval-card').getByRole('button', { name: 'Edit and approve…' });
       await edit.waitFor();
-      const before = await edit.boundingBox();
-      await edit.click();
-      // The toggle stays where the pointer is: "Approve edited" does not push it aside.
-      const cancel = page.getByTestId('approval-card').getByRole('button', { name: 'Cancel edit' });
-      await cancel.waitFor();
-      const after = await cancel.boundingBox();
-      assert.equal(Math.round(after.x), Math.round(before.x), 'the edit toggle did not move');
+      const toggle = await page.evaluate(async () => {
+        const button = (name) => [...document.querySelectorAll('[data-testid="approval-card"] button')].find((b) => b.textContent === name);
+        const before = button('Edit and approve…').getBoundingClientRect().x;
+        button('Edit and approve…').click();
+        for (let i = 0; i < 300 && !button('Cancel edit'); i++) await new Promise((r) => setTimeout(r, 50));
+        return { before, after: button('Cancel edit')?.getBoundingClientRect().x };
+      });
+      assert.equal(Math.round(toggle.after), Math.round(toggle.before), 'the edit toggle did not move');
+      await page.getByTestId('approval-card').getByRole('button', { name: 'Cancel edit' }).waitFor();
       await page.getByRole('textbox', { name: 'Edited arguments' }).fill(JSON.stringify({ path: 'notes.txt', content: 'one\nfour\n' }));
       await page.getByRole('button', { name: 'Approve edited' }).click();
       await page.locator('.run-head [data-status="completed"]').waitFor({ timeout: 30_000 });

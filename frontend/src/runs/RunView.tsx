@@ -1,5 +1,5 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
-import { type DucklmApi, toBridgeError } from '../bridge';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { type DucklmApi, type RunDetail, toBridgeError } from '../bridge';
 import { ExportButton } from '../bundles/BundleButtons';
 import { formatDuration, isTerminal, runDuration, sentence, waitingFor } from '../lib/format';
 import { shortId } from '../lib/ids';
@@ -25,7 +25,19 @@ import type { SearchSummary } from '../lib/search';
 
 /** RunView shows one task run live: its graph, the open approvals, the selected step, and streamed model text. */
 export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
-  const [detail, reload] = useLoad(() => api.runDetail(runId), [api, runId]);
+  // A reading folded to an older seq than the one shown is kept out: the view never steps back
+  // (an approval card that vanished for one refresh under load, then came back, lost its place).
+  const newest = useRef<RunDetail | undefined>(undefined);
+  const [detail, reload] = useLoad(
+    () =>
+      api.runDetail(runId).then((d) => {
+        const prev = newest.current;
+        if (prev && prev.run.id === d.run.id && (prev.state?.seq ?? -1) > (d.state?.seq ?? -1)) return prev;
+        newest.current = d;
+        return d;
+      }),
+    [api, runId],
+  );
   const [rules] = useLoad(() => api.riskRules(), [api]);
   const shot = useCallback((stepId: string) => api.stepScreenshot(runId, stepId), [api, runId]);
   const [tokens, setTokens] = useState<TokenStreams>({});
