@@ -9,6 +9,7 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/cli"
 	"ducklm/backend/service"
+	"ducklm/backend/settings"
 )
 
 func TestTakeDatabaseFlag(t *testing.T) {
@@ -50,4 +51,22 @@ func TestWorkersNeedTheTeamDatabase(t *testing.T) {
 	r = ducklm(t, "world", "run", "run_0123456789abcdef0123456789abcdef", "--steps", "10", "--on-workers")
 	requireCode(t, r, cli.ExitUsage, "world", "run")
 	require.Contains(t, r.stderr, "DUCKLM_DATABASE_URL")
+}
+
+// Settings → Database counts for --on-workers as the variable does: with
+// the address saved there, world run and world deliberate go to that
+// server (here one nobody answers at, named in the sentence) instead of
+// saying the team's database is missing.
+func TestOnWorkersReadsTheDatabaseChosenInSettings(t *testing.T) {
+	dir := home(t)
+	t.Setenv(service.DatabaseURLEnv, "")
+	require.NoError(t, settings.SaveDatabase(dir, "postgres://ducklm@127.0.0.1:1/ducklm"))
+	for _, args := range [][]string{
+		{"world", "run", "run_0123456789abcdef0123456789abcdef", "--steps", "10", "--on-workers"},
+		{"world", "deliberate", "run_0123456789abcdef0123456789abcdef", "--on-workers", "4"},
+	} {
+		r := ducklm(t, args...)
+		require.NotContains(t, r.stderr, "needs the team's PostgreSQL", args)
+		require.Contains(t, r.stderr, "127.0.0.1:1", args)
+	}
 }

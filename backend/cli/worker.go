@@ -36,17 +36,16 @@ func runWorker(env Env, args []string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	url, err := teamDatabase()
+	if err != nil {
+		return err
+	}
+	if url == "" {
+		return backend.Errorf(backend.EINVALID, "a worker works for the team's PostgreSQL: %s", chooseTeamDatabase)
+	}
 	dir, err := service.DataDir()
 	if err != nil {
 		return err
-	}
-	choice, err := service.ChooseDatabase(dir, service.Options{})
-	if err != nil {
-		return err
-	}
-	url := choice.URL
-	if url == "" {
-		return backend.Errorf(backend.EINVALID, "a worker works for the team's PostgreSQL: set DUCKLM_DATABASE_URL (or give --database-url before the command, or choose the database in the window's Settings)")
 	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
 	svc, err := service.OpenWith(ctx, dir, service.Options{DatabaseURL: url, Quiet: true, Log: log})
@@ -65,3 +64,18 @@ func runWorker(env Env, args []string) error {
 	defer cancel()
 	return w.Stop(stopCtx)
 }
+
+// teamDatabase is the team's PostgreSQL this data directory is set to use —
+// the variable, the flag before the command or Settings → Database — or ""
+// when it keeps its own SQLite.
+func teamDatabase() (string, error) {
+	dir, err := service.DataDir()
+	if err != nil {
+		return "", err
+	}
+	choice, err := service.ChooseDatabase(dir, service.Options{})
+	return choice.URL, err
+}
+
+// chooseTeamDatabase is how to give a command the team's PostgreSQL.
+const chooseTeamDatabase = "set DUCKLM_DATABASE_URL (or give --database-url before the command, or choose the database in the window's Settings)"

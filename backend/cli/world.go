@@ -374,7 +374,7 @@ func runWorldRun(s *session, args []string) error {
 	steps := fs.Int("steps", 0, "number of steps")
 	action := fs.String("action", "", "action JSON (default null)")
 	every := fs.Int("checkpoint-every", 0, "checkpoint every K steps")
-	onWorkers := fs.Bool("on-workers", false, "queue the run as a job for a `ducklm worker` and wait for it (needs DUCKLM_DATABASE_URL)")
+	onWorkers := fs.Bool("on-workers", false, "queue the run as a job for a `ducklm worker` and wait for it (needs the team's PostgreSQL)")
 	id, err := s.parseID(fs, args, backend.KindRun)
 	if err != nil {
 		return err
@@ -392,9 +392,14 @@ func runWorldRun(s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	url := os.Getenv(service.DatabaseURLEnv)
-	if *onWorkers && url == "" {
-		return s.cmd.bad("--on-workers needs the team's PostgreSQL: set DUCKLM_DATABASE_URL (or give --database-url before the command)")
+	var url string
+	if *onWorkers {
+		if url, err = teamDatabase(); err != nil {
+			return err
+		}
+		if url == "" {
+			return s.cmd.bad("--on-workers needs the team's PostgreSQL: %s", chooseTeamDatabase)
+		}
 	}
 	if err := s.open(); err != nil {
 		return err

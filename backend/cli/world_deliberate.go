@@ -9,7 +9,6 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/deliberation"
 	"ducklm/backend/river"
-	"ducklm/backend/service"
 )
 
 func runWorldDeliberate(s *session, args []string) error {
@@ -55,17 +54,14 @@ func runWorldDeliberate(s *session, args []string) error {
 	if *onWorkers < 0 {
 		return s.cmd.bad("--on-workers must be a positive number, not %d", *onWorkers)
 	}
-	dir, err := service.DataDir()
-	if err != nil {
-		return err
-	}
-	choice, err := service.ChooseDatabase(dir, service.Options{})
-	if err != nil {
-		return err
-	}
-	url := choice.URL
-	if *onWorkers > 0 && url == "" {
-		return s.cmd.bad("--on-workers needs the team's PostgreSQL: set DUCKLM_DATABASE_URL (or give --database-url before the command, or choose the database in the window's Settings)")
+	var url string
+	if *onWorkers > 0 {
+		if url, err = teamDatabase(); err != nil {
+			return err
+		}
+		if url == "" {
+			return s.cmd.bad("--on-workers needs the team's PostgreSQL: %s", chooseTeamDatabase)
+		}
 	}
 	if err := s.open(); err != nil {
 		return err

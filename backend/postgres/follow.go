@@ -33,7 +33,7 @@ const followPage = 2000
 func Follow(ctx context.Context, rawURL string, ledger Since, publish func([]backend.Event)) {
 	at, err := ledger.Count(ctx)
 	for err != nil {
-		if !sleep(ctx, time.Second) {
+		if !backend.Sleep(ctx, time.Second) {
 			return
 		}
 		at, err = ledger.Count(ctx)
@@ -71,20 +71,9 @@ func Follow(ctx context.Context, rawURL string, ledger Since, publish func([]bac
 			}
 			conn.Close(context.Background())
 		}
-		if !sleep(ctx, backoff) {
+		if !backend.Sleep(ctx, backoff) {
 			return
 		}
 		backoff = min(2*backoff, 5*time.Second)
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }

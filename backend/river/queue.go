@@ -282,7 +282,7 @@ func (q *Queue) listen(ctx context.Context, listening chan struct{}) {
 			}
 			conn.Close(context.Background())
 		}
-		if !sleep(ctx, backoff) {
+		if !backend.Sleep(ctx, backoff) {
 			return
 		}
 		backoff = min(2*backoff, 5*time.Second)
@@ -292,7 +292,7 @@ func (q *Queue) listen(ctx context.Context, listening chan struct{}) {
 // poll reads the jobs waited on every Poll, for announcements missed.
 func (q *Queue) poll(ctx context.Context) {
 	defer q.done.Done()
-	for sleep(ctx, q.opt.Poll) {
+	for backend.Sleep(ctx, q.opt.Poll) {
 		q.mu.Lock()
 		ids := make([]int64, 0, len(q.jobs)+len(q.raw))
 		for id := range q.jobs {
@@ -396,17 +396,6 @@ func jobFailed(row *rivertype.JobRow) error {
 		last = row.Errors[n-1].Error
 	}
 	return backend.Errorf(backend.EUNAVAILABLE, "job %d was %s after %d attempts: %s", row.ID, row.State, row.Attempt, last)
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // Ran says how many branches this queue's completed jobs carried, and on

@@ -8,6 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river/rivertype"
+
+	"ducklm/backend"
 )
 
 // A worker holds a session advisory lock named by its id for as long as it
@@ -131,7 +133,7 @@ func lockIsFree(ctx context.Context, pool *pgxpool.Pool, id string) (bool, error
 
 // reapLoop reaps every interval until ctx ends.
 func reapLoop(ctx context.Context, pool *pgxpool.Pool, self string, every time.Duration, log func(string, ...any)) {
-	for sleep(ctx, every) {
+	for backend.Sleep(ctx, every) {
 		if n, err := reap(ctx, pool, self); err != nil && ctx.Err() == nil {
 			log("reaping the jobs of dead workers failed", "err", err)
 		} else if n > 0 {
