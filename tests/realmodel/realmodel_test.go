@@ -207,15 +207,16 @@ func TestCancelDuringAStreamClosesTheRequest(t *testing.T) {
 	_, err := oc.Chat(ctx, ollama.ChatRequest{
 		Model:    realmodel.Endless,
 		Messages: []ollama.Message{{Role: "user", Content: "go on"}},
-		// No end of its own (-1: until something stops it), so a request
-		// left open would hold the runner for good.
-		Options: map[string]any{"num_predict": -1, "temperature": 1, "seed": 7},
+		// Minutes of generation if nothing stops it. Not -1 (no end of its
+		// own): with it, once in a fresh-clone run, the server was still
+		// busy 90 s after the cancel, which the bounded request never was.
+		Options: map[string]any{"num_predict": 1_000_000, "temperature": 1, "seed": 7},
 		OnToken: func(string) { first.Do(func() { cancelledAt = time.Now(); cancel() }) },
 	})
 	require.Error(t, err)
 	require.Less(t, time.Since(cancelledAt), 2*time.Second, "the call returned at once")
 	// The server answers one request at a time (OLLAMA_NUM_PARALLEL=1): a
-	// request left open would hold the runner for good, so the bound only
+	// request left open would hold the runner for minutes, so the bound only
 	// has to outlast a loaded machine (20 s was not enough once at load 17).
 	next, cancelNext := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancelNext()
