@@ -141,7 +141,7 @@ func (a *API) RunDetail(runID string) (RunDetail, error) {
 	}
 	out := RunDetail{Run: run, State: st, Approvals: approvals}
 	if o := a.svc.Runtime.Elsewhere(st); o != nil && !st.Status.Terminal() {
-		out.DrivenElsewhere = runtime.DrivenBy(*o)
+		out.DrivenElsewhere = a.svc.Runtime.DriverNote(ctx, *o)
 	}
 	return out, a.fail("run detail", err)
 }

@@ -85,6 +85,10 @@ type Deps struct {
 	// share the database (PostgreSQL); nil when the data directory's lock
 	// already makes this process the only writer (SQLite).
 	Drivers DriverLocks
+	// Installations says which installations have opened the shared
+	// database (nil: every owner counts as on it). A fork of a run whose
+	// owner never has (a run imported from elsewhere) is this one's.
+	Installations Installations
 }
 
 // Controller is the Runtime Loop Controller.
@@ -113,6 +117,9 @@ type Controller struct {
 	// adopted are runs without an owner that a person's action here (an
 	// answer, Resume) lets this process drive on a shared database.
 	adopted sync.Map // run id → true
+	// present are the installations known to have opened the shared
+	// database (a row there is never taken back).
+	present sync.Map // installation id → true
 	// life ends when Close begins: work the controller starts on its own
 	// (a cancel another process requested) stops with it.
 	life    context.Context

@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 
 	"ducklm/backend"
 	"ducklm/backend/taskgraph"
@@ -25,8 +27,9 @@ type ForkRequest struct {
 // plan is the edited one, where a step whose definition changed, and every
 // step not done, runs again under the run's approval mode. The child shares
 // the parent's workspace, because that is where the done steps' effects
-// are; its history shares the parent's events up to the checkpoint by
-// reference.
+// are, and so its owner — but for a run whose owner never opened this
+// shared database (takeOver); its history shares the parent's events up to
+// the checkpoint by reference.
 func (c *Controller) Fork(ctx context.Context, req ForkRequest) (backend.Fork, backend.WorldSpec, backend.WorldRun, error) {
 	var zf backend.Fork
 	var zs backend.WorldSpec
@@ -91,17 +94,26 @@ func (c *Controller) Fork(ctx context.Context, req ForkRequest) (backend.Fork, b
 
 	st := forkState(base, graph, run.ID, child.ID)
 	st.Seq = 1 // the snapshot covers the child's first event, run.forked
+	taken, err := c.takeOver(ctx, st)
+	if err != nil {
+		return zf, zs, zr, err
+	}
 	snap, _ := json.Marshal(st)
 	ref, err := c.d.Blobs.Put(ctx, snap, "application/json")
 	if err != nil {
 		return zf, zs, zr, err
 	}
+	forked := map[string]any{"forkId": f.ID, "parentWorldId": parent.ID, "parentRunId": parentRun.ID,
+		"checkpointId": cp.ID, "divergence": f.Divergence, "delta": f.Delta}
+	if taken != nil {
+		// Who would have driven it, and where this one's steps run.
+		forked["ownerTakenFrom"], forked["workspace"] = taken, st.Request.Workspace
+	}
 	start := backend.Checkpoint{ID: backend.NewID(backend.KindCheckpoint), WorldID: child.ID, RunID: run.ID,
 		WorldLocalTime: st.Ticks, Blob: ref, CreatedAt: now}
 	run.LatestCheckpointID = start.ID
 	events := []backend.Event{
-		event(EvForked, map[string]any{"forkId": f.ID, "parentWorldId": parent.ID, "parentRunId": parentRun.ID,
-			"checkpointId": cp.ID, "divergence": f.Divergence, "delta": f.Delta}, st.Ticks),
+		event(EvForked, forked, st.Ticks),
 		event(EvCheckpoint, map[string]any{"checkpointId": start.ID, "digest": ref.Digest, "size": ref.Size, "seq": 1}, st.Ticks),
 	}
 	for i := range events {
@@ -146,4 +158,29 @@ func sameNode(a, b backend.TaskNode) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
+}
+
+// takeOver makes the fork whose state is st this installation's when the
+// parent's owner never opened this shared database (the parent came in a
+// bundle made on a machine not on it): that owner would never drive it, so
+// the installation that forks it does, in a new, empty workspace of its own
+// (the parent's folder is on the other machine; the done steps stay done,
+// their effects are there). It returns the owner it took the fork from
+// (nil: the fork keeps its parent's owner).
+func (c *Controller) takeOver(ctx context.Context, st *RunState) (*Installation, error) {
+	o := st.Request.Owner
+	if !c.shared() || c.d.Installation.ID == "" || o == nil || o.ID == c.d.Installation.ID {
+		return nil, nil
+	}
+	on, err := c.onDatabase(ctx, o.ID)
+	if err != nil || on {
+		return nil, err
+	}
+	from, me := *o, c.d.Installation
+	st.Request.Owner = &me
+	st.Request.Workspace = filepath.Join(c.d.WorkRoot, st.RunID)
+	if err := os.MkdirAll(st.Request.Workspace, 0o700); err != nil {
+		return nil, backend.Wrap(err, backend.EUNAVAILABLE, "cannot create the workspace %s", st.Request.Workspace)
+	}
+	return &from, nil
 }

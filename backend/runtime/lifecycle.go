@@ -111,6 +111,9 @@ func (c *Controller) Resume(ctx context.Context, runID string) error {
 		return backend.Errorf(backend.EINVALID, "run %s is %s; fork it from a checkpoint to go on", runID, st.Status)
 	}
 	if o := c.Elsewhere(st); o != nil {
+		if on, err := c.onDatabase(ctx, o.ID); err == nil && !on {
+			return backend.Errorf(backend.EINVALID, "run %s was imported from ducklm on %s, which is not on this database; fork it from a checkpoint to go on here", runID, o.Host)
+		}
 		return backend.Errorf(backend.EINVALID, "run %s is driven by ducklm on %s; resume it there", runID, o.Host)
 	}
 	c.adopt(st)

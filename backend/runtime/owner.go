@@ -25,6 +25,50 @@ type DriverLocks interface {
 	Claim(ctx context.Context, runID string, lost func()) (release func(), ok bool, err error)
 }
 
+// Installations is the shared database's record of the installations that
+// opened it (sqlite.DB).
+type Installations interface {
+	InstallationKnown(ctx context.Context, id string) (bool, error)
+}
+
+// onDatabase reports whether installation id has opened this shared
+// database: a run it owns is driven when it is running. An owner that never
+// has (a run imported from a bundle made on a machine not on this
+// database) drives nothing here.
+func (c *Controller) onDatabase(ctx context.Context, id string) (bool, error) {
+	if c.d.Installations == nil || id == c.d.Installation.ID {
+		return true, nil
+	}
+	if _, ok := c.present.Load(id); ok {
+		return true, nil
+	}
+	ok, err := c.d.Installations.InstallationKnown(ctx, id)
+	if ok {
+		c.present.Store(id, true)
+	}
+	return ok, err
+}
+
+// DriverNote is the sentence that says who drives a run o owns, for a
+// person on this installation: o drives it when it runs, or, when o never
+// opened this database, nothing here does and a fork goes on here.
+func (c *Controller) DriverNote(ctx context.Context, o Installation) string {
+	if ok, err := c.onDatabase(ctx, o.ID); err == nil && !ok {
+		return ImportedFrom(o)
+	}
+	return DrivenBy(o)
+}
+
+// ImportedFrom is the sentence for a run whose owner is not on this
+// database.
+func ImportedFrom(o Installation) string {
+	host := o.Host
+	if host == "" {
+		host = "another machine"
+	}
+	return "This run was imported from ducklm on " + host + ", which is not on this database: no installation here drives it. Fork it from a checkpoint to go on here."
+}
+
 // shared reports whether other processes write this controller's runs.
 func (c *Controller) shared() bool { return c.d.Drivers != nil }
 

@@ -59,6 +59,7 @@ func newRuntime(dir, dbURL string, db *sqlite.DB, ledger *sqlite.Ledger, blobs b
 	}
 	if drivers != nil { // a nil pointer in the interface would be a driver lock
 		deps.Drivers = drivers
+		deps.Installations = db
 	}
 	return runtime.New(deps), tools, sandboxed
 }

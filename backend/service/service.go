@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 	"sync"
+	"time"
 
 	"ducklm/backend"
 	"ducklm/backend/blob"
@@ -133,6 +134,13 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 	// run's lock (docs/team-server.md, "Who drives a task run").
 	var drivers *postgres.RunLocks
 	if dbURL != "" {
+		// This installation is on the team's database from now on: a run it
+		// owns is one it drives, and a fork of it is its own (runtime
+		// Installations).
+		if err := db.RecordInstallation(ctx, inst.ID, inst.Host, time.Now()); err != nil {
+			db.Close()
+			return nil, err
+		}
 		drivers = postgres.NewRunLocks(dbURL)
 	}
 	rt, tools, sandboxed := newRuntime(dir, dbURL, db, ledger, blobs, worlds, delib, oc, models, tokens, mem, inst, drivers, opts.Log)
