@@ -9,7 +9,7 @@ SHELL := /bin/bash
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X ducklm/backend.Version=$(VERSION)
 BIN := build/bin/ducklm
-APT_PACKAGES := libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config xvfb chromium bubblewrap imagemagick xdotool fonts-noto-color-emoji postgresql
+APT_PACKAGES := libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config xvfb chromium bubblewrap imagemagick xdotool fonts-noto-color-emoji postgresql tesseract-ocr
 APT_PACKAGE_TOOLS := dpkg-dev imagemagick lintian desktop-file-utils appstream libglib2.0-bin
 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './frontend/*' -not -path './tests/*' -not -name '*_test.go') \

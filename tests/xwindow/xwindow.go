@@ -153,3 +153,154 @@ func Difference(t testing.TB, a, b string) float64 {
 	}
 	return float64(diff) / float64(max(total, 1))
 }
+
+// OfProcess returns the largest visible window titled ducklm that process
+// pid maps (GTK names its toplevels' process in _NET_WM_PID), waiting up to
+// 90s for one: with two ducklm windows on one display, Main cannot tell
+// them apart.
+func OfProcess(t testing.TB, pid int) string {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		best, bestArea := "", 0
+		out, _ := exec.Command("xdotool", "search", "--all", "--onlyvisible", "--pid", strconv.Itoa(pid), "--name", "^ducklm$").Output()
+		for _, wid := range strings.Fields(string(out)) {
+			geo, err := geometry(wid)
+			if err != nil {
+				continue
+			}
+			w, _ := strconv.Atoi(geo["WIDTH"])
+			h, _ := strconv.Atoi(geo["HEIGHT"])
+			if w*h > bestArea {
+				best, bestArea = wid, w*h
+			}
+		}
+		if best != "" && bestArea >= 900*600 {
+			return best
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d mapped no ducklm window within 90s", pid)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// Read is the text a screenshot shows, read by tesseract (OCR), lower-cased,
+// one line of the screen a line: read twice, off the picture enlarged twice
+// as it is and with its contrast stretched (the interface's 12–14 px type
+// reads much better enlarged; dark text on the yellow buttons only with the
+// contrast stretched, while the stretch loses some light grey text), the
+// two readings one after the other.
+func Read(t testing.TB, path string) string {
+	t.Helper()
+	var all strings.Builder
+	for _, pre := range ocrViews {
+		all.Write(tesseract(t, path, pre, "4", ""))
+	}
+	return strings.ToLower(all.String())
+}
+
+// ocrViews are the ways Read and Find prepare a screenshot for tesseract.
+var ocrViews = [][]string{{"-resize", "200%"}, {"-resize", "200%", "-level", "20%,80%"}}
+
+// tesseract reads path, prepared with ImageMagick's options pre, in page
+// segmentation mode psm, as text (format "") or as "tsv".
+func tesseract(t testing.TB, path string, pre []string, psm, format string) []byte {
+	t.Helper()
+	big := path + ".ocr.png"
+	defer os.Remove(big)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	args := append(append([]string{path, "-colorspace", "Gray"}, pre...), big)
+	out, err := exec.CommandContext(ctx, "convert", args...).CombinedOutput()
+	require.NoError(t, err, "convert: %s", out)
+	targs := []string{big, "stdout", "--psm", psm}
+	if format != "" {
+		targs = append(targs, format)
+	}
+	text, err := exec.CommandContext(ctx, "tesseract", targs...).Output()
+	var stderr []byte
+	if ee, ok := err.(*exec.ExitError); ok {
+		stderr = ee.Stderr
+	}
+	require.NoError(t, err, "tesseract: %s", stderr)
+	return text
+}
+
+// Find returns the centre, in the screenshot's pixels, of the first place
+// tesseract reads label on it, so a test can click what a person would
+// click by what it says: a line whose words are label's (case and trailing
+// punctuation aside: a button's whole caption, "Approve" and not "Edit and
+// approve…"), or, when no line is, a run of words within a line (a task in
+// a list's row).
+func Find(t testing.TB, path, label string) (x, y int, ok bool) {
+	t.Helper()
+	want := strings.Fields(strings.ToLower(label))
+	type word struct {
+		text                     string
+		left, top, width, height int
+	}
+	centre := func(ws []word) (int, int) {
+		l, tp, r, b := ws[0].left, ws[0].top, 0, 0
+		for _, w := range ws {
+			l, tp = min(l, w.left), min(tp, w.top)
+			r, b = max(r, w.left+w.width), max(b, w.top+w.height)
+		}
+		return (l + r) / 4, (tp + b) / 4 // the picture was enlarged twice
+	}
+	matches := func(ws []word) bool {
+		for k := range want {
+			if ws[k].text != want[k] {
+				return false
+			}
+		}
+		return true
+	}
+	parsed := map[int][][]word{}
+	parse := func(i int) [][]word {
+		if lines, ok := parsed[i]; ok {
+			return lines
+		}
+		var lines [][]word
+		index := map[string]int{}
+		for _, row := range strings.Split(string(tesseract(t, path, ocrViews[i], "11", "tsv")), "\n") {
+			f := strings.Split(row, "\t")
+			if len(f) < 12 || f[0] != "5" || strings.TrimSpace(f[11]) == "" {
+				continue
+			}
+			key := f[2] + ":" + f[3] + ":" + f[4] // block, paragraph, line
+			n, seen := index[key]
+			if !seen {
+				n = len(lines)
+				index[key] = n
+				lines = append(lines, nil)
+			}
+			w := word{text: strings.ToLower(strings.TrimRight(f[11], ".,:;…"))}
+			w.left, _ = strconv.Atoi(f[6])
+			w.top, _ = strconv.Atoi(f[7])
+			w.width, _ = strconv.Atoi(f[8])
+			w.height, _ = strconv.Atoi(f[9])
+			lines[n] = append(lines[n], w)
+		}
+		parsed[i] = lines
+		return lines
+	}
+	// A whole line before a run of words within one; the contrast-stretched
+	// view first (it reads the buttons), the plain one when that has none.
+	for _, whole := range []bool{true, false} {
+		for i := len(ocrViews) - 1; i >= 0; i-- {
+			for _, ws := range parse(i) {
+				for at := 0; at+len(want) <= len(ws); at++ {
+					if whole && (at > 0 || len(ws) != len(want)) {
+						break
+					}
+					if matches(ws[at : at+len(want)]) {
+						x, y := centre(ws[at : at+len(want)])
+						return x, y, true
+					}
+				}
+			}
+		}
+	}
+	return 0, 0, false
+}
