@@ -149,7 +149,11 @@ func sampleLockWaits(ctx context.Context, pool *pgxpool.Pool) (stop func() (wait
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		tick := time.NewTicker(20 * time.Millisecond)
+		every := 20 * time.Millisecond
+		if ms := envInt("DUCKLM_BENCH_LOCK_SAMPLE_MS", 0); ms > 0 {
+			every = time.Duration(ms) * time.Millisecond
+		}
+		tick := time.NewTicker(every)
 		defer tick.Stop()
 		for {
 			select {

@@ -2,6 +2,8 @@ package starlark_test
 
 import (
 	"context"
+	"os"
+	"strconv"
 	"testing"
 
 	"ducklm/backend/starlark"
@@ -108,4 +110,54 @@ func BenchmarkWorldStepOverhead(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+}
+
+// BenchmarkGridBranch is the computation of one deliberation branch on the
+// Branching Grid, in memory and alone: restore the parent's checkpoint,
+// take one action, list the actions, score, checkpoint. DUCKLM_BENCH_GRID
+// sets the grid (64). scripts/bench-workers.sh runs it in 1 and in 2
+// processes at once: what this machine's cores give the branches' own
+// work, with no database, no queue and no searcher, the ceiling the
+// workers' speed-up is read against.
+func BenchmarkGridBranch(b *testing.B) {
+	n := 64
+	if v, err := strconv.Atoi(os.Getenv("DUCKLM_BENCH_GRID")); err == nil && v > 0 {
+		n = v
+	}
+	src, err := starlark.BranchingGridOfSize(n)
+	require.NoError(b, err)
+	p := compile(b, string(src), starlark.Limits{})
+	ctx := context.Background()
+	start := p.New()
+	_, err = start.Initialize(ctx, 11)
+	require.NoError(b, err)
+	cp, err := start.CheckpointBytes()
+	require.NoError(b, err)
+	acts, err := start.Actions(ctx)
+	require.NoError(b, err)
+	require.NotEmpty(b, acts)
+	i := 0
+	for b.Loop() {
+		w := p.New()
+		if err := w.RestoreBytes(cp); err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Reseed(uint64(i)); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := w.Step(ctx, acts[i%len(acts)]); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := w.Actions(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := w.Score(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := w.CheckpointBytes(); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "branches/s")
 }

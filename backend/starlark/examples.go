@@ -3,6 +3,7 @@ package starlark
 import (
 	"bytes"
 	_ "embed"
+	"fmt"
 )
 
 // BranchingGrid is the source of the Branching Grid example: an agent on a
@@ -13,6 +14,25 @@ import (
 //
 //go:embed examples/branching_grid.star
 var BranchingGrid []byte
+
+// BranchingGridOfSize is the Branching Grid example on an n×n grid with
+// its goal in the far corner (n = 9: the example as it is). A branch's
+// cost is mostly its shortest-path score, which grows with the grid: the
+// workers' benchmark uses a large one as a world whose branches cost their
+// simulation more than their bookkeeping.
+func BranchingGridOfSize(n int) ([]byte, error) {
+	if n < 2 {
+		return nil, fmt.Errorf("a grid is at least 2x2, not %dx%d", n, n)
+	}
+	src := bytes.Clone(BranchingGrid)
+	for _, r := range [][2]string{{`"size": 9,`, fmt.Sprintf(`"size": %d,`, n)}, {`"goal": [8, 8],`, fmt.Sprintf(`"goal": [%d, %d],`, n-1, n-1)}} {
+		if !bytes.Contains(src, []byte(r[0])) {
+			return nil, fmt.Errorf("the example no longer sets %s", r[0])
+		}
+		src = bytes.Replace(src, []byte(r[0]), []byte(r[1]), 1)
+	}
+	return src, nil
+}
 
 // Examples returns the shipped example programs by name. The map and the
 // byte slices are fresh copies, so a caller cannot change what others see.

@@ -46,6 +46,33 @@ func artifactDir(t *testing.T) string {
 	return dir
 }
 
+// launch starts the app with env, stops it on cleanup (SIGTERM, then a
+// kill if it has not exited in 20 s) and waits until its window is up and
+// its first screen has been served.
+func launch(t *testing.T, bin string, env []string) (*exec.Cmd, *lineWatcher) {
+	t.Helper()
+	cmd := exec.Command(bin)
+	cmd.Env = env
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	cmd.Stdout = io.Discard
+	require.NoError(t, cmd.Start())
+	out := watch(stderr)
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+		}
+	})
+	out.waitFor(t, "window ready", 90*time.Second)
+	out.waitFor(t, "overview served", 60*time.Second)
+	return cmd, out
+}
+
 // lineWatcher collects a process's stderr and tells when a line appears.
 type lineWatcher struct {
 	mu    sync.Mutex

@@ -4,12 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -62,25 +60,7 @@ func TestDesktopScreens(t *testing.T) {
 		"--workspace", workspace, "--detach")))
 	require.True(t, strings.HasPrefix(waiting, "run_"), "ducklm run --detach printed %q", waiting)
 
-	cmd := exec.Command(bin)
-	cmd.Env = env
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	cmd.Stdout = io.Discard
-	require.NoError(t, cmd.Start())
-	out := watch(stderr)
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			cmd.Process.Kill()
-		}
-	})
-	out.waitFor(t, "window ready", 90*time.Second)
-	out.waitFor(t, "overview served", 60*time.Second)
+	_, out := launch(t, bin, env)
 	wid := mainWindow(t)
 
 	screens := []struct {

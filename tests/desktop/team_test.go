@@ -1,14 +1,12 @@
 package desktop_test
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -57,25 +55,7 @@ func TestTwoDesktopWindowsOnOnePostgresSeeEachOthersRuns(t *testing.T) {
 		t.Helper()
 		w := &teamWindow{name: name, env: append(os.Environ(), "DUCKLM_HOME="+t.TempDir(), "DUCKLM_DATABASE_URL="+url,
 			"OLLAMA_HOST="+ollama, "GDK_BACKEND=x11", "XDG_DATA_HOME="+t.TempDir())}
-		w.cmd = exec.Command(bin)
-		w.cmd.Env = w.env
-		stderr, err := w.cmd.StderrPipe()
-		require.NoError(t, err)
-		w.cmd.Stdout = io.Discard
-		require.NoError(t, w.cmd.Start())
-		w.out = watch(stderr)
-		t.Cleanup(func() {
-			w.cmd.Process.Signal(syscall.SIGTERM)
-			done := make(chan struct{})
-			go func() { w.cmd.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(20 * time.Second):
-				w.cmd.Process.Kill()
-			}
-		})
-		w.out.waitFor(t, "window ready", 90*time.Second)
-		w.out.waitFor(t, "overview served", 60*time.Second)
+		w.cmd, w.out = launch(t, bin, w.env)
 		w.wid = xwindow.OfProcess(t, w.cmd.Process.Pid)
 		return w
 	}

@@ -1,7 +1,6 @@
 package desktop_test
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,17 +21,8 @@ import (
 // desktop window can show them; the browser journeys cannot.
 func TestDesktopTooltipLeavesWithTheDialog(t *testing.T) {
 	bin := binary(t)
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "DUCKLM_HOME="+t.TempDir(), "OLLAMA_HOST=127.0.0.1:1", "GDK_BACKEND=x11")
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	cmd.Stdout = io.Discard
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	out := watch(stderr)
-	out.waitFor(t, "window ready", 90*time.Second)
+	launch(t, bin, append(os.Environ(), "DUCKLM_HOME="+t.TempDir(), "OLLAMA_HOST=127.0.0.1:1", "GDK_BACKEND=x11"))
 	wid := mainWindow(t)
-	out.waitFor(t, "overview served", 60*time.Second)
 	home := filepath.Join(artifactDir(t), "tooltip-home.png")
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(time.Second) {
 		capture(t, wid, home)

@@ -10,9 +10,10 @@
 // and completes live in the other's window, both ways; a run one installation
 // drives is approved from the other's page, and only its owner drives it.
 //
-// Two desktop (Wails) windows are not driven here: each is the same frontend
-// over the same API as `ducklm serve`, and tests/desktop drives one window;
-// the Go test TestTwoDataDirectoriesShareOnePostgres proves the storage side.
+// Two desktop (Wails) windows on one PostgreSQL are driven by tests/desktop
+// TestTwoDesktopWindowsOnOnePostgresSeeEachOthersRuns (real windows under
+// Xvfb, clicked on the words OCR reads off them); the Go test
+// TestTwoDataDirectoriesShareOnePostgres proves the storage side.
 import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { after, before, describe, it } from 'node:test';
