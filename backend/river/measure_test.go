@@ -138,7 +138,7 @@ func treeCPU(pid int) time.Duration {
 	return total
 }
 
-// sampleLockWaits counts, every 20 ms until stopped, the sessions of this
+// sampleLockWaits counts, every 250 ms until stopped (DUCKLM_BENCH_LOCK_SAMPLE_MS), the sessions of this
 // database waiting for an advisory lock (the ledger's: every append takes
 // it); stop returns the waiters summed over the samples and the samples.
 // Their mean is how many workers stand in line for the ledger at a time.
@@ -149,7 +149,7 @@ func sampleLockWaits(ctx context.Context, pool *pgxpool.Pool) (stop func() (wait
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		every := 20 * time.Millisecond
+		every := 250 * time.Millisecond
 		if ms := envInt("DUCKLM_BENCH_LOCK_SAMPLE_MS", 0); ms > 0 {
 			every = time.Duration(ms) * time.Millisecond
 		}
