@@ -36,6 +36,7 @@ func runWorker(env Env, args []string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	river.ProcsForSlots(*slots)
 	url, err := teamDatabase()
 	if err != nil {
 		return err

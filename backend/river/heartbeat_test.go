@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"os"
+	"runtime"
 	"testing"
 	"time"
 
@@ -104,4 +106,24 @@ func TestWorkersRecordHeartbeatAndCurrentJob(t *testing.T) {
 	me = find()
 	require.Equal(t, backend.WorkerStopped, me.State)
 	require.False(t, me.StoppedAt.IsZero())
+}
+
+// A worker process gets one Go processor per slot, at most the cores, and
+// keeps what GOMAXPROCS says when it is set.
+func TestProcsForSlots(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	t.Cleanup(func() { runtime.GOMAXPROCS(before) })
+	t.Setenv("GOMAXPROCS", "")
+	os.Unsetenv("GOMAXPROCS")
+	river.ProcsForSlots(1)
+	require.Equal(t, 1, runtime.GOMAXPROCS(0))
+	river.ProcsForSlots(runtime.NumCPU() + 3)
+	require.Equal(t, runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	runtime.GOMAXPROCS(1)
+	river.ProcsForSlots(0)
+	require.Equal(t, 1, runtime.GOMAXPROCS(0), "no slots: unchanged")
+	t.Setenv("GOMAXPROCS", "2")
+	runtime.GOMAXPROCS(2)
+	river.ProcsForSlots(1)
+	require.Equal(t, 2, runtime.GOMAXPROCS(0), "the variable wins")
 }

@@ -30,6 +30,7 @@ func TestWorkerProcess(t *testing.T) {
 	if url == "" {
 		return
 	}
+	river.ProcsForSlots(envInt("DUCKLM_TEST_WORKER_SLOTS", 2)) // as ducklm worker does
 	svc, err := service.OpenWith(context.Background(), t.TempDir(), service.Options{DatabaseURL: url, Quiet: true})
 	require.NoError(t, err)
 	_, err = river.StartWorker(context.Background(), url, svc.Worlds, river.Options{
