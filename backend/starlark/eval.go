@@ -20,9 +20,11 @@ import (
 // memory limit no in-process check can give. The world that makes it keeps
 // its state; a call only reads what it is given and returns what changed.
 type Call struct {
-	// Func is "init", "step", "steps", "observe", "actions" or "score".
-	// "steps" is Count steps of one action in one call, each under the
-	// limits of a step (see [Reply.Steps]).
+	// Func is "init", "step", "steps", "branch", "observe", "actions" or
+	// "score". "steps" is Count steps of one action in one call, each under
+	// the limits of a step (see [Reply.Steps]). "branch" is a step of each
+	// of Moves until the world is done, then actions (Ask) and score
+	// (Judge) of where they led, in one call (see [World.Probe]).
 	Func string
 	// Seed is init's seed.
 	Seed uint64
@@ -36,6 +38,10 @@ type Call struct {
 	RNG []byte
 	// Count is how many steps "steps" takes at most.
 	Count int
+	// Moves are the actions of a "branch" call's steps, in order.
+	Moves [][]byte
+	// Ask and Judge make a "branch" call end with actions and score.
+	Ask, Judge bool
 }
 
 // Reply is what a Call returned, canonical JSON throughout.
@@ -53,6 +59,8 @@ type Reply struct {
 	// when the next step failed: the steps before a failure are answered,
 	// and the failing step, asked again on its own, fails as it would have.
 	Steps []StepReply
+	// Asked and Judged say a "branch" call answered Actions and Score.
+	Asked, Judged bool
 }
 
 // StepReply is one step of a "steps" call.
@@ -147,6 +155,8 @@ func (p *Program) Eval(ctx context.Context, c Call) (Reply, error) {
 		return p.evalStep(ctx, c)
 	case "steps":
 		return p.evalSteps(ctx, c)
+	case "branch":
+		return p.evalBranch(ctx, c)
 	case "observe":
 		state, err := decodeStateBytes(c.State)
 		if err != nil {
@@ -357,6 +367,18 @@ func (p *Program) checkReply(c Call, r Reply) error {
 	case "steps":
 		if len(r.Steps) == 0 || len(r.Steps) > c.Count {
 			return bad(fmt.Sprintf("%d steps of the %d asked for", len(r.Steps), c.Count))
+		}
+		for i, st := range r.Steps {
+			if st.Done && i < len(r.Steps)-1 {
+				return bad("a step after the world was done")
+			}
+			if err := p.checkReply(Call{Func: "step"}, Reply{State: st.State, RNG: r.RNG}); err != nil {
+				return err
+			}
+		}
+	case "branch":
+		if len(r.Steps) > len(c.Moves) || (len(r.Steps) < len(c.Moves) && (len(r.Steps) == 0 || !r.Steps[len(r.Steps)-1].Done)) {
+			return bad(fmt.Sprintf("%d steps of the %d asked for", len(r.Steps), len(c.Moves)))
 		}
 		for i, st := range r.Steps {
 			if st.Done && i < len(r.Steps)-1 {

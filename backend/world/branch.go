@@ -313,6 +313,23 @@ func (s *Service) computeBranch(ctx context.Context, req BranchRequest) (*pendin
 		inst.run.Status, inst.run.Error = backend.RunFailed, out.Failed
 		events = append(events, s.event(inst, EventFailed, map[string]any{"error": out.Failed, "code": backend.ErrorCode(cause)}))
 	}
+	// The whole branch in one exchange with the program's runner when it
+	// all goes well; else (a call failing, a branch too long for one) the
+	// calls one by one below, from the world as it was, fail exactly where
+	// and as they do.
+	probed, err := w.Probe(ctx, actions, prog.HasActions(), prog.HasScore())
+	if err != nil && ctx.Err() != nil {
+		return nil, err
+	}
+	if err == nil {
+		for i, res := range probed.Steps {
+			out.Steps++
+			events = append(events, s.stepEvents(inst, actions[i], res)...)
+		}
+		out.Next = probed.Next
+		out.Score, out.HasScore = probed.Score, probed.Judged
+		actions = nil // taken
+	}
 	for _, a := range actions {
 		if w.Done() {
 			break
@@ -328,7 +345,7 @@ func (s *Service) computeBranch(ctx context.Context, req BranchRequest) (*pendin
 		out.Steps++
 		events = append(events, s.stepEvents(inst, a, res)...)
 	}
-	if out.Failed == "" && !w.Done() {
+	if probed.Steps == nil && out.Failed == "" && !w.Done() {
 		if prog.HasActions() {
 			next, err := w.Actions(ctx)
 			if err != nil {
@@ -340,7 +357,7 @@ func (s *Service) computeBranch(ctx context.Context, req BranchRequest) (*pendin
 			out.Next = next
 		}
 	}
-	if out.Failed == "" && prog.HasScore() {
+	if probed.Steps == nil && out.Failed == "" && prog.HasScore() {
 		score, err := w.Score(ctx)
 		switch {
 		case err == nil:
