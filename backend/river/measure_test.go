@@ -138,9 +138,9 @@ func treeCPU(pid int) time.Duration {
 	return total
 }
 
-// sampleLockWaits counts, every 250 ms until stopped (DUCKLM_BENCH_LOCK_SAMPLE_MS), the sessions of this
-// database waiting for an advisory lock (the ledger's: every append takes
-// it); stop returns the waiters summed over the samples and the samples.
+// sampleLockWaits counts, every 250 ms until stopped
+// (DUCKLM_BENCH_LOCK_SAMPLE_MS), the sessions of this database waiting for
+// an advisory lock (the ledger's: every append takes it); stop returns the waiters summed over the samples and the samples.
 // Their mean is how many workers stand in line for the ledger at a time.
 // (Every 5 ms, its own queries were ~4 % of PostgreSQL's time in a round.)
 func sampleLockWaits(ctx context.Context, pool *pgxpool.Pool) (stop func() (waiting, samples int)) {

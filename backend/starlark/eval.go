@@ -63,11 +63,20 @@ type Reply struct {
 	Asked, Judged bool
 }
 
-// StepReply is one step of a "steps" call.
+// StepReply is one step of a "steps" or "branch" call.
 type StepReply struct {
 	State   []byte
 	Emitted [][]byte
 	Done    bool
+}
+
+// result is the step as a world answers it, at world time t.
+func (st StepReply) result(t int64) backend.StepResult {
+	res := backend.StepResult{State: st.State, Done: st.Done, WorldLocalTime: t}
+	for _, e := range st.Emitted {
+		res.Emitted = append(res.Emitted, e)
+	}
+	return res
 }
 
 // maxStepsReplyBytes bounds the states and events one "steps" answer
@@ -363,31 +372,38 @@ func (p *Program) checkReply(c Call, r Reply) error {
 	bad := func(what string) error {
 		return backend.Errorf(backend.EINTERNAL, "the world program's worker answered %s with %s", c.Func, what)
 	}
+	// The steps of a batch: none after the world was done, each a state
+	// as a step's.
+	steps := func() error {
+		for i, st := range r.Steps {
+			if st.Done && i < len(r.Steps)-1 {
+				return bad("a step after the world was done")
+			}
+			if err := p.checkReply(Call{Func: "step"}, Reply{State: st.State, RNG: r.RNG}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	switch c.Func {
 	case "steps":
 		if len(r.Steps) == 0 || len(r.Steps) > c.Count {
 			return bad(fmt.Sprintf("%d steps of the %d asked for", len(r.Steps), c.Count))
 		}
-		for i, st := range r.Steps {
-			if st.Done && i < len(r.Steps)-1 {
-				return bad("a step after the world was done")
-			}
-			if err := p.checkReply(Call{Func: "step"}, Reply{State: st.State, RNG: r.RNG}); err != nil {
-				return err
-			}
-		}
+		return steps()
 	case "branch":
-		if len(r.Steps) > len(c.Moves) || (len(r.Steps) < len(c.Moves) && (len(r.Steps) == 0 || !r.Steps[len(r.Steps)-1].Done)) {
-			return bad(fmt.Sprintf("%d steps of the %d asked for", len(r.Steps), len(c.Moves)))
+		// Every move is taken, or the moves up to one that ended the world.
+		n := len(r.Steps)
+		if n == 0 || n > len(c.Moves) || n < len(c.Moves) && !r.Steps[n-1].Done {
+			return bad(fmt.Sprintf("%d steps of the %d asked for", n, len(c.Moves)))
 		}
-		for i, st := range r.Steps {
-			if st.Done && i < len(r.Steps)-1 {
-				return bad("a step after the world was done")
-			}
-			if err := p.checkReply(Call{Func: "step"}, Reply{State: st.State, RNG: r.RNG}); err != nil {
-				return err
-			}
+		if r.Asked != (c.Ask && !r.Steps[n-1].Done) || r.Judged != c.Judge {
+			return bad("other answers than it was asked for")
 		}
+		if math.IsNaN(r.Score) || math.IsInf(r.Score, 0) {
+			return bad("a score that is not finite")
+		}
+		return steps()
 	case "init", "step":
 		if len(r.State) == 0 || r.State[0] != '{' || len(r.State) > p.limits.MaxStateBytes || !json.Valid(r.State) {
 			return bad("a state that is not a JSON object within the limit")

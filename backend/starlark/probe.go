@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"math"
 	"math/rand/v2"
 
 	"ducklm/backend"
@@ -48,11 +47,9 @@ func (w *World) Probe(ctx context.Context, moves []json.RawMessage, ask, judge b
 	}
 	c := Call{Func: "branch", State: w.state, Ask: ask, Judge: judge, Moves: make([][]byte, len(moves))}
 	for i, a := range moves {
-		if len(bytes.TrimSpace(a)) == 0 {
-			a = json.RawMessage("null")
-		}
-		if len(a) > w.prog.limits.MaxStateBytes {
-			return Probed{}, backend.Errorf(backend.ELIMIT, "action is %d bytes, more than the limit of %d", len(a), w.prog.limits.MaxStateBytes)
+		a, err := w.actionOf(a)
+		if err != nil {
+			return Probed{}, err
 		}
 		c.Moves[i] = a
 	}
@@ -65,20 +62,14 @@ func (w *World) Probe(ctx context.Context, moves []json.RawMessage, ask, judge b
 	if err != nil {
 		return Probed{}, err
 	}
-	if r.Asked != (ask && (len(r.Steps) == 0 || !r.Steps[len(r.Steps)-1].Done)) || r.Judged != judge ||
-		math.IsNaN(r.Score) || math.IsInf(r.Score, 0) || len(r.Steps) == 0 {
-		return Probed{}, backend.Errorf(backend.EINTERNAL, "the world program's worker answered the branch with other than it was asked")
-	}
 	var pcg rand.PCG
 	_ = pcg.UnmarshalBinary(r.RNG) // checked by evalChecked
 	out := Probed{Asked: r.Asked, Judged: r.Judged, Score: r.Score}
 	t := w.time
 	for _, st := range r.Steps {
 		t++
-		res := backend.StepResult{State: bytes.Clone(st.State), Done: st.Done, WorldLocalTime: t}
-		for _, e := range st.Emitted {
-			res.Emitted = append(res.Emitted, e)
-		}
+		res := st.result(t)
+		res.State = bytes.Clone(st.State) // the world keeps its own
 		out.Steps = append(out.Steps, res)
 	}
 	if r.Asked {

@@ -84,11 +84,9 @@ func (w *World) Step(ctx context.Context, action json.RawMessage) (backend.StepR
 	if w.done {
 		return backend.StepResult{}, backend.Errorf(backend.EINVALID, "world is terminal; it accepts no more steps")
 	}
-	if len(bytes.TrimSpace(action)) == 0 {
-		action = json.RawMessage("null")
-	}
-	if max := w.prog.limits.MaxStateBytes; len(action) > max {
-		return backend.StepResult{}, backend.Errorf(backend.ELIMIT, "action is %d bytes, more than the limit of %d", len(action), max)
+	action, err := w.actionOf(action)
+	if err != nil {
+		return backend.StepResult{}, err
 	}
 	rng, err := w.rng.MarshalBinary()
 	if err != nil {
@@ -108,6 +106,18 @@ func (w *World) Step(ctx context.Context, action json.RawMessage) (backend.StepR
 	out.WorldLocalTime = w.time
 	out.State = bytes.Clone(out.State)
 	return out, nil
+}
+
+// actionOf is a step's action as it is sent: JSON null when empty, within
+// the limit of a state.
+func (w *World) actionOf(action json.RawMessage) (json.RawMessage, error) {
+	if len(bytes.TrimSpace(action)) == 0 {
+		action = json.RawMessage("null")
+	}
+	if max := w.prog.limits.MaxStateBytes; len(action) > max {
+		return nil, backend.Errorf(backend.ELIMIT, "action is %d bytes, more than the limit of %d", len(action), max)
+	}
+	return action, nil
 }
 
 // StepMany takes up to n steps of one action, as n calls of Step would
@@ -131,11 +141,9 @@ func (w *World) StepMany(ctx context.Context, action json.RawMessage, n int) ([]
 	if w.done {
 		return nil, backend.Errorf(backend.EINVALID, "world is terminal; it accepts no more steps")
 	}
-	if len(bytes.TrimSpace(action)) == 0 {
-		action = json.RawMessage("null")
-	}
-	if max := w.prog.limits.MaxStateBytes; len(action) > max {
-		return nil, backend.Errorf(backend.ELIMIT, "action is %d bytes, more than the limit of %d", len(action), max)
+	action, err := w.actionOf(action)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]backend.StepResult, 0, n)
 	for len(out) < n && !w.done {
@@ -164,11 +172,7 @@ func (w *World) StepMany(ctx context.Context, action json.RawMessage, n int) ([]
 		_ = pcg.UnmarshalBinary(r.RNG) // checked by evalChecked
 		for _, st := range r.Steps {
 			w.time++
-			res := backend.StepResult{State: st.State, Done: st.Done, WorldLocalTime: w.time}
-			for _, e := range st.Emitted {
-				res.Emitted = append(res.Emitted, e)
-			}
-			out = append(out, res)
+			out = append(out, st.result(w.time))
 		}
 		last := r.Steps[len(r.Steps)-1]
 		w.state, w.rng, w.done = last.State, pcg, last.Done

@@ -321,14 +321,15 @@ func (s *Service) computeBranch(ctx context.Context, req BranchRequest) (*pendin
 	if err != nil && ctx.Err() != nil {
 		return nil, err
 	}
-	if err == nil {
+	oneByOne := err != nil
+	if !oneByOne {
 		for i, res := range probed.Steps {
 			out.Steps++
 			events = append(events, s.stepEvents(inst, actions[i], res)...)
 		}
 		out.Next = probed.Next
 		out.Score, out.HasScore = probed.Score, probed.Judged
-		actions = nil // taken
+		actions = nil // all taken
 	}
 	for _, a := range actions {
 		if w.Done() {
@@ -345,7 +346,7 @@ func (s *Service) computeBranch(ctx context.Context, req BranchRequest) (*pendin
 		out.Steps++
 		events = append(events, s.stepEvents(inst, a, res)...)
 	}
-	if probed.Steps == nil && out.Failed == "" && !w.Done() {
+	if oneByOne && out.Failed == "" && !w.Done() {
 		if prog.HasActions() {
 			next, err := w.Actions(ctx)
 			if err != nil {
@@ -357,7 +358,7 @@ func (s *Service) computeBranch(ctx context.Context, req BranchRequest) (*pendin
 			out.Next = next
 		}
 	}
-	if probed.Steps == nil && out.Failed == "" && prog.HasScore() {
+	if oneByOne && out.Failed == "" && prog.HasScore() {
 		score, err := w.Score(ctx)
 		switch {
 		case err == nil:
