@@ -430,15 +430,54 @@ func (w *worker) failure(ctx context.Context, cause error, what string, limit in
 // outOfMemory reports whether a worker's stderr says it died for want of
 // memory. Which allocation meets the limit first varies: the heap ("out of
 // memory", "cannot allocate memory"), a new thread's stack
-// ("pthread_create failed"), or in race builds the detector's shadow
-// ("ThreadSanitizer failed to allocate").
+// ("pthread_create failed"), in race builds the detector's shadow
+// ("ThreadSanitizer failed to allocate"), or memory the runtime maps for
+// itself without checking that it got it (runtimeFault).
 func outOfMemory(stderr string) bool {
 	for _, s := range []string{"out of memory", "cannot allocate memory", "pthread_create failed", "ThreadSanitizer failed to allocate"} {
 		if strings.Contains(stderr, s) {
 			return true
 		}
 	}
-	return false
+	return runtimeFault(stderr)
+}
+
+// runtimeFault reports whether the Go runtime itself faulted: a fatal
+// signal in its own code, not a panic of the code it runs (a fault there
+// is "panic: runtime error: invalid memory address", which package
+// starlark recovers). A worker is pure Go with no cgo, so its runtime
+// faults when memory it maps for itself is refused and it does not look:
+// Go 1.26's Green Tea collector maps each new span queue (newSpanSPMC's
+// sysAlloc) without checking, and at the limit its mark worker writes
+// through nil ("SIGSEGV: segmentation violation", first frame
+// runtime.(*spanQueue).tryDrain).
+func runtimeFault(stderr string) bool {
+	if atLineStart(stderr, "fatal error: unexpected signal during runtime execution") >= 0 {
+		return true
+	}
+	i := atLineStart(stderr, "SIGSEGV: segmentation violation\n")
+	if i < 0 {
+		return false
+	}
+	// The faulting goroutine's header ends in "]:"; its first frame follows.
+	_, frame, ok := strings.Cut(stderr[i:], "]:\n")
+	return ok && strings.HasPrefix(frame, "runtime.")
+}
+
+// atLineStart is the index of the first line of s that begins with prefix,
+// or -1.
+func atLineStart(s, prefix string) int {
+	for i := 0; i < len(s); {
+		if strings.HasPrefix(s[i:], prefix) {
+			return i
+		}
+		j := strings.IndexByte(s[i:], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
+	return -1
 }
 
 // formatBytes writes a limit as people set it: in MiB, or GiB when whole.
