@@ -175,6 +175,11 @@ type WorldQuery struct {
 	// Text keeps worlds whose name contains it (any case) or whose id
 	// starts with it.
 	Text string `json:"text,omitempty"`
+	// WithoutBranches leaves out the worlds of deliberation branches (a run
+	// of theirs serves a round: deliberation index > 0), which a search
+	// records by the hundred and the lineage shows under their rounds. A
+	// world forked from a branch by hand is not one.
+	WithoutBranches bool `json:"withoutBranches,omitempty"`
 	// After is the Next of the page before; empty starts at the newest.
 	After string `json:"after,omitempty"`
 	// Limit is the most worlds on a page (1–500; 0 means 100).
@@ -190,8 +195,10 @@ type WorldSummary struct {
 	Parent    string    `json:"parent,omitempty"`
 	CreatedAt time.Time `json:"createdAt"`
 	Runs      int       `json:"runs"`
-	// Forks counts the worlds forked directly from this one.
-	Forks int `json:"forks"`
+	// Forks counts the worlds forked directly from this one; Branches, how
+	// many of them are deliberation branches.
+	Forks    int `json:"forks"`
+	Branches int `json:"branches,omitempty"`
 	// LatestRun is the newest run's id, status and world-local time; nil
 	// for a world without runs.
 	LatestRun *RunSummary `json:"latestRun,omitempty"`
@@ -204,6 +211,9 @@ type RunSummary struct {
 	ID             string    `json:"id"`
 	Status         RunStatus `json:"status"`
 	WorldLocalTime int64     `json:"worldLocalTime"`
+	// DeliberationIndex is the round of deliberation a branch's run
+	// serves; 0 for every other run.
+	DeliberationIndex int64 `json:"deliberationIndex,omitempty"`
 }
 
 // ForkSummary is how a world was forked: the fork, its divergence and the
@@ -219,6 +229,9 @@ type WorldPage struct {
 	Worlds []WorldSummary `json:"worlds"`
 	// Total counts every world the query selects, on all pages.
 	Total int `json:"total"`
+	// Branches counts the deliberation branches the query matched but left
+	// out (WithoutBranches), on all pages.
+	Branches int `json:"branches,omitempty"`
 	// Next continues the list (WorldQuery.After); empty on the last page.
 	Next string `json:"next,omitempty"`
 }

@@ -87,6 +87,27 @@ func TestWorldRegistry(t *testing.T) {
 		require.NoError(t, err)
 		require.NotEqual(t, page.Worlds[0].ID, next.Worlds[0].ID)
 
+		// A deliberation branch (its run serves a round) is left out of a
+		// list that asks, and counted apart.
+		branch, branchRun := newSpec("Grid of Ducks / deliberation 1"), newRun("")
+		branch.ParentWorldID, branchRun.WorldID, branchRun.DeliberationIndex = spec.ID, branch.ID, 1
+		bfork := fork
+		bfork.ID, bfork.ChildWorldID = backend.NewID(backend.KindFork), branch.ID
+		branch.ForkID = bfork.ID
+		_, err = w.CreateFork(f.ctx, bfork, branch, branchRun, []backend.Event{{Type: "world.forked", Reality: backend.WorldLocal}}, nil)
+		require.NoError(t, err)
+		page, err = w.ListWorlds(f.ctx, backend.WorldQuery{WithoutBranches: true, Text: "ducks"})
+		require.NoError(t, err)
+		require.Equal(t, 1, page.Total)
+		require.Equal(t, 1, page.Branches)
+		require.Equal(t, spec.ID, page.Worlds[0].ID)
+		require.Equal(t, 2, page.Worlds[0].Forks, "a world's forks count its branches")
+		require.Equal(t, 1, page.Worlds[0].Branches)
+		page, err = w.ListWorlds(f.ctx, backend.WorldQuery{Text: "ducks"})
+		require.NoError(t, err)
+		require.Equal(t, 2, page.Total)
+		require.Zero(t, page.Branches)
+
 		// The database refuses to change what is immutable.
 		require.ErrorContains(t, f.exec("UPDATE world_specs SET name = 'x' WHERE id = ?", spec.ID), "immutable")
 		require.ErrorContains(t, f.exec("DELETE FROM world_specs WHERE id = ?", child.ID), "immutable")

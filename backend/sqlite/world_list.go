@@ -17,13 +17,19 @@ const worldListSelect = `
 SELECT s.id, s.name, s.domain, COALESCE(s.parent_world_id, ''), s.created_at,
        (SELECT count(*) FROM world_runs r WHERE r.world_id = s.id),
        (SELECT count(*) FROM world_specs k WHERE k.parent_world_id = s.id),
-       COALESCE(lr.id, ''), COALESCE(lr.status, ''), COALESCE(lr.world_local_time, 0),
+       (SELECT count(*) FROM world_specs k WHERE k.parent_world_id = s.id AND EXISTS (SELECT 1 FROM world_runs b WHERE b.world_id = k.id AND b.deliberation_index > 0)),
+       COALESCE(lr.id, ''), COALESCE(lr.status, ''), COALESCE(lr.world_local_time, 0), COALESCE(lr.deliberation_index, 0),
        COALESCE(f.id, ''), COALESCE(f.divergence_type, ''), COALESCE(c.world_local_time, 0)
 FROM (SELECT * FROM world_specs s%s ORDER BY s.created_at DESC, s.id DESC LIMIT ?) s
 LEFT JOIN world_runs lr ON lr.id = (SELECT r.id FROM world_runs r WHERE r.world_id = s.id ORDER BY r.created_at DESC, r.id DESC LIMIT 1)
 LEFT JOIN forks f ON f.child_world_id = s.id
 LEFT JOIN checkpoints c ON c.id = f.checkpoint_id
 ORDER BY s.created_at DESC, s.id DESC`
+
+// isBranch holds for the world s of a deliberation branch: a run of its
+// serves a round (the lineage's test too, on the latest run). The list's
+// select counts a world's branches (k) with the same test.
+const isBranch = "EXISTS (SELECT 1 FROM world_runs b WHERE b.world_id = s.id AND b.deliberation_index > 0)"
 
 // Page sizes of a world list.
 const (
@@ -60,13 +66,20 @@ func (w *Worlds) ListWorlds(ctx context.Context, q backend.WorldQuery) (backend.
 		where = append(where, "("+w.db.dialect.Contains("lower(s.name)", "lower(?)")+` OR s.id LIKE ? ESCAPE '\')`)
 		args = append(args, text, idPattern(text))
 	}
-	total := 0
+	total, branches := 0, 0
 	cond := ""
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
-	if err := w.db.SQL.QueryRowContext(ctx, w.db.Rebind("SELECT count(*) FROM world_specs s"+cond), args...).Scan(&total); err != nil {
+	if err := w.db.SQL.QueryRowContext(ctx, w.db.Rebind("SELECT count(*), COALESCE(sum(CASE WHEN "+isBranch+" THEN 1 ELSE 0 END), 0) FROM world_specs s"+cond),
+		args...).Scan(&total, &branches); err != nil {
 		return backend.WorldPage{}, dbErr(err, "count worlds")
+	}
+	if q.WithoutBranches {
+		total -= branches
+		where = append(where, "NOT "+isBranch)
+	} else {
+		branches = 0
 	}
 	if q.After != "" {
 		at, id, err := parseWorldCursor(q.After)
@@ -84,7 +97,7 @@ func (w *Worlds) ListWorlds(ctx context.Context, q backend.WorldQuery) (backend.
 		return backend.WorldPage{}, dbErr(err, "list worlds")
 	}
 	defer rows.Close()
-	page := backend.WorldPage{Worlds: make([]backend.WorldSummary, 0, min(limit, 64)), Total: total}
+	page := backend.WorldPage{Worlds: make([]backend.WorldSummary, 0, min(limit, 64)), Total: total, Branches: branches}
 	var lastAt int64
 	for rows.Next() {
 		if len(page.Worlds) == limit { // one more than the page: there is a next
@@ -96,8 +109,8 @@ func (w *Worlds) ListWorlds(ctx context.Context, q backend.WorldQuery) (backend.
 		var run backend.RunSummary
 		var fork backend.ForkSummary
 		var domain, status, divergence string
-		if err := rows.Scan(&s.ID, &s.Name, &domain, &s.Parent, &created, &s.Runs, &s.Forks,
-			&run.ID, &status, &run.WorldLocalTime, &fork.ID, &divergence, &fork.At); err != nil {
+		if err := rows.Scan(&s.ID, &s.Name, &domain, &s.Parent, &created, &s.Runs, &s.Forks, &s.Branches,
+			&run.ID, &status, &run.WorldLocalTime, &run.DeliberationIndex, &fork.ID, &divergence, &fork.At); err != nil {
 			return backend.WorldPage{}, dbErr(err, "list worlds")
 		}
 		s.Domain, s.CreatedAt = backend.Domain(domain), fromMicros(created)

@@ -92,6 +92,74 @@ func TestListWorldsPagesNewestFirstWithRunsAndForks(t *testing.T) {
 	require.Zero(t, p.Total)
 }
 
+// TestListWorldsCanLeaveOutDeliberationBranches: a search records hundreds
+// of branch worlds; a list that asks leaves them out (the lineage shows
+// them under their rounds) and says how many it left out, on every page and
+// for a search too. A world forked from a branch by hand is a world of its
+// own, not a branch.
+func TestListWorldsCanLeaveOutDeliberationBranches(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	root, run, err := f.worlds.Create(f.ctx, world.NewWorld{Name: "chooser", Program: []byte(chooser), Seed: 7})
+	require.NoError(t, err)
+	steps(t, f, run.ID, 2)
+	cp, err := f.worlds.Checkpoint(f.ctx, run.ID)
+	require.NoError(t, err)
+	var branches []world.BranchResult
+	for _, a := range []string{`{"add": 1}`, `{"add": 2}`} {
+		b, err := f.worlds.Branch(f.ctx, world.BranchRequest{CheckpointID: cp.ID, Actions: acts(a), ParentTime: 2, DeliberationIndex: 1})
+		require.NoError(t, err)
+		branches = append(branches, b)
+	}
+	deeper, err := f.worlds.Branch(f.ctx, world.BranchRequest{CheckpointID: branches[0].Checkpoint.ID, Actions: acts(`null`), ParentTime: 2, DeliberationIndex: 1})
+	require.NoError(t, err)
+	_, kept, _, err := f.worlds.Fork(f.ctx, world.ForkRequest{CheckpointID: deeper.Checkpoint.ID, Divergence: backend.DivergeSeedChange, SeedPolicy: backend.SeedDerive})
+	require.NoError(t, err)
+
+	all, err := f.worlds.ListWorlds(f.ctx, backend.WorldQuery{})
+	require.NoError(t, err)
+	require.Equal(t, 5, all.Total)
+	require.Zero(t, all.Branches, "a list that keeps them leaves none out")
+
+	// Without the branches, a page at a time: the pages join up and each
+	// says how many branches it left out.
+	var seen []string
+	q := backend.WorldQuery{WithoutBranches: true, Limit: 1}
+	for pages := 0; ; pages++ {
+		require.Less(t, pages, 3)
+		p, err := f.worlds.ListWorlds(f.ctx, q)
+		require.NoError(t, err)
+		require.Equal(t, 2, p.Total)
+		require.Equal(t, 3, p.Branches)
+		seen = append(seen, summaryIDs(p.Worlds)...)
+		if p.Next == "" {
+			break
+		}
+		q.After = p.Next
+	}
+	require.Equal(t, []string{kept.ID, root.ID}, seen)
+	require.Equal(t, 2, all.Worlds[4].Forks, "the root's forks are its two branches")
+	require.Equal(t, 2, all.Worlds[4].Branches)
+
+	// A search counts the branches it matched and left out: a branch's id
+	// finds nothing listed, and says one branch has it.
+	p, err := f.worlds.ListWorlds(f.ctx, backend.WorldQuery{WithoutBranches: true, Text: branches[1].Run.WorldID})
+	require.NoError(t, err)
+	require.Zero(t, p.Total)
+	require.Empty(t, p.Worlds)
+	require.Equal(t, 1, p.Branches)
+	p, err = f.worlds.ListWorlds(f.ctx, backend.WorldQuery{Text: branches[1].Run.WorldID})
+	require.NoError(t, err)
+	require.Equal(t, []string{branches[1].Run.WorldID}, summaryIDs(p.Worlds))
+	require.EqualValues(t, 1, p.Worlds[0].LatestRun.DeliberationIndex, "a listed branch says its round")
+	require.Zero(t, all.Worlds[0].LatestRun.DeliberationIndex, "the hand-made fork serves none")
+	// Forks of the root: only the hand-made ones when branches are left out.
+	p, err = f.worlds.ListWorlds(f.ctx, backend.WorldQuery{WithoutBranches: true, Parent: root.ID})
+	require.NoError(t, err)
+	require.Zero(t, p.Total)
+	require.Equal(t, 2, p.Branches)
+}
+
 func TestListWorldsRefusesBadQueries(t *testing.T) {
 	t.Parallel()
 	f := setup(t)

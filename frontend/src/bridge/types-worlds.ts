@@ -73,6 +73,8 @@ export interface WorldQuery {
   parent?: string;
   /** Name contains it (any case), or the id contains it; "wld_…tail" matches a shortened id. */
   text?: string;
+  /** Leave out deliberation branches (a run of theirs serves a round); the page counts them in `branches`. */
+  withoutBranches?: boolean;
   /** The Next of the page before. */
   after?: string;
   /** 1–500; 100 when left out. */
@@ -87,9 +89,11 @@ export interface WorldListItem {
   parent?: string;
   createdAt: string;
   runs: number;
-  /** Worlds forked directly from this one. */
+  /** Worlds forked directly from this one; `branches` of them are deliberation branches. */
   forks: number;
-  latestRun?: { id: string; status: RunStatus; worldLocalTime: number };
+  branches?: number;
+  /** deliberationIndex: the round a deliberation branch's run serves; absent for other runs. */
+  latestRun?: { id: string; status: RunStatus; worldLocalTime: number; deliberationIndex?: number };
   /** How a forked world left its parent: divergence and the parent's world time. */
   fork?: { id: string; divergence: DivergenceType; at: number };
 }
@@ -99,6 +103,8 @@ export interface WorldPage {
   worlds: WorldListItem[];
   /** Every world the query selects, on all pages. */
   total: number;
+  /** The deliberation branches the query matched but left out (withoutBranches), on all pages. */
+  branches?: number;
   /** Pass as `after` for the next page; absent on the last. */
   next?: string;
 }

@@ -298,15 +298,23 @@ export function worldItems(): WorldListItem[] {
 export function listWorlds(items: WorldListItem[]) {
   return (q: WorldQuery): WorldPage => {
     const text = (q.text ?? '').toLowerCase();
-    const all = items.filter(
+    const matched = items.filter(
       (w) =>
         (!q.domain || w.domain === q.domain) &&
         (!q.parent || w.parent === q.parent) &&
         (!text || w.name.toLowerCase().includes(text) || w.id.includes(text)),
     );
+    const branch = (w: WorldListItem) => (w.latestRun?.deliberationIndex ?? 0) > 0;
+    const all = q.withoutBranches ? matched.filter((w) => !branch(w)) : matched;
+    const branches = matched.length - all.length;
     const from = q.after ? Number(q.after) : 0;
     const limit = q.limit ?? 100;
     const page = all.slice(from, from + limit);
-    return { worlds: page, total: all.length, ...(from + limit < all.length ? { next: String(from + limit) } : {}) };
+    return {
+      worlds: page,
+      total: all.length,
+      ...(branches > 0 ? { branches } : {}),
+      ...(from + limit < all.length ? { next: String(from + limit) } : {}),
+    };
   };
 }

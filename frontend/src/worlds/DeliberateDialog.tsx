@@ -56,7 +56,7 @@ export function queuedFor(slots: number): number {
 }
 
 /** actionText shows an action as its JSON. */
-function actionText(a: unknown): string {
+export function actionText(a: unknown): string {
   return JSON.stringify(a ?? null);
 }
 
@@ -244,7 +244,7 @@ export function DeliberateDialog({ api, runId, worldId, parentName, onClose, onA
 }
 
 /** RoundResult is a finished round: what it spent, the ranked candidates, the best two side by side. */
-function RoundResult({ round, worldId, onWorkers }: { round: DeliberationRound; worldId: string; onWorkers: boolean }) {
+export function RoundResult({ round, worldId, onWorkers }: { round: DeliberationRound; worldId: string; onWorkers: boolean }) {
   const b = round.budget;
   const top = round.candidates.slice(0, 2);
   return (

@@ -19,8 +19,9 @@ import { useRelativeNow } from '../ui/useNow';
 import { navigate } from '../ui/useRoute';
 import { DeliberateDialog } from './DeliberateDialog';
 import { ForkDialog } from './ForkDialog';
-import { useWorldList } from './useWorldList';
+import { branchesLine, useWorldList } from './useWorldList';
 import { GridView } from './GridView';
+import { RoundsPanel } from './RoundsPanel';
 
 type Progress = { done: number; total: number } | undefined;
 
@@ -70,7 +71,10 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
   const now = useRelativeNow(d ? [d.world.createdAt] : []);
   const grid = useMemo(() => asGrid(d?.state), [d?.state]);
 
-  const forks = useWorldList(api, d ? { parent: d.world.id, limit: 200 } : null);
+  // Its deliberations' branches are forks too, by the hundred: left out
+  // unless asked for (the lineage draws them under their rounds).
+  const [showBranches, setShowBranches] = useState(false);
+  const forks = useWorldList(api, d ? { parent: d.world.id, ...(showBranches ? {} : { withoutBranches: true }), limit: 200 } : null);
   // A fork made elsewhere (the CLI, the timeline) joins the list; its runs move its t=.
   const refreshForks = useThrottled(forks.reload, 1000);
   useEffect(
@@ -242,32 +246,35 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
       )}
 
       <div className="world-body">
-        <section className="panel state-panel" aria-label="State">
-          <header className="panel-head">
-            <h2>State</h2>
-            {grid && (
-              <span className="panel-meta">
-                agent at {grid.pos[0]},{grid.pos[1]} · goal {grid.goal[0]},{grid.goal[1]}
-                {grid.steps !== undefined ? ` · ${grid.steps} steps` : ''}
-                {grid.done ? ' · goal reached' : ''}
-              </span>
-            )}
-            {grid && (
-              <button type="button" className="button small" onClick={() => setShowJson((v) => !v)}>
-                {showJson ? 'Picture' : 'JSON'}
-              </button>
-            )}
-          </header>
-          <div className="state-body">
-            {d.state === undefined ? (
-              <p className="muted">This world has no state to draw (a task run keeps its state in its steps).</p>
-            ) : grid && !showJson ? (
-              <GridView grid={grid} trail={trail} />
-            ) : (
-              <JsonTree key={`${runId}`} value={d.state} label="World state" />
-            )}
-          </div>
-        </section>
+        <div className="world-main">
+          <section className="panel state-panel" aria-label="State">
+            <header className="panel-head">
+              <h2>State</h2>
+              {grid && (
+                <span className="panel-meta">
+                  agent at {grid.pos[0]},{grid.pos[1]} · goal {grid.goal[0]},{grid.goal[1]}
+                  {grid.steps !== undefined ? ` · ${grid.steps} steps` : ''}
+                  {grid.done ? ' · goal reached' : ''}
+                </span>
+              )}
+              {grid && (
+                <button type="button" className="button small" onClick={() => setShowJson((v) => !v)}>
+                  {showJson ? 'Picture' : 'JSON'}
+                </button>
+              )}
+            </header>
+            <div className="state-body">
+              {d.state === undefined ? (
+                <p className="muted">This world has no state to draw (a task run keeps its state in its steps).</p>
+              ) : grid && !showJson ? (
+                <GridView grid={grid} trail={trail} />
+              ) : (
+                <JsonTree key={`${runId}`} value={d.state} label="World state" />
+              )}
+            </div>
+          </section>
+          {simulated && <RoundsPanel api={api} runId={runId} worldId={d.world.id} />}
+        </div>
 
         <div className="world-side">
           {simulated && (
@@ -427,10 +434,16 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
                   ) : (
                     <span className="grow ellipsis">{c.name || shortId(c.id)}</span>
                   )}
-                  {c.fork && (
-                    <code className="small" title={`forked at t=${c.fork.at}`}>
-                      {c.fork.divergence}
-                    </code>
+                  {c.latestRun?.deliberationIndex ? (
+                    <span className="badge branch-badge" title={`A branch that deliberation round ${c.latestRun.deliberationIndex} searched, from t=${c.fork?.at ?? 0}`}>
+                      round {c.latestRun.deliberationIndex}
+                    </span>
+                  ) : (
+                    c.fork && (
+                      <code className="small" title={`forked at t=${c.fork.at}`}>
+                        {c.fork.divergence}
+                      </code>
+                    )
                   )}
                   {c.latestRun && (
                     <a className="button small" href={href({ screen: 'world', runId: c.latestRun.id })}>
@@ -446,6 +459,14 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
                   {forks.loadingMore ? 'Reading…' : `Show more forks (${forks.total - forks.items.length} left)`}
                 </button>
               </div>
+            )}
+            {forks.status === 'ready' && (showBranches || forks.branches > 0) && (
+              <p className="muted small pad branches-note" data-testid="fork-branches-note">
+                {showBranches ? 'Deliberation branches are listed, marked with their round. ' : `${branchesLine(forks.branches, '')} `}
+                <button type="button" className="link-button" onClick={() => setShowBranches(!showBranches)}>
+                  {showBranches ? 'Leave them out' : 'List them too'}
+                </button>
+              </p>
             )}
             {forks.error && <p className="inline-error pad small">{forks.error}</p>}
           </section>

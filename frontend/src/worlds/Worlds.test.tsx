@@ -88,18 +88,52 @@ describe('Worlds', () => {
     // The ledger moved (a world stepped elsewhere): the list reads again
     // what it shows, not only its first page.
     channel.emit('ledger:events', [event({ seq: 9, pos: 9, type: 'world.step' })]);
-    await waitFor(() => expect(channel.calls('ListWorlds').at(-1)![0]).toEqual({ domain: 'simulated', text: '', limit: 230 }));
+    await waitFor(() => expect(channel.calls('ListWorlds').at(-1)![0]).toEqual({ domain: 'simulated', text: '', withoutBranches: true, limit: 230 }));
     expect(links(list)).toHaveLength(230);
 
     fireEvent.change(within(list).getByRole('searchbox', { name: 'Find a world' }), { target: { value: 'Harbour' } });
     await waitFor(() => expect(links(list)).toHaveLength(1));
     expect(within(list).getByText('harbour traffic')).toBeTruthy();
     expect(screen.getByTestId('world-count').textContent).toBe('1 match');
-    expect(channel.calls('ListWorlds').at(-1)![0]).toEqual({ domain: 'simulated', text: 'Harbour', limit: 100 });
+    expect(channel.calls('ListWorlds').at(-1)![0]).toEqual({ domain: 'simulated', text: 'Harbour', withoutBranches: true, limit: 100 });
 
     fireEvent.change(within(list).getByRole('searchbox', { name: 'Find a world' }), { target: { value: 'nothing like it' } });
     expect(await within(list).findByText('No simulated world’s name or id contains “nothing like it”.')).toBeTruthy();
   }, 90_000);
+
+  it('leaves deliberation branches out until asked, and says how many', async () => {
+    const branch = (i: number, round: number) => ({
+      ...worldItems()[1]!,
+      id: `wld_branch${i}`,
+      name: `grid / deliberation ${round}`,
+      parent: 'wld_root',
+      latestRun: { id: `run_branch${i}`, status: 'running' as const, worldLocalTime: 4, deliberationIndex: round },
+    });
+    const items = [...Array.from({ length: 40 }, (_, i) => branch(i, 1 + (i % 2))), ...worldItems().map((w) => (w.id === 'wld_root' ? { ...w, forks: 42, branches: 40 } : w))];
+    const { api, channel } = fakeApi({ WorldExamples: () => [], ListWorlds: listWorlds(items) });
+    render(<Worlds api={api} />);
+    const list = await screen.findByRole('region', { name: 'Simulated worlds' });
+    await within(list).findByText('grid / noisy');
+    expect(within(list).getAllByRole('link')).toHaveLength(3);
+    expect(screen.getByTestId('world-count').textContent).toBe('3 worlds, newest first');
+    expect(within(list).getByText('2 forks, 40 branches')).toBeTruthy();
+    const note = screen.getByTestId('branches-note');
+    expect(note.textContent).toBe('40 deliberation branches are not listed. The Lineage shows them under their rounds. List them too');
+
+    fireEvent.click(within(note).getByRole('button', { name: 'List them too' }));
+    await waitFor(() => expect(within(list).getAllByRole('link')).toHaveLength(43));
+    expect(channel.calls('ListWorlds').at(-1)![0]).toEqual({ domain: 'simulated', text: '', limit: 100 });
+    expect(within(list).getAllByText('branch, round 2')).toHaveLength(20);
+    expect(screen.getByTestId('world-count').textContent).toBe('43 worlds, newest first');
+
+    fireEvent.click(within(screen.getByTestId('branches-note')).getByRole('button', { name: 'Leave them out' }));
+    await waitFor(() => expect(within(list).getAllByRole('link')).toHaveLength(3));
+
+    // A search that only branches match says so.
+    fireEvent.change(within(list).getByRole('searchbox', { name: 'Find a world' }), { target: { value: 'branch7' } });
+    expect(await within(list).findByText('No simulated world’s name or id contains “branch7”.')).toBeTruthy();
+    expect(screen.getByTestId('branches-note').textContent).toMatch(/^1 deliberation branch matches but is not listed\./);
+  });
 });
 
 describe('WorldView', () => {
@@ -228,6 +262,64 @@ describe('WorldView', () => {
     const compare = await screen.findByTestId('compare');
     await within(compare).findByText('/pos/0');
     expect(channel.calls('Diff')).toEqual([['run_a', 'run_b']]);
+  });
+
+  it('shows the rounds this run deliberated, newest first, each opening to its candidates', async () => {
+    const round = (i: number, chosen: string) => ({
+      deliberationIndex: i,
+      parentRunId: 'run_root',
+      parentWorldId: 'wld_root',
+      checkpointId: 'cpt_1',
+      parentTime: 5 + i,
+      strategy: 'mcts',
+      depth: 10,
+      seeds: [],
+      budget: { branches: 300, used: 300, steps: 300, deduplicated: 160, depth: 10, wallMs: 2100, stopped: 'budget' },
+      candidates: [
+        { action: chosen, score: -26, mean: -29.3, visits: 142, line: [chosen, 'S'], branches: ['wld_b1'], bestBranches: ['wld_b2'], state: GRID },
+        { action: 'N', score: -28, mean: -33.9, visits: 50, line: ['N'], branches: ['wld_b3'], bestBranches: ['wld_b3'] },
+      ],
+      chosen,
+    });
+    const { channel } = setup({ Deliberations: () => [round(1, 'S'), round(2, 'E')] });
+    const panel = await screen.findByRole('region', { name: 'Deliberations' });
+    const heads = await within(panel).findAllByRole('button', { expanded: false });
+    expect(heads.map((h) => h.textContent)).toEqual([
+      'Round 2 at t=7mcts, 300 of 300 branches: chose "E" (score -26.00)',
+      'Round 1 at t=6mcts, 300 of 300 branches: chose "S" (score -26.00)',
+    ]);
+    expect(channel.calls('Deliberations')).toEqual([['run_root']]);
+    fireEvent.click(heads[1]!);
+    expect(within(panel).getByTestId('round-summary').textContent).toMatch(/^Round 1 at time 6: 300 of 300 branches/);
+    expect(within(panel).getByRole('article', { name: 'Candidate 2' })).toBeTruthy();
+
+    // A round recorded elsewhere (the CLI, a task) joins the list.
+    channel.emit('ledger:events', [event({ seq: 3, pos: 30, type: 'deliberation.round', stream: 'dlb_root' })]);
+    await waitFor(() => expect(channel.calls('Deliberations')).toHaveLength(2));
+  });
+
+  it('shows no Deliberations panel for a run that never deliberated', async () => {
+    setup({ Deliberations: () => [] });
+    await screen.findByRole('region', { name: 'Forks of this world' });
+    await waitFor(() => expect(screen.queryByRole('region', { name: 'Deliberations' })).toBeNull());
+  });
+
+  it('lists the forks made by hand, and its deliberations’ branches only when asked', async () => {
+    const branches = Array.from({ length: 6 }, (_, i) => ({
+      ...worldItems()[1]!,
+      id: `wld_branch${i}`,
+      name: `grid / deliberation ${1 + (i % 2)}`,
+      latestRun: { id: `run_branch${i}`, status: 'running' as const, worldLocalTime: 4, deliberationIndex: 1 + (i % 2) },
+    }));
+    setup({ ListWorlds: listWorlds([...branches, ...worldItems()]) });
+    const forks = await screen.findByRole('region', { name: 'Forks of this world' });
+    await within(forks).findByText('grid / noisy');
+    expect(within(forks).getAllByRole('link', { name: 'Open' })).toHaveLength(2);
+    const note = within(forks).getByTestId('fork-branches-note');
+    expect(note.textContent).toBe('6 deliberation branches are not listed. List them too');
+    fireEvent.click(within(note).getByRole('button', { name: 'List them too' }));
+    await waitFor(() => expect(within(forks).getAllByRole('link', { name: 'Open' })).toHaveLength(8));
+    expect(within(forks).getAllByText('round 2')).toHaveLength(3);
   });
 });
 

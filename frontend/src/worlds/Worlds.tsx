@@ -11,7 +11,7 @@ import { useDebounced } from '../ui/useDebounced';
 import { useLoad, useThrottled } from '../ui/useLoad';
 import { useRelativeNow } from '../ui/useNow';
 import { navigate } from '../ui/useRoute';
-import { useWorldList } from './useWorldList';
+import { branchesLine, useWorldList } from './useWorldList';
 
 /** A minimal world program, for "write your own". */
 export const STARTER_PROGRAM = `# A world program: init(seed) returns the first state,
@@ -41,7 +41,10 @@ export function Worlds({ api }: { api: DucklmApi }) {
   const [create, setCreate] = useState<Create>({ busy: false });
   const [search, setSearch] = useState('');
   const text = useDebounced(search.trim(), 200);
-  const worlds = useWorldList(api, { domain: 'simulated', text, limit: PAGE });
+  // Deliberation branches (a search records hundreds) are left out unless
+  // asked for: the lineage shows them under their rounds.
+  const [showBranches, setShowBranches] = useState(false);
+  const worlds = useWorldList(api, { domain: 'simulated', text, ...(showBranches ? {} : { withoutBranches: true }), limit: PAGE });
   const now = useRelativeNow(worlds.items.map((w) => w.createdAt));
   // The list follows the ledger: worlds made, forked or stepped elsewhere
   // (the CLI, another screen) show up, at most once a second.
@@ -146,7 +149,7 @@ export function Worlds({ api }: { api: DucklmApi }) {
               Refresh
             </button>
           </header>
-          {(search !== '' || worlds.total >= SEARCH_FROM) && (
+          {(search !== '' || worlds.total + worlds.branches >= SEARCH_FROM) && (
             <div className="list-search">
               <input
                 className="input"
@@ -165,7 +168,27 @@ export function Worlds({ api }: { api: DucklmApi }) {
           )}
           {worlds.error && <p className="inline-error pad">{worlds.error}</p>}
           {worlds.status === 'ready' && worlds.total === 0 && (
-            <p className="empty">{text ? `No simulated world’s name or id contains “${text}”.` : 'No simulated worlds yet. Open the Branching Grid to start one.'}</p>
+            <p className="empty">
+              {text
+                ? `No simulated world’s name or id contains “${text}”.`
+                : worlds.branches > 0
+                  ? 'Every simulated world here is a deliberation branch.'
+                  : 'No simulated worlds yet. Open the Branching Grid to start one.'}
+            </p>
+          )}
+          {worlds.status === 'ready' && (showBranches || worlds.branches > 0) && (
+            <p className="muted small pad branches-note" data-testid="branches-note">
+              {showBranches ? (
+                'Deliberation branches are listed, marked with their round. '
+              ) : (
+                <>
+                  {branchesLine(worlds.branches, text)} The Lineage shows them under their rounds.{' '}
+                </>
+              )}
+              <button type="button" className="link-button" onClick={() => setShowBranches(!showBranches)}>
+                {showBranches ? 'Leave them out' : 'List them too'}
+              </button>
+            </p>
           )}
           {worlds.items.length > 0 && (
             <ul className="world-list">
@@ -174,10 +197,16 @@ export function Worlds({ api }: { api: DucklmApi }) {
                   {w.latestRun ? (
                     <a href={href({ screen: 'world', runId: w.latestRun.id })} className="world-item">
                       <span className="ellipsis">{w.name || shortId(w.id)}</span>
-                      {w.parent && <span className="badge fork-badge">fork</span>}
+                      {w.latestRun.deliberationIndex ? (
+                        <span className="badge branch-badge" title={`A branch that deliberation round ${w.latestRun.deliberationIndex} searched`}>
+                          branch, round {w.latestRun.deliberationIndex}
+                        </span>
+                      ) : (
+                        w.parent && <span className="badge fork-badge">fork</span>
+                      )}
                       {w.forks > 0 && (
                         <span className="muted small" title={`${w.forks} ${w.forks === 1 ? 'world was' : 'worlds were'} forked from this one`}>
-                          {w.forks} {w.forks === 1 ? 'fork' : 'forks'}
+                          {forksLine(w.forks, w.branches ?? 0)}
                         </span>
                       )}
                       <RunStatusBadge status={w.latestRun.status} />
@@ -206,7 +235,7 @@ export function Worlds({ api }: { api: DucklmApi }) {
 
 /** Worlds read per page of the list. */
 const PAGE = 100;
-/** From this many worlds on, the list has a search box. */
+/** From this many worlds on (branches left out or not), the list has a search box. */
 const SEARCH_FROM = 12;
 
 /** countLine says how much of the list is shown: "12 worlds", "100 of 5,000, newest first". */
@@ -216,6 +245,15 @@ export function countLine(shown: number, total: number, text: string): string {
   const what = text ? (total === 1 ? 'match' : 'matches') : total === 1 ? 'world' : 'worlds';
   if (shown < total) return `${shown.toLocaleString('en')} of ${n} ${what}, newest first`;
   return total === 1 ? `1 ${what}` : `${n} ${what}, newest first`;
+}
+
+/** forksLine counts a world's forks, its deliberations' branches apart: "2 forks, 600 branches". */
+export function forksLine(forks: number, branches: number): string {
+  const made = forks - branches;
+  const parts = [];
+  if (made > 0) parts.push(`${made.toLocaleString('en')} ${made === 1 ? 'fork' : 'forks'}`);
+  if (branches > 0) parts.push(`${branches.toLocaleString('en')} ${branches === 1 ? 'branch' : 'branches'}`);
+  return parts.join(', ');
 }
 
 function humanName(name: string): string {

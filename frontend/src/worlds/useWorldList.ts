@@ -7,6 +7,8 @@ export type WorldList = {
   items: WorldListItem[];
   /** Every world the query selects, on all pages. */
   total: number;
+  /** The deliberation branches the query matched but left out (withoutBranches). */
+  branches: number;
   /** There are more pages to read. */
   hasMore: boolean;
   loadingMore: boolean;
@@ -32,7 +34,7 @@ const MAX_PAGE = 500;
  */
 export function useWorldList(api: DucklmApi, query: Omit<WorldQuery, 'after'> | null): WorldList {
   const key = query === null ? '' : JSON.stringify(query);
-  const [state, setState] = useState<State>({ status: 'loading', items: [], total: 0, loadingMore: false });
+  const [state, setState] = useState<State>({ status: 'loading', items: [], total: 0, branches: 0, loadingMore: false });
   const [tick, setTick] = useState(0);
   const call = useRef(0);
   const stateRef = useRef(state);
@@ -51,7 +53,7 @@ export function useWorldList(api: DucklmApi, query: Omit<WorldQuery, 'after'> | 
     lastKey.current = key;
     api.listWorlds(q).then(
       (p) => {
-        if (id === call.current) setState({ status: 'ready', items: p.worlds, total: p.total, next: p.next, loadingMore: false });
+        if (id === call.current) setState({ status: 'ready', items: p.worlds, total: p.total, branches: p.branches ?? 0, next: p.next, loadingMore: false });
       },
       (e: unknown) => {
         if (id === call.current) setState((s) => ({ ...s, status: 'error', loadingMore: false, error: toBridgeError(e).message }));
@@ -71,7 +73,14 @@ export function useWorldList(api: DucklmApi, query: Omit<WorldQuery, 'after'> | 
           // A world made since the first page moves everything down by one;
           // the cursor keeps pages exact, so only a reload shows it.
           const have = new Set(cur.items.map((w) => w.id));
-          return { status: 'ready', items: [...cur.items, ...p.worlds.filter((w) => !have.has(w.id))], total: p.total, next: p.next, loadingMore: false };
+          return {
+            status: 'ready',
+            items: [...cur.items, ...p.worlds.filter((w) => !have.has(w.id))],
+            total: p.total,
+            branches: p.branches ?? 0,
+            next: p.next,
+            loadingMore: false,
+          };
         });
       },
       (e: unknown) => {
@@ -83,4 +92,11 @@ export function useWorldList(api: DucklmApi, query: Omit<WorldQuery, 'after'> | 
   const reload = useCallback(() => setTick((t) => t + 1), []);
   const { next, ...shown } = state;
   return { ...shown, hasMore: next !== undefined && next !== '', more, reload };
+}
+
+/** branchesLine says how many deliberation branches a list left out: "600 deliberation branches are not listed." */
+export function branchesLine(n: number, text: string): string {
+  const what = n === 1 ? 'deliberation branch' : 'deliberation branches';
+  const verb = n === 1 ? (text ? 'matches but is' : 'is') : text ? 'match but are' : 'are';
+  return `${n.toLocaleString('en')} ${what} ${verb} not listed.`;
 }

@@ -1253,6 +1253,7 @@ export namespace backend {
 	    id: string;
 	    status: string;
 	    worldLocalTime: number;
+	    deliberationIndex?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new RunSummary(source);
@@ -1263,6 +1264,7 @@ export namespace backend {
 	        this.id = source["id"];
 	        this.status = source["status"];
 	        this.worldLocalTime = source["worldLocalTime"];
+	        this.deliberationIndex = source["deliberationIndex"];
 	    }
 	}
 	export class TaskNode {
@@ -1422,6 +1424,7 @@ export namespace backend {
 	    createdAt: any;
 	    runs: number;
 	    forks: number;
+	    branches?: number;
 	    latestRun?: RunSummary;
 	    fork?: ForkSummary;
 	
@@ -1438,6 +1441,7 @@ export namespace backend {
 	        this.createdAt = this.convertValues(source["createdAt"], null);
 	        this.runs = source["runs"];
 	        this.forks = source["forks"];
+	        this.branches = source["branches"];
 	        this.latestRun = this.convertValues(source["latestRun"], RunSummary);
 	        this.fork = this.convertValues(source["fork"], ForkSummary);
 	    }
@@ -1463,6 +1467,7 @@ export namespace backend {
 	export class WorldPage {
 	    worlds: WorldSummary[];
 	    total: number;
+	    branches?: number;
 	    next?: string;
 	
 	    static createFrom(source: any = {}) {
@@ -1473,6 +1478,7 @@ export namespace backend {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.worlds = this.convertValues(source["worlds"], WorldSummary);
 	        this.total = source["total"];
+	        this.branches = source["branches"];
 	        this.next = source["next"];
 	    }
 	
@@ -1498,6 +1504,7 @@ export namespace backend {
 	    domain?: string;
 	    parent?: string;
 	    text?: string;
+	    withoutBranches?: boolean;
 	    after?: string;
 	    limit?: number;
 	
@@ -1510,6 +1517,7 @@ export namespace backend {
 	        this.domain = source["domain"];
 	        this.parent = source["parent"];
 	        this.text = source["text"];
+	        this.withoutBranches = source["withoutBranches"];
 	        this.after = source["after"];
 	        this.limit = source["limit"];
 	    }
