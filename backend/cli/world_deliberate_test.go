@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"ducklm/backend/cli"
 	"ducklm/backend/deliberation"
 	"ducklm/backend/sqlite"
+	"ducklm/backend/world"
 )
 
 func TestWorldDeliberate(t *testing.T) {
@@ -43,6 +45,21 @@ func TestWorldDeliberate(t *testing.T) {
 	require.Contains(t, show.stdout, "deliberation index: 3")
 	runID := show.field(t, "run")
 	require.Contains(t, ok(t, "world", "verify", runID).stdout, "verified: ")
+
+	// world ls lists the grid alone and counts the branches it left out;
+	// --branches lists them too.
+	ls := ok(t, "world", "ls")
+	lines := strings.Split(strings.TrimSpace(ls.stdout), "\n")
+	require.Len(t, lines, 1+1+1, "the header, the grid and the count: %s", ls.stdout)
+	require.Regexp(t, `^\d+ deliberation branches are not listed \(--branches lists them\)$`, lines[2])
+	var listed, all []world.Node
+	ok(t, "world", "ls", "--json").decode(t, &listed)
+	require.Len(t, listed, 1)
+	ok(t, "world", "ls", "--branches", "--json").decode(t, &all)
+	require.Equal(t, lines[2], fmt.Sprintf("%d deliberation branches are not listed (--branches lists them)", len(all)-1))
+	withBranches := ok(t, "world", "ls", "--branches").stdout
+	require.Contains(t, withBranches, b)
+	require.NotContains(t, withBranches, "not listed")
 }
 
 func TestWorldDeliberateBadInput(t *testing.T) {

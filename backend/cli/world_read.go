@@ -17,6 +17,7 @@ import (
 
 func runWorldLs(s *session, args []string) error {
 	fs := s.flags()
+	branches := fs.Bool("branches", false, "list deliberation branches too (a search records hundreds)")
 	if _, err := s.parse(fs, args, 0, 0); err != nil {
 		return err
 	}
@@ -27,14 +28,34 @@ func runWorldLs(s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	return s.out(dag.Nodes, func(w io.Writer) {
+	nodes, left := dag.Nodes, 0
+	if !*branches {
+		nodes = make([]world.Node, 0, len(dag.Nodes))
+		for _, n := range dag.Nodes {
+			if n.LatestRun != nil && n.LatestRun.DeliberationIndex > 0 {
+				left++
+				continue
+			}
+			nodes = append(nodes, n)
+		}
+	}
+	return s.out(nodes, func(w io.Writer) {
 		if len(dag.Nodes) == 0 {
 			fmt.Fprintln(w, "no worlds yet; create one with `ducklm world new --example branching_grid` or `ducklm world demo`")
 			return
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "WORLD\tNAME\tDOMAIN\tPARENT\tRUNS\tSTATUS\tTIME")
-		for _, n := range dag.Nodes {
+		defer func() {
+			if left > 0 {
+				what := "branches are"
+				if left == 1 {
+					what = "branch is"
+				}
+				fmt.Fprintf(w, "%s deliberation %s not listed (--branches lists them)\n", groupDigits(int64(left)), what)
+			}
+		}()
+		for _, n := range nodes {
 			status, at := "-", "-"
 			if n.LatestRun != nil {
 				status, at = string(n.LatestRun.Status), fmt.Sprint(n.LatestRun.WorldLocalTime)

@@ -226,12 +226,17 @@ func TestWorldForkShowEventsLineageDiffVerify(t *testing.T) {
 	r.decode(t, &rel)
 	require.Len(t, rel.Descendants, 2)
 
-	// ls: one row per world.
+	// ls: one row per world; "reseeded" serves deliberation step 2
+	// (--deliberation-index), so it is listed with --branches only.
 	r = ok(t, "world", "ls")
 	require.Contains(t, r.stdout, "WORLD")
+	require.Len(t, strings.Split(strings.TrimSpace(r.stdout), "\n"), 1+2+1)
+	require.NotContains(t, r.stdout, childWorld)
+	require.Contains(t, r.stdout, "\n1 deliberation branch is not listed (--branches lists them)\n")
+	r = ok(t, "world", "ls", "--branches")
 	require.Len(t, strings.Split(strings.TrimSpace(r.stdout), "\n"), 1+3)
 	require.Regexp(t, childWorld+`\s+reseeded\s+simulated\s+`+parentWorld+`\s+1\s+running\s+9`, r.stdout)
-	r = ok(t, "world", "ls", "--json")
+	r = ok(t, "world", "ls", "--branches", "--json")
 	var nodes []world.Node
 	r.decode(t, &nodes)
 	require.Len(t, nodes, 3)
