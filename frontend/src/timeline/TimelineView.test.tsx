@@ -141,6 +141,52 @@ describe('TimelineView', () => {
     expect(await decisionIn(4)).toBe(critic);
   });
 
+  it('says which round of deliberation chose a step, and what it spent', async () => {
+    const roundEvent = 'evt_round_one';
+    const own = [
+      event({ seq: 1, pos: 1, stream: OWN, type: 'world.initialized', reality: 'world_local' }),
+      event({ seq: 2, pos: 2, stream: OWN, type: 'world.step', reality: 'world_local', payload: { action: 'N' }, worldLocalTime: 1 }),
+      event({ seq: 3, pos: 3, stream: OWN, type: 'world.step', reality: 'world_local', payload: { action: 'S' }, worldLocalTime: 2, causationId: roundEvent }),
+      event({ seq: 4, pos: 4, stream: OWN, type: 'world.event', reality: 'world_local', payload: { type: 'moved' }, worldLocalTime: 2, causationId: 'evt_step_three' }),
+    ];
+    const round = {
+      eventId: roundEvent,
+      deliberationIndex: 1,
+      parentRunId: OWN,
+      parentWorldId: 'wld_own',
+      checkpointId: 'cpt_1',
+      parentTime: 1,
+      strategy: 'beam',
+      depth: 10,
+      seeds: [],
+      budget: { branches: 200, used: 180, steps: 400, deduplicated: 12, depth: 10, wallMs: 900, stopped: 'exhausted' },
+      candidates: [{ action: 'S', score: -12, mean: -12, visits: 1, line: ['S'], branches: [], bestBranches: [] }],
+      chosen: 'S',
+    };
+    const { api, channel } = fakeApi({
+      ...backend(own.length, 0, (i) => own[i]!),
+      WorldDetail: () => ({ world: worldSpec({ name: 'grid', domain: 'simulated' }), run: worldRun({ id: OWN }), runs: [], checkpoints: [] }),
+      Deliberations: () => [round],
+    });
+    render(<TimelineView api={api} runId={OWN} />);
+    await waitFor(() => expect(rows()).toHaveLength(4));
+    await waitFor(() => expect(within(rows()[2]!).getByText('round 1')).toBeTruthy());
+    expect(within(rows()[1]!).queryByText(/^round/)).toBeNull();
+    expect(within(rows()[3]!).queryByText(/^round/)).toBeNull();
+    expect(channel.calls('Deliberations')).toEqual([[OWN]]);
+
+    fireEvent.click(rows()[2]!);
+    const detail = await screen.findByRole('complementary', { name: 'Event' });
+    expect(within(detail).getByTestId('cause').textContent).toBe(
+      'deliberation round 1 at t=1 — beam, 180 of 200 branches: chose "S" (score -12.00). The round on the world',
+    );
+    // Another cause is named by its event's id.
+    fireEvent.click(rows()[3]!);
+    await waitFor(() => expect(within(detail).getByRole('heading').textContent).toBe('world.event'));
+    expect(within(detail).queryByTestId('cause')).toBeNull();
+    expect(within(detail).getByText('Caused by').nextElementSibling?.textContent).toBe('evt_…ep_three');
+  });
+
   it('numbers events across the fork line, jumps to a number and says when the filters hide it', async () => {
     setup();
     await waitFor(() => expect(rows()).toHaveLength(6));

@@ -1,5 +1,5 @@
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import type { DucklmApi } from '../bridge';
+import type { DeliberationRound, DucklmApi } from '../bridge';
 import { formatCount } from '../lib/format';
 import { shortId } from '../lib/ids';
 import { decisionOf, describeDecision } from '../lib/decision';
@@ -14,6 +14,7 @@ import { useLoad } from '../ui/useLoad';
 import { navigate } from '../ui/useRoute';
 import { TaskRunForkDialog } from '../runs/PlanForkDialog';
 import { ForkDialog } from '../worlds/ForkDialog';
+import { roundLine } from '../worlds/RoundsPanel';
 import { useHistory } from './useHistory';
 import { SearchStatus } from './SearchStatus';
 import { useSearch } from './useSearch';
@@ -39,6 +40,15 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
   // asked once the first rows are on screen, never before them.
   const [painted, setPainted] = useState(false);
   const [typeCounts] = useLoad(() => (painted ? api.historyTypes(runId) : Promise.resolve(undefined)), [api, runId, painted]);
+  // A step a deliberation chose points at its round (its causation): the
+  // rounds of a simulated run, by their events' ids, say why it was taken.
+  const simulatedRun = world.value?.world.domain === 'simulated';
+  const [rounds] = useLoad(() => (simulatedRun ? api.deliberations(runId) : Promise.resolve([])), [api, runId, simulatedRun]);
+  const roundByEvent = useMemo(() => {
+    const m = new Map<string, DeliberationRound>();
+    for (const r of rounds.value ?? []) if (r.eventId) m.set(r.eventId, r);
+    return m;
+  }, [rounds.value]);
   const [clock, setClock] = useState<Clock>('recorded');
   const [filter, setFilter] = useState<Filter>(NO_FILTER);
   const [text, setText] = useState(''); // the search as searched, once typing pauses
@@ -394,6 +404,7 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
                           domain={domain}
                           selected={selected?.index === r.index}
                           forkPoint={r.index === history.inherited && history.inherited > 0}
+                          round={r.event.causationId ? roundByEvent.get(r.event.causationId)?.deliberationIndex : undefined}
                           onSelect={() => setSelected((s) => (s?.index === r.index ? undefined : r))}
                           onFork={() => setForkFrom(r)}
                         />
@@ -443,7 +454,7 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
                   {detail.event.causationId && (
                     <div className="fact">
                       <dt>Caused by</dt>
-                      <dd className="mono">{shortId(detail.event.causationId)}</dd>
+                      <CauseOf id={detail.event.causationId} round={roundByEvent.get(detail.event.causationId)} runId={runId} />
                     </div>
                   )}
                 </dl>
@@ -509,6 +520,19 @@ function PendingRow({ top, index }: { top: number; index: number }) {
   );
 }
 
+/** CauseOf names what an event was caused by: the round of deliberation that chose a step, or the causing event's id. */
+function CauseOf({ id, round, runId }: { id: string; round: DeliberationRound | undefined; runId: string }) {
+  if (!round) return <dd className="mono">{shortId(id)}</dd>;
+  return (
+    <dd data-testid="cause" className="cause">
+      <span>
+        deliberation round {round.deliberationIndex} at t={round.parentTime} — {roundLine(round)}.{' '}
+        <a href={href({ screen: 'world', runId })}>The round on the world</a>
+      </span>
+    </dd>
+  );
+}
+
 interface RowProps {
   row: TimelineRow;
   top: number;
@@ -517,11 +541,13 @@ interface RowProps {
   domain: Domain;
   selected: boolean;
   forkPoint: boolean;
+  /** The round of deliberation that chose this step, if one did. */
+  round: number | undefined;
   onSelect: () => void;
   onFork: () => void;
 }
 
-const Row = memo(function Row({ row: r, top, lane, clock, domain, selected, forkPoint, onSelect, onFork }: RowProps) {
+const Row = memo(function Row({ row: r, top, lane, clock, domain, selected, forkPoint, round, onSelect, onFork }: RowProps) {
   const e = r.event;
   const v = clockValue(e, clock);
   const x = xOnAxis(v, domain, LANE_W);
@@ -546,6 +572,11 @@ const Row = memo(function Row({ row: r, top, lane, clock, domain, selected, fork
       <span role="cell" className="mono ellipsis" title={e.type}>
         {e.type}
         {e.reality === 'world_local' && <span className="badge reality-world_local tiny">local</span>}
+        {round !== undefined && (
+          <span className="badge branch-badge tiny" title={`chosen by deliberation round ${round}`}>
+            round {round}
+          </span>
+        )}
       </span>
       <span role="cell" className="mono ellipsis muted" title={previewPayload(e.payload, 2000)}>
         {r.checkpointId ? (
