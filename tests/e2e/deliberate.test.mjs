@@ -49,6 +49,34 @@ describe('Deliberation', { timeout: 150_000 }, () => {
       // Every branch is a world forked from this one or from another branch.
       const page1 = await stack.call('ListWorlds', { limit: 500 });
       assert.equal(page1.total, 1 + used);
+
+      // The world view keeps the round: what it spent and what it chose,
+      // opening to its candidates.
+      const panel = page.getByRole('region', { name: 'Deliberations' });
+      const head = panel.getByRole('button', { name: /^Round 1 at t=0/ });
+      await head.waitFor();
+      assert.match(await head.textContent(), new RegExp(`beam, ${used} of 60 branches: chose ${chosen.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(score `));
+      await head.click();
+      await panel.getByRole('article', { name: 'Candidate 1' }).waitFor();
+      // Its forks hide the branches, and say how many.
+      const forks = page.getByRole('region', { name: 'Forks of this world' });
+      await forks.getByTestId('fork-branches-note').filter({ hasText: /^\d+ deliberation branch(es are| is) not listed\. List them too$/ }).waitFor();
+      // The Worlds list shows the grid alone, and the branches when asked.
+      await go(stack, page, '#/worlds');
+      const list = page.getByRole('region', { name: 'Simulated worlds' });
+      await list.getByTestId('world-count').filter({ hasText: '1 world' }).waitFor();
+      const note = list.getByTestId('branches-note');
+      assert.match(await note.textContent(), /^\d+ deliberation branch(es are| is) not listed\./);
+      await note.getByRole('button', { name: 'List them too' }).click();
+      await list.getByTestId('world-count').filter({ hasText: new RegExp(`^(100 of )?${(1 + used).toLocaleString('en')} worlds`) }).waitFor();
+      await list.getByText(/^branch, round 1$/).first().waitFor();
+      // The timeline says why the world took its step: the round chose it.
+      await go(stack, page, `#/timeline/${encodeURIComponent(run)}?world=1`);
+      const step = page.getByTestId('timeline-row').filter({ hasText: 'world.step' });
+      await step.getByText('round 1', { exact: true }).waitFor();
+      await step.click();
+      const cause = page.getByRole('complementary', { name: 'Event' }).getByTestId('cause');
+      assert.match(await cause.textContent(), /^deliberation round 1 at t=0 — beam, \d+ of 60 branches: chose /);
       assert.deepEqual(page.problems, []);
     });
   });
