@@ -47,6 +47,9 @@ func TestDesktopScreens(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(cli("world", "demo", "--json"), &demo))
 	require.Len(t, demo.Children, 2)
+	// The noisy child thinks before its next step: the world screen shows
+	// the round it made and the timeline the step it chose.
+	cli("world", "deliberate", demo.Children[1].Run, "--strategy", "beam", "--width", "8", "--depth", "6", "--budget", "120", "--apply")
 	require.NoError(t, os.WriteFile(filepath.Join(workspace, "notes.txt"), []byte("ducklm workspace\n"), 0o644))
 	cli("run", "list the workspace", "--approve", "auto", "--workspace", workspace, "--json")
 	plan := filepath.Join(t.TempDir(), "plan.json")
@@ -71,7 +74,7 @@ func TestDesktopScreens(t *testing.T) {
 		{"approval", []string{waiting}},
 		{"new-task", []string{"new"}},
 		{"worlds", []string{"worlds"}},
-		{"world", []string{demo.Children[0].Run}},
+		{"world", []string{demo.Children[1].Run}},
 		{"lineage", []string{demo.ParentWorld}},
 		// The comparison of the two branches, left by the next screen: the
 		// path that once left a blank page (an effect's cleanup that was not
