@@ -182,7 +182,7 @@ export function Worlds({ api }: { api: DucklmApi }) {
                 'Deliberation branches are listed, marked with their round. '
               ) : (
                 <>
-                  {branchesLine(worlds.branches, text)} The Lineage shows them under their rounds.{' '}
+                  {branchesLine(worlds.branches, text)} The <a href={href({ screen: 'lineage' })}>Lineage</a> shows them under their rounds.{' '}
                 </>
               )}
               <button type="button" className="link-button" onClick={() => setShowBranches(!showBranches)}>
