@@ -40,7 +40,7 @@ var worldCommands = []worldCommand{
 	{"deliberate", "RUN [--checkpoint CKP] [--strategy beam|mcts] [--width N] [--depth N] [--budget N] [--seeds K] [--time-limit D] [--rounds N | --until-done] [--apply] [--on-workers N] [--json]",
 		"search forks of a run's world, rank the next actions, and (--apply) take the best", true, runWorldDeliberate, false},
 	{"ls", "[--branches] [--json]", "list worlds (--branches: deliberation branches too)", false, runWorldLs, false},
-	{"show", "WORLD|RUN [--json]", "show a world or run: spec, runs, checkpoints, fork provenance", false, runWorldShow, false},
+	{"show", "WORLD|RUN [--json]", "show a world or run: spec, runs, checkpoints, rounds of deliberation, fork provenance", false, runWorldShow, false},
 	{"events", "RUN [--full] [--type T[,T...]] [--limit N] [--json]", "list a run's events (--full: with inherited history)", false, runWorldEvents, false},
 	{"lineage", "[WORLD] [--json]", "the fork tree, or one world's ancestors and descendants", false, runWorldLineage, false},
 	{"diff", "RUN RUN [--json]", "compare two runs after their shared history", false, runWorldDiff, false},

@@ -46,6 +46,25 @@ func TestWorldDeliberate(t *testing.T) {
 	runID := show.field(t, "run")
 	require.Contains(t, ok(t, "world", "verify", runID).stdout, "verified: ")
 
+	// world show lists the run's rounds, oldest first.
+	shown := ok(t, "world", "show", run).stdout
+	require.Contains(t, shown, "  deliberations (3):\n")
+	require.Regexp(t, `\n    round 1 at t=0: beam, \d+ of 30 branches, chose "(E|S)" \(score -?[\d.]+\)\n`, shown)
+	require.Regexp(t, `\n    round 3 at t=1: mcts, \d+ of 20 branches, chose "[NESW]" \(score -?[\d.]+\)\n`, shown)
+	var detail struct {
+		Runs []struct {
+			Rounds []struct {
+				DeliberationIndex int64  `json:"deliberationIndex"`
+				Event             string `json:"event"`
+			} `json:"rounds"`
+		} `json:"runs"`
+	}
+	ok(t, "world", "show", run, "--json").decode(t, &detail)
+	require.Len(t, detail.Runs[0].Rounds, 3)
+	require.EqualValues(t, 3, detail.Runs[0].Rounds[2].DeliberationIndex)
+	require.NotEmpty(t, detail.Runs[0].Rounds[2].Event)
+	require.Equal(t, res.Rounds[1].EventID, detail.Runs[0].Rounds[2].Event)
+
 	// world ls lists the grid alone and counts the branches it left out;
 	// --branches lists them too.
 	ls := ok(t, "world", "ls")

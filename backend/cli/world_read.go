@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"ducklm/backend"
+	"ducklm/backend/deliberation"
 	"ducklm/backend/starlark"
 	"ducklm/backend/world"
 )
@@ -105,6 +107,35 @@ type showOut struct {
 type runDetail struct {
 	Run         backend.WorldRun     `json:"run"`
 	Checkpoints []backend.Checkpoint `json:"checkpoints"`
+	// Rounds sums up the run's rounds of deliberation, oldest first
+	// (`ducklm world deliberate` prints one whole).
+	Rounds []roundSummary `json:"rounds,omitempty"`
+}
+
+// roundSummary is one recorded round of deliberation as world show lists it.
+type roundSummary struct {
+	Index      int64           `json:"deliberationIndex"`
+	ParentTime int64           `json:"parentTime"`
+	Strategy   string          `json:"strategy"`
+	Used       int             `json:"used"`
+	Budget     int             `json:"budget"`
+	Chosen     json.RawMessage `json:"chosen"`
+	// Score is the chosen first action's best score; Failed says why it has none.
+	Score  float64 `json:"score"`
+	Failed string  `json:"failed,omitempty"`
+	Event  string  `json:"event"`
+}
+
+func summarizeRounds(rounds []deliberation.Round) []roundSummary {
+	out := make([]roundSummary, len(rounds))
+	for i, r := range rounds {
+		out[i] = roundSummary{Index: r.DeliberationIndex, ParentTime: r.ParentTime, Strategy: string(r.Strategy),
+			Used: r.Budget.Used, Budget: r.Budget.Branches, Chosen: r.Chosen, Event: r.EventID}
+		if len(r.Candidates) > 0 {
+			out[i].Score, out[i].Failed = r.Candidates[0].Score, r.Candidates[0].Failed
+		}
+	}
+	return out
 }
 
 func runWorldShow(s *session, args []string) error {
@@ -165,6 +196,13 @@ func runWorldShow(s *session, args []string) error {
 			return err
 		}
 		out.Runs[i] = runDetail{Run: r, Checkpoints: cps}
+		if out.World.Domain == backend.DomainSimulated {
+			rounds, err := s.svc.Deliberation.Rounds(s.ctx, r.ID)
+			if err != nil {
+				return err
+			}
+			out.Runs[i].Rounds = summarizeRounds(rounds)
+		}
 	}
 	return s.out(out, func(w io.Writer) { printShow(w, out) })
 }
@@ -195,6 +233,16 @@ func printShow(w io.Writer, out showOut) {
 		fmt.Fprintf(w, "  checkpoints (%d):\n", len(d.Checkpoints))
 		for _, cp := range d.Checkpoints {
 			fmt.Fprintf(w, "    %s  t=%d  seq %d  %s\n", cp.ID, cp.WorldLocalTime, cp.LedgerSeq, cp.Blob.Digest)
+		}
+		if len(d.Rounds) > 0 {
+			fmt.Fprintf(w, "  deliberations (%d):\n", len(d.Rounds))
+			for _, r := range d.Rounds {
+				score := "score " + num(r.Score)
+				if r.Failed != "" {
+					score = "its branches failed"
+				}
+				fmt.Fprintf(w, "    round %d at t=%d: %s, %d of %d branches, chose %s (%s)\n", r.Index, r.ParentTime, r.Strategy, r.Used, r.Budget, compact(r.Chosen), score)
+			}
 		}
 	}
 }
