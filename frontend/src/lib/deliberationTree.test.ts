@@ -57,6 +57,20 @@ describe('searchOverlay', () => {
     expect([...o.olderRounds].sort()).toEqual(['a1', 'b1']);
   });
 
+  it('folds a large latest round to its chosen line: every branch beside the line folds its subtree', () => {
+    const big = round(2, { a2: -5, b2: -4, b2x: -4 }, 'b2x');
+    big.budget = { ...big.budget, used: 20_000, branches: 20_000 };
+    const o = searchOverlay(m, new Map([['grid', [round(1, { a1: -10, a1x: -8, b1: -12 }, 'a1x'), big]]]));
+    expect([...o.chosen].sort()).toEqual(['a1', 'a1x', 'b2', 'b2x']);
+    expect([...o.offLine]).toEqual(['a2']);
+    expect(o.offLineBranches).toBe(20_000);
+    expect([...o.olderRounds].sort()).toEqual(['a1', 'b1']);
+    // A round of a few branches is drawn whole.
+    const small = searchOverlay(m, new Map([['grid', [round(1, { a1: -10, a1x: -8, b1: -12 }, 'a1x'), round(2, { a2: -5, b2: -4, b2x: -4 }, 'b2x')]]]));
+    expect(small.offLine.size).toBe(0);
+    expect(small.offLineBranches).toBe(0);
+  });
+
   it('draws a round without scores (recorded before they were kept) untoned, and ignores worlds not in the lineage', () => {
     const r = round(1, {}, 'a1x');
     delete r.scores;

@@ -8,6 +8,9 @@ import type { LineageModel } from './lineage';
 /** SCORE_TONES is how many steps the score scale has (CSS --score-0 … --score-4). */
 export const SCORE_TONES = 5;
 
+/** LARGE_ROUND is how many branches a latest round draws whole; a larger one starts folded to its chosen line. */
+export const LARGE_ROUND = 200;
+
 /**
  * deliberatingWorlds maps each world that deliberated (the parent of a
  * round's first branches) to the run whose rounds to read.
@@ -32,6 +35,14 @@ export interface SearchOverlay {
   chosen: ReadonlySet<string>;
   /** The first branches of every round but the latest of its world: folded by default. */
   olderRounds: ReadonlySet<string>;
+  /**
+   * In a latest round of more than LARGE_ROUND branches, the branches just
+   * off its chosen line (each a subtree): folded by default, so the line
+   * and what it was chosen over stay readable; offLineBranches counts those
+   * rounds' branches.
+   */
+  offLine: ReadonlySet<string>;
+  offLineBranches: number;
   /** How many rounds are drawn. */
   rounds: number;
 }
@@ -42,6 +53,8 @@ export function searchOverlay(m: LineageModel, roundsByWorld: ReadonlyMap<string
   const tone = new Map<string, number>();
   const chosen = new Set<string>();
   const olderRounds = new Set<string>();
+  const offLine = new Set<string>();
+  let offLineBranches = 0;
   let count = 0;
   for (const [worldId, rounds] of roundsByWorld) {
     if (rounds.length === 0) continue;
@@ -58,17 +71,43 @@ export function searchOverlay(m: LineageModel, roundsByWorld: ReadonlyMap<string
         tone.set(w, hi === lo ? SCORE_TONES - 1 : Math.round(((s - lo) / (hi - lo)) * (SCORE_TONES - 1)));
       }
       // The chosen line: from the end of the chosen action's best line up to the world that deliberated.
+      const line: string[] = [];
       for (let cur = r.candidates[0]?.bestBranches?.[0]; cur && cur !== worldId; ) {
         const n = m.byId.get(cur);
         if (!n || n.round !== idx) break;
         chosen.add(cur);
+        line.push(cur);
         cur = n.parent;
       }
-      if (idx < latest) for (const c of m.children.get(worldId) ?? []) if (m.byId.get(c)?.round === idx) olderRounds.add(c);
+      if (idx < latest) {
+        for (const c of m.children.get(worldId) ?? []) if (m.byId.get(c)?.round === idx) olderRounds.add(c);
+      } else if (r.budget.used > LARGE_ROUND && line.length > 0) {
+        // Along the line, from the world that deliberated down: every
+        // branch of this round beside it folds its subtree.
+        const onLine = new Set(line);
+        let folded = false;
+        for (const at of [worldId, ...line]) {
+          for (const c of m.children.get(at) ?? []) {
+            if (!onLine.has(c) && m.byId.get(c)?.round === idx) {
+              offLine.add(c);
+              folded = true;
+            }
+          }
+        }
+        if (folded) offLineBranches += r.budget.used;
+      }
     }
   }
-  return { score, tone, chosen, olderRounds, rounds: count };
+  return { score, tone, chosen, olderRounds, offLine, offLineBranches, rounds: count };
 }
 
 /** EMPTY_OVERLAY is a lineage without deliberations. */
-export const EMPTY_OVERLAY: SearchOverlay = { score: new Map(), tone: new Map(), chosen: new Set(), olderRounds: new Set(), rounds: 0 };
+export const EMPTY_OVERLAY: SearchOverlay = {
+  score: new Map(),
+  tone: new Map(),
+  chosen: new Set(),
+  olderRounds: new Set(),
+  offLine: new Set(),
+  offLineBranches: 0,
+  rounds: 0,
+};

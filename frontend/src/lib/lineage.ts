@@ -108,11 +108,15 @@ export function buildLineageOutline(o: LineageOutline): LineageModel {
   return { nodes, byId, edges, children };
 }
 
-/** layoutInput is what the lineage's layout needs, as plain data (it may go to a worker). */
-export function layoutInput(m: LineageModel): { nodes: LayoutNode[]; edges: LayoutEdge[]; options: LayoutOptions } {
+/**
+ * layoutInput is what the lineage's layout needs, as plain data (it may go
+ * to a worker): every world but those hidden in folded subtrees, which
+ * take no room (a folded search of 20,000 branches lays out as its line).
+ */
+export function layoutInput(m: LineageModel, hidden: ReadonlySet<string> = new Set()): { nodes: LayoutNode[]; edges: LayoutEdge[]; options: LayoutOptions } {
   return {
-    nodes: m.nodes.map((n) => ({ id: n.id, width: NODE_W, height: NODE_H })),
-    edges: m.edges.map((e) => ({ id: e.id, from: e.from, to: e.to })),
+    nodes: m.nodes.filter((n) => !hidden.has(n.id)).map((n) => ({ id: n.id, width: NODE_W, height: NODE_H })),
+    edges: m.edges.filter((e) => !hidden.has(e.from) && !hidden.has(e.to)).map((e) => ({ id: e.id, from: e.from, to: e.to })),
     // A fork lineage is a forest: tidy trees, with dagre for anything else.
     options: { ranksep: 110, nodesep: 10, forests: 'tree' },
   };

@@ -311,9 +311,37 @@ describe('LineageView with a deliberation', () => {
     await waitFor(() => expect(screen.queryByRole('button', { name: /^a1x,/ })).toBeNull());
     expect(node(/^a1,/)).toBeTruthy();
     fireEvent.click(within(legend).getByRole('button', { name: 'Unfold 1 older round' }));
-    expect(node(/^a1x,/).getAttribute('aria-label')).toBe('a1x, simulated, running, score -8, on the chosen line');
+    // The unfolded subtree is laid out again, then drawn.
+    await waitFor(() => expect(node(/^a1x,/).getAttribute('aria-label')).toBe('a1x, simulated, running, score -8, on the chosen line'));
     fireEvent.click(within(legend).getByRole('button', { name: 'Fold older rounds' }));
     await waitFor(() => expect(screen.queryByRole('button', { name: /^a1x,/ })).toBeNull());
+  });
+
+  it('folds a large latest round to its chosen line, and unfolds it', async () => {
+    const outline = () => {
+      const o = searched();
+      const a2x = { ...o.worlds.find((w) => w.id === 'a2')!, id: 'a2x', name: 'a2x', runId: 'run_a2x', parent: 'a2' };
+      return { worlds: [...o.worlds, a2x], forks: [...o.forks, { id: 'frk_a2x', from: 'a2', to: 'a2x', divergence: 'action_override' as const, at: 0 }] };
+    };
+    const big = round(2, { a2: -5, a2x: -6, b2: -4, b2x: -4 }, 'b2x');
+    big.budget = { ...big.budget, branches: 20_000, used: 20_000 };
+    const { api } = fakeApi({ LineageOutline: outline, Deliberations: () => [round(1, { a1: -10, a1x: -8, b1: -12 }, 'a1x'), big] });
+    render(<LineageView api={api} />);
+    const legend = await screen.findByTestId('score-legend');
+    // The chosen line is drawn whole; the branch beside it keeps its place, folded.
+    await waitFor(() => expect(screen.queryByRole('button', { name: /^a2x,/ })).toBeNull());
+    expect(node(/^b2x,/).getAttribute('aria-label')).toContain('on the chosen line');
+    expect(node(/^a2,/)).toBeTruthy();
+    // What is folded takes no room: the layout leaves it out.
+    const laidOut = () => vi.mocked(layoutModule.layoutDag).mock.calls.at(-1)![0].map((n) => n.id);
+    await waitFor(() => expect(laidOut()).not.toContain('a2x'));
+    expect(laidOut()).not.toContain('a1x');
+    expect(laidOut()).toContain('b2x');
+    fireEvent.click(within(legend).getByRole('button', { name: 'Unfold the latest round (20,000 branches)' }));
+    await waitFor(() => expect(node(/^a2x,/)).toBeTruthy());
+    expect(laidOut()).toContain('a2x');
+    fireEvent.click(within(legend).getByRole('button', { name: 'Fold the latest round to its chosen line' }));
+    await waitFor(() => expect(screen.queryByRole('button', { name: /^a2x,/ })).toBeNull());
   });
 
   it('follows a search live: recorded branches read the lineage again', async () => {

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { DeliberationRound, DucklmApi } from '../bridge';
-import { EMPTY_OVERLAY, SCORE_TONES, deliberatingWorlds, searchOverlay } from '../lib/deliberationTree';
+import { EMPTY_OVERLAY, LARGE_ROUND, SCORE_TONES, deliberatingWorlds, searchOverlay } from '../lib/deliberationTree';
 import { type ForkEdge, buildLineageOutline, descendants, hiddenBy, layoutInput, searchLineage, toggleSelection } from '../lib/lineage';
 import { shortId } from '../lib/ids';
 import { formatCount, runStatusLabel } from '../lib/format';
@@ -15,12 +15,15 @@ import { useLayout } from './useLayout';
 
 /**
  * LineageView is the fork DAG of every world and run. The layout is made once
- * per lineage; selection, search and collapse are layered on top of it.
+ * per lineage and per fold (a folded subtree takes no room); selection and
+ * search are layered on top of it.
  */
 export function LineageView({ api, select, compare }: { api: DucklmApi; select?: string; compare?: [string, string] }) {
   const [lineage, reload] = useLoad(() => api.lineageOutline(), [api]);
   const model = useMemo(() => (lineage.value ? buildLineageOutline(lineage.value) : undefined), [lineage.value]);
-  const input = useMemo(() => (model ? layoutInput(model) : undefined), [model]);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  const hidden = useMemo(() => (model ? hiddenBy(model, collapsed) : new Set<string>()), [model, collapsed]);
+  const input = useMemo(() => (model ? layoutInput(model, hidden) : undefined), [model, hidden]);
   const layout = useLayout(input);
   // Where the time to the first drawing goes, for the performance measurement (tests/perf).
   useEffect(() => {
@@ -31,7 +34,6 @@ export function LineageView({ api, select, compare }: { api: DucklmApi; select?:
   }, [layout]);
 
   const [selected, setSelected] = useState<string[]>(select ? [select] : []);
-  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
 
   // Deliberations: each searching world's rounds colour its branches by
   // score and mark the chosen line; rounds before the latest start folded.
@@ -46,7 +48,7 @@ export function LineageView({ api, select, compare }: { api: DucklmApi; select?:
   // refresh does not undo the user's unfolding.
   const folded = useRef(new Set<string>());
   useEffect(() => {
-    const fresh = [...overlay.olderRounds].filter((id) => !folded.current.has(id));
+    const fresh = [...overlay.olderRounds, ...overlay.offLine].filter((id) => !folded.current.has(id));
     if (fresh.length === 0) return;
     for (const id of fresh) folded.current.add(id);
     setCollapsed((c) => new Set([...c, ...fresh]));
@@ -55,6 +57,7 @@ export function LineageView({ api, select, compare }: { api: DucklmApi; select?:
   const refresh = useThrottled(reload, 2000);
   useEffect(() => api.onLedgerEvents((batch) => batch.some((e) => e.type === 'world.forked' || e.type === 'deliberation.round') && refresh()), [api, refresh]);
   const olderFolded = overlay.olderRounds.size > 0 && [...overlay.olderRounds].every((id) => collapsed.has(id));
+  const offLineFolded = overlay.offLine.size > 0 && [...overlay.offLine].every((id) => collapsed.has(id));
   const [query, setQuery] = useState('');
   const [matchIndex, setMatchIndex] = useState(0);
   const [focus, setFocus] = useState<{ id?: string; tick: number }>({ ...(select ? { id: select } : {}), tick: 0 });
@@ -71,7 +74,6 @@ export function LineageView({ api, select, compare }: { api: DucklmApi; select?:
   }, [model, compareKey]);
   const now = useRelativeNow(selected.flatMap((id) => model?.byId.get(id)?.createdAt ?? []));
 
-  const hidden = useMemo(() => (model ? hiddenBy(model, collapsed) : new Set<string>()), [model, collapsed]);
   const collapsedCounts = useMemo(() => {
     const m = new Map<string, number>();
     if (model) for (const id of collapsed) if (!hidden.has(id)) m.set(id, descendants(model, id).length);
@@ -199,6 +201,23 @@ export function LineageView({ api, select, compare }: { api: DucklmApi; select?:
                     }
                   >
                     {olderFolded ? `Unfold ${overlay.rounds - searching.size} older ${overlay.rounds - searching.size === 1 ? 'round' : 'rounds'}` : 'Fold older rounds'}
+                  </button>
+                )}
+                {overlay.offLine.size > 0 && (
+                  <button
+                    type="button"
+                    className="button small"
+                    title={`A latest round of more than ${LARGE_ROUND} branches starts folded to its chosen line`}
+                    onClick={() =>
+                      setCollapsed((c) => {
+                        const next = new Set(c);
+                        for (const id of overlay.offLine) if (offLineFolded) next.delete(id);
+                        else next.add(id);
+                        return next;
+                      })
+                    }
+                  >
+                    {offLineFolded ? `Unfold the latest round (${overlay.offLineBranches.toLocaleString('en')} branches)` : 'Fold the latest round to its chosen line'}
                   </button>
                 )}
               </div>

@@ -20,7 +20,9 @@ export type LayoutState = { status: 'idle' } | { status: 'working'; nodes: numbe
  * useLayout lays out a graph once per `input` object (callers memoise it on
  * the graph, never on selection). Large graphs that dagre lays out go to a
  * worker so the window can show progress; forests laid out as tidy trees,
- * small graphs, and pages without workers, lay out here.
+ * small graphs, and pages without workers, lay out here. A new layout of a
+ * graph already drawn (a fold, a live refresh) keeps the last one on screen
+ * until it is ready: the drawing never blinks out.
  */
 export function useLayout(input: LayoutRequest | undefined): LayoutState {
   const [state, setState] = useState<LayoutState>({ status: 'idle' });
@@ -30,7 +32,7 @@ export function useLayout(input: LayoutRequest | undefined): LayoutState {
       return;
     }
     let cancelled = false;
-    setState({ status: 'working', nodes: input.nodes.length });
+    setState((s) => (s.status === 'ready' ? s : { status: 'working', nodes: input.nodes.length }));
     const local = () => {
       try {
         const layout = layoutDag(input.nodes, input.edges, input.options);
