@@ -159,7 +159,7 @@ func TestFallbackOnModelError(t *testing.T) {
 	require.Equal(t, 0.9, c.Score)
 	require.Contains(t, c.ModelError, "Ollama is not reachable at "+host.String())
 	require.Equal(t, "The step succeeded and produced output. The critic model was not used (Ollama is not reachable at "+
-		host.String()+" (connection refused); start it with `ollama serve`, or correct the Ollama host in Settings), so this is the heuristic score.", c.Explanation)
+		host.String()+" (connection refused); start it with `ollama serve`, or correct the Ollama host in Settings): this is a rule of thumb over the exit status and output, not a judgement of the result.", c.Explanation)
 
 	d := critic.Decision(c)
 	require.NoError(t, d.Validate())
@@ -177,7 +177,7 @@ func TestFallbackOnGarbageAndMissingModel(t *testing.T) {
 	require.Equal(t, critic.SourceHeuristic, c.Source)
 	require.Equal(t, 0.3, c.Score)
 	require.Equal(t, "the critic model's answer is not valid JSON", c.ModelError)
-	require.Contains(t, c.Explanation, "so this is the heuristic score.")
+	require.Contains(t, c.Explanation, "): this is a rule of thumb over the exit status and output, not a judgement of the result.")
 
 	req := request(backend.ToolResult{}, "", "")
 	req.Model = "absent:1b"

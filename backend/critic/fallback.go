@@ -30,6 +30,6 @@ func (w WithFallback) Evaluate(ctx context.Context, req Request) Critique {
 func (w WithFallback) fallback(req Request, reason string) Critique {
 	c := w.Heuristic.Evaluate(req)
 	c.ModelError = reason
-	c.Explanation += " The critic model was not used (" + reason + "), so this is the heuristic score."
+	c.Explanation += " The critic model was not used (" + reason + "): this is a rule of thumb over the exit status and output, not a judgement of the result."
 	return c
 }
