@@ -13,6 +13,14 @@ import { LineageCanvas } from './LineageCanvas';
 import { LineageFind } from './LineageFind';
 import { useLayout } from './useLayout';
 
+/** toggleFold unfolds ids when all of them are folded, else folds them all. */
+function toggleFold(collapsed: ReadonlySet<string>, ids: ReadonlySet<string>, folded: boolean): ReadonlySet<string> {
+  const next = new Set(collapsed);
+  for (const id of ids) if (folded) next.delete(id);
+  else next.add(id);
+  return next;
+}
+
 /**
  * LineageView is the fork DAG of every world and run. The layout is made once
  * per lineage and per fold (a folded subtree takes no room); selection and
@@ -191,14 +199,7 @@ export function LineageView({ api, select, compare }: { api: DucklmApi; select?:
                   <button
                     type="button"
                     className="button small"
-                    onClick={() =>
-                      setCollapsed((c) => {
-                        const next = new Set(c);
-                        for (const id of overlay.olderRounds) if (olderFolded) next.delete(id);
-                        else next.add(id);
-                        return next;
-                      })
-                    }
+                    onClick={() => setCollapsed((c) => toggleFold(c, overlay.olderRounds, olderFolded))}
                   >
                     {olderFolded ? `Unfold ${overlay.rounds - searching.size} older ${overlay.rounds - searching.size === 1 ? 'round' : 'rounds'}` : 'Fold older rounds'}
                   </button>
@@ -208,14 +209,7 @@ export function LineageView({ api, select, compare }: { api: DucklmApi; select?:
                     type="button"
                     className="button small"
                     title={`A latest round of more than ${LARGE_ROUND} branches starts folded to its chosen line`}
-                    onClick={() =>
-                      setCollapsed((c) => {
-                        const next = new Set(c);
-                        for (const id of overlay.offLine) if (offLineFolded) next.delete(id);
-                        else next.add(id);
-                        return next;
-                      })
-                    }
+                    onClick={() => setCollapsed((c) => toggleFold(c, overlay.offLine, offLineFolded))}
                   >
                     {offLineFolded ? `Unfold the latest round (${overlay.offLineBranches.toLocaleString('en')} branches)` : 'Fold the latest round to its chosen line'}
                   </button>

@@ -10,7 +10,7 @@ import { CLOCKS, type Clock, type Domain, type Filter, NO_FILTER, type TimelineR
 import { indexOfSeq, isFiltered, lanesOfSegments, rowAt, toHistoryFilter } from '../lib/timelinePages';
 import { contentHeight, rowWindow, scrollTopFor } from '../lib/timelineWindow';
 import { JsonTree } from '../ui/JsonTree';
-import { useLoad } from '../ui/useLoad';
+import { useLoad, useThrottled } from '../ui/useLoad';
 import { navigate } from '../ui/useRoute';
 import { TaskRunForkDialog } from '../runs/PlanForkDialog';
 import { ForkDialog } from '../worlds/ForkDialog';
@@ -43,7 +43,9 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
   // A step a deliberation chose points at its round (its causation): the
   // rounds of a simulated run, by their events' ids, say why it was taken.
   const simulatedRun = world.value?.world.domain === 'simulated';
-  const [rounds] = useLoad(() => (simulatedRun ? api.deliberations(runId) : Promise.resolve([])), [api, runId, simulatedRun]);
+  const [rounds, reloadRounds] = useLoad(() => (simulatedRun ? api.deliberations(runId) : Promise.resolve([])), [api, runId, simulatedRun]);
+  const refreshRounds = useThrottled(reloadRounds, 1000);
+  useEffect(() => api.onLedgerEvents((batch) => simulatedRun && batch.some((e) => e.type === 'deliberation.round') && refreshRounds()), [api, simulatedRun, refreshRounds]);
   const roundByEvent = useMemo(() => {
     const m = new Map<string, DeliberationRound>();
     for (const r of rounds.value ?? []) if (r.eventId) m.set(r.eventId, r);

@@ -19,7 +19,8 @@ import { useRelativeNow } from '../ui/useNow';
 import { navigate } from '../ui/useRoute';
 import { DeliberateDialog } from './DeliberateDialog';
 import { ForkDialog } from './ForkDialog';
-import { branchesLine, useWorldList } from './useWorldList';
+import { BranchesNote } from './BranchesNote';
+import { useWorldList } from './useWorldList';
 import { GridView } from './GridView';
 import { RoundsPanel } from './RoundsPanel';
 
@@ -460,13 +461,8 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
                 </button>
               </div>
             )}
-            {forks.status === 'ready' && (showBranches || forks.branches > 0) && (
-              <p className="muted small pad branches-note" data-testid="fork-branches-note">
-                {showBranches ? 'Deliberation branches are listed, marked with their round. ' : `${branchesLine(forks.branches, '')} `}
-                <button type="button" className="link-button" onClick={() => setShowBranches(!showBranches)}>
-                  {showBranches ? 'Leave them out' : 'List them too'}
-                </button>
-              </p>
+            {forks.status === 'ready' && (
+              <BranchesNote shown={showBranches} left={forks.branches} text="" testId="fork-branches-note" onToggle={() => setShowBranches(!showBranches)} />
             )}
             {forks.error && <p className="inline-error pad small">{forks.error}</p>}
           </section>

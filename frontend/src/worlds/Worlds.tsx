@@ -11,7 +11,8 @@ import { useDebounced } from '../ui/useDebounced';
 import { useLoad, useThrottled } from '../ui/useLoad';
 import { useRelativeNow } from '../ui/useNow';
 import { navigate } from '../ui/useRoute';
-import { branchesLine, useWorldList } from './useWorldList';
+import { BranchesNote } from './BranchesNote';
+import { useWorldList } from './useWorldList';
 
 /** A minimal world program, for "write your own". */
 export const STARTER_PROGRAM = `# A world program: init(seed) returns the first state,
@@ -176,19 +177,19 @@ export function Worlds({ api }: { api: DucklmApi }) {
                   : 'No simulated worlds yet. Open the Branching Grid to start one.'}
             </p>
           )}
-          {worlds.status === 'ready' && (showBranches || worlds.branches > 0) && (
-            <p className="muted small pad branches-note" data-testid="branches-note">
-              {showBranches ? (
-                'Deliberation branches are listed, marked with their round. '
-              ) : (
+          {worlds.status === 'ready' && (
+            <BranchesNote
+              shown={showBranches}
+              left={worlds.branches}
+              text={text}
+              testId="branches-note"
+              after={
                 <>
-                  {branchesLine(worlds.branches, text)} The <a href={href({ screen: 'lineage' })}>Lineage</a> shows them under their rounds.{' '}
+                  The <a href={href({ screen: 'lineage' })}>Lineage</a> shows them under their rounds.
                 </>
-              )}
-              <button type="button" className="link-button" onClick={() => setShowBranches(!showBranches)}>
-                {showBranches ? 'Leave them out' : 'List them too'}
-              </button>
-            </p>
+              }
+              onToggle={() => setShowBranches(!showBranches)}
+            />
           )}
           {worlds.items.length > 0 && (
             <ul className="world-list">
