@@ -20,11 +20,17 @@ const (
 	DecisionComplete          DecisionType = "complete"
 	DecisionFail              DecisionType = "fail"
 	DecisionNoop              DecisionType = "noop"
+	// DecisionReview asks the orchestrator to read what the plan's steps
+	// did and answer the task, add steps, or give up (DESIGN.md, the loop).
+	DecisionReview DecisionType = "review"
+	// DecisionRetry runs a failed step again, after a backoff.
+	DecisionRetry DecisionType = "retry"
 )
 
 var decisionTypes = map[DecisionType]bool{
 	DecisionPlan: true, DecisionTool: true, DecisionCoder: true, DecisionRespond: true, DecisionReplan: true,
 	DecisionStoreMemory: true, DecisionRequestPermission: true, DecisionComplete: true, DecisionFail: true, DecisionNoop: true,
+	DecisionReview: true, DecisionRetry: true,
 }
 
 // Decision is the one shape every decision-producing component returns
@@ -42,7 +48,7 @@ type Decision struct {
 // Validate checks the decision against the contract.
 func (d Decision) Validate() error {
 	if !decisionTypes[d.Type] {
-		return Errorf(EINVALID, "decision type %q is not one of plan, tool, coder, respond, replan, store_memory, request_permission, complete, fail, noop", d.Type)
+		return Errorf(EINVALID, "decision type %q is not one of plan, tool, coder, respond, replan, store_memory, request_permission, complete, fail, noop, review, retry", d.Type)
 	}
 	if math.IsNaN(d.Confidence) || d.Confidence < 0 || d.Confidence > 1 {
 		return Errorf(EINVALID, "decision confidence must be between 0 and 1, not %v", d.Confidence)

@@ -16,12 +16,29 @@ import (
 // the keywords a grammar can hold (types, properties, required, enums,
 // lengths); the rest is checked after the answer, as every plan is.
 func PlanFormat(catalog []ToolInfo) json.RawMessage {
+	return planFormat(catalog, false)
+}
+
+// formatFor is the format of one request: a review's response must cite
+// the steps it rests on.
+func formatFor(req Request) json.RawMessage {
+	return planFormat(req.Catalog, req.Review != nil)
+}
+
+// refGrammar is the grammar of a reference to an earlier step's result.
+const refGrammar = `{"type":"object","properties":{"$from":{"type":"string","minLength":1},` +
+	`"take":{"type":"string","enum":["stdout","stderr","text","output","exit_code"]},"line":{"type":"integer"},"path":{"type":"string"}},` +
+	`"required":["$from","take"],"additionalProperties":false}`
+
+// planFormat is PlanFormat, whose response cites steps when review is set.
+// A step's string arguments may take an earlier step's result.
+func planFormat(catalog []ToolInfo, review bool) json.RawMessage {
 	if len(catalog) == 0 {
 		return PlanSchema()
 	}
 	var steps []json.RawMessage
 	for _, t := range catalog {
-		steps = append(steps, stepFormat("tool", t.Name, grammarSchema(t.ArgsSchema)))
+		steps = append(steps, stepFormat("tool", t.Name, withRefs(t.Name, grammarSchema(t.ArgsSchema))))
 	}
 	steps = append(steps, stepFormat("coder", "", grammarSchema(taskgraph.CoderArgsSchema())))
 	anyOf, _ := json.Marshal(map[string]any{"anyOf": steps})
@@ -37,7 +54,12 @@ func PlanFormat(catalog []ToolInfo) json.RawMessage {
 	b.WriteString(`}},"required":["nodes"],"additionalProperties":false}},`)
 	b.WriteString(`"required":["decision","reason","confidence","plan"],"additionalProperties":false},`)
 	b.WriteString(`{"type":"object","properties":{"decision":{"type":"string","enum":["respond"]},"reason":{"type":"string"},"confidence":{"type":"number"},`)
-	b.WriteString(`"response":{"type":"string","minLength":1}},"required":["decision","reason","confidence","response"],"additionalProperties":false},`)
+	if review {
+		b.WriteString(`"response":{"type":"string","minLength":1},"cites":{"type":"array","minItems":1,"items":{"type":"string","minLength":1}}},` +
+			`"required":["decision","reason","confidence","response","cites"],"additionalProperties":false},`)
+	} else {
+		b.WriteString(`"response":{"type":"string","minLength":1}},"required":["decision","reason","confidence","response"],"additionalProperties":false},`)
+	}
 	b.WriteString(`{"type":"object","properties":{"decision":{"type":"string","enum":["fail"]},"reason":{"type":"string"},"confidence":{"type":"number"}},`)
 	b.WriteString(`"required":["decision","reason","confidence"],"additionalProperties":false}`)
 	b.WriteString(`]}`)
@@ -60,6 +82,36 @@ func stepFormat(kind, tool string, args json.RawMessage) json.RawMessage {
 	b.WriteString(`,"depends_on":{"type":"array","items":{"type":"string"}},"title":{"type":"string"}},`)
 	b.WriteString(`"required":` + required + `,"additionalProperties":false}`)
 	return json.RawMessage(b.Bytes())
+}
+
+// withRefs lets each string argument of a tool's grammar be a reference to
+// an earlier step's result, except shell_exec's command (a result never
+// becomes shell syntax; "env" takes it, and an object of any shape is what
+// the grammar keeps of "env").
+func withRefs(tool string, args json.RawMessage) json.RawMessage {
+	out, ok := mapObject(args, func(key string, val json.RawMessage) (json.RawMessage, bool) {
+		if key != "properties" {
+			return val, true
+		}
+		props, ok := mapObject(val, func(name string, v json.RawMessage) (json.RawMessage, bool) {
+			var probe struct {
+				Type  string          `json:"type"`
+				Enum  json.RawMessage `json:"enum"`
+				Const json.RawMessage `json:"const"`
+			}
+			// A choice among fixed values is not a result to take.
+			if json.Unmarshal(v, &probe) != nil || probe.Type != "string" || probe.Enum != nil || probe.Const != nil ||
+				(tool == "shell_exec" && name == "command") {
+				return v, true
+			}
+			return json.RawMessage(`{"anyOf":[` + string(v) + `,` + refGrammar + `]}`), true
+		})
+		return props, ok
+	})
+	if !ok {
+		return args
+	}
+	return out
 }
 
 // grammarKeys are the keywords kept in a tool's schema for the grammar.

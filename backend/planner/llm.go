@@ -40,7 +40,7 @@ func (p LLM) Plan(ctx context.Context, req Request) (backend.Decision, error) {
 	}
 	opts := AttemptOptions(p.Options, req.Attempt)
 	resp, err := p.Client.Chat(ctx, ollama.ChatRequest{
-		Model: req.Model, Messages: messages(req), Format: PlanFormat(req.Catalog), Options: opts, OnToken: req.OnToken,
+		Model: req.Model, Messages: messages(req), Format: formatFor(req), Options: opts, OnToken: req.OnToken,
 	})
 	call := &Call{Model: req.Model, Attempt: req.Attempt, Options: opts, Answer: truncate(resp.Content, maxOutput)}
 	if errors.Is(err, ollama.ErrRepetition) {
@@ -79,6 +79,7 @@ type answer struct {
 	Confidence float64            `json:"confidence"`
 	Plan       *backend.TaskGraph `json:"plan"`
 	Response   string             `json:"response"`
+	Cites      []string           `json:"cites"`
 }
 
 func replanDecision(req Request, call *Call, why string) backend.Decision {
@@ -128,7 +129,10 @@ func decide(req Request, resp ollama.ChatResponse, call *Call) (backend.Decision
 		if strings.TrimSpace(a.Response) == "" {
 			return replan(`the planner's answer chose "respond" but gave no "response"`)
 		}
-		return backend.NewDecision(backend.DecisionRespond, RespondPayload{Text: a.Response, Model: req.Model, Call: call},
+		if req.Review != nil && len(a.Cites) == 0 {
+			return replan(`the planner's answer chose "respond" but cites no step: give in "cites" the ids of the steps whose results the answer rests on`)
+		}
+		return backend.NewDecision(backend.DecisionRespond, RespondPayload{Text: a.Response, Cites: a.Cites, Model: req.Model, Call: call},
 			a.Confidence, a.Reason), nil
 	case "fail":
 		reason := fmt.Sprintf("%s declined the task", req.Model)

@@ -49,6 +49,9 @@ type Request struct {
 	// Revision, when set, asks for a revised plan after steps failed: the
 	// finished steps stay, the model plans what is left.
 	Revision *Revision
+	// Review, when set, asks what the finished plan's results mean: the
+	// answer to the task citing the steps it rests on, more steps, or fail.
+	Review *Review
 	// Explicit is a plan the user gave; it is returned as it is.
 	Explicit *backend.TaskGraph
 	// OnToken receives the model's answer as it streams; not stored.
@@ -63,14 +66,28 @@ type Revision struct {
 	Failed []StepOutcome `json:"failed"`
 }
 
-// StepOutcome is one step of a plan being revised, and how it ended.
+// Review is what the orchestrator reviewing a run's results is told.
+type Review struct {
+	// Round is this review round (1 for the first), of MaxRounds.
+	Round     int           `json:"round"`
+	MaxRounds int           `json:"max_rounds"`
+	Steps     []StepOutcome `json:"steps"`
+}
+
+// StepOutcome is one step of a plan being revised or reviewed, and how it
+// ended.
 type StepOutcome struct {
 	ID     string          `json:"id"`
 	Kind   string          `json:"kind"`
 	Tool   string          `json:"tool,omitempty"`
 	Title  string          `json:"title,omitempty"`
 	Args   json.RawMessage `json:"args,omitempty"`
-	Result string          `json:"result,omitempty"` // the end of its output, or its error
+	Result string          `json:"result,omitempty"` // its output (head and tail), or its error
+	// State, Exit and Score say how it ended, for a review: done or
+	// failed, its exit code, the critic's score.
+	State string   `json:"state,omitempty"`
+	Exit  *int     `json:"exit,omitempty"`
+	Score *float64 `json:"score,omitempty"`
 }
 
 // Call records one request to a planning model and what came back: the
@@ -103,7 +120,9 @@ type PlanPayload struct {
 
 // RespondPayload is the payload of a respond decision.
 type RespondPayload struct {
-	Text  string `json:"text"`
+	Text string `json:"text"`
+	// Cites are the steps the answer rests on (a review's answer).
+	Cites []string `json:"cites,omitempty"`
 	Model string `json:"model,omitempty"`
 	Call  *Call  `json:"call,omitempty"`
 }
@@ -163,6 +182,9 @@ func (Offline) Plan(_ context.Context, req Request) (backend.Decision, error) {
 // An explicit plan whose shape is wrong fails: asking again cannot fix what
 // the user wrote.
 func Direct(req Request) (backend.Decision, bool) {
+	if req.Review != nil {
+		return backend.Decision{}, false // the results need reading, whatever the task's form
+	}
 	task := strings.TrimLeftFunc(req.Task, unicode.IsSpace)
 	switch {
 	case req.Explicit != nil:

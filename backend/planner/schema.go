@@ -47,7 +47,8 @@ const planSchema = `{
       "required": ["nodes"],
       "additionalProperties": false
     },
-    "response": {"type": "string"}
+    "response": {"type": "string"},
+    "cites": {"type": "array", "items": {"type": "string", "minLength": 1}}
   },
   "required": ["decision", "reason", "confidence"],
   "additionalProperties": false

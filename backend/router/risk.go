@@ -140,6 +140,9 @@ var rules = []Rule{
 	{RuleUnknownTool, High, "A tool this policy does not know is treated as high risk."},
 	{RuleUnreadableArgs, High, "The step's args could not be read, so nothing can be said about what it does."},
 	{RuleInDoubt, High, "The step was running when ducklm stopped and may already have had its effect; running it again always needs a new approval."},
+	{RuleAfterUntrusted, High, "A step a review or revision planned after the run read content from outside (a web page, a browser page) is rated " +
+		"one level higher than its own rule says: such content may have been written to steer the model, so in auto mode a sandboxed " +
+		"shell step asks too, and the approval card names the content."},
 }
 
 // Rules returns the risk policy, one row per rule, in the order the UI

@@ -57,6 +57,7 @@ const (
 	CauseStepLimit   = "step_limit"
 	CauseStepsFailed = "steps_failed"
 	CauseBadStep     = "bad_step"
+	CauseReviewBound = "review_bound"
 )
 
 // FailPayload is the payload of a fail decision.
@@ -82,6 +83,8 @@ type PermissionPayload struct {
 	Risk    Level           `json:"risk"`
 	Why     string          `json:"why"`
 	Network bool            `json:"network"`
+	// Untrusted names the outside content the step was planned after.
+	Untrusted []string `json:"untrusted,omitempty"`
 }
 
 // Route returns the next decision for a run. It is a pure function of its
@@ -124,6 +127,10 @@ func Route(s State, c Context) backend.Decision {
 		}
 		return decide(backend.DecisionReplan, ReplanPayload{Model: model},
 			fmt.Sprintf("The plan was being revised after failed steps, so %s is asked for the revised plan again.", model))
+	case s.Reviewing:
+		// A review round that ducklm stopped in goes on; it was counted
+		// when it began.
+		return review(s, c, true)
 	case !s.HasGraph:
 		if s.Replans > maxReplans {
 			return fail(FailPayload{Cause: CauseNoPlan}, fmt.Sprintf("There is no valid plan after %d %s.", s.Replans, plural(s.Replans, "replan"))+
@@ -148,6 +155,10 @@ func Route(s State, c Context) backend.Decision {
 			return takeLine(sr)
 		}
 	}
+	if d, ok := retry(s); ok {
+		return d
+	}
+	s = withLowScores(s)
 	if len(s.Ready) > 0 {
 		if s.MaxSteps > 0 && s.StepsRun >= s.MaxSteps {
 			return fail(FailPayload{Cause: CauseStepLimit},
@@ -162,6 +173,8 @@ func Route(s State, c Context) backend.Decision {
 		return decide(backend.DecisionNoop, struct{}{}, "Waiting for the user's approval.")
 	case len(s.Failed) > 0:
 		return afterFailure(s, c)
+	case s.Review && s.MaxReviews > 0:
+		return review(s, c, false)
 	}
 	return decide(backend.DecisionComplete, struct{}{}, "Every step of the plan is done.")
 }
@@ -183,13 +196,16 @@ func next(s State, c Context, r ReadyStep) backend.Decision {
 		tool = ToolCoder
 	}
 	a := RiskAllowing(tool, n.Args, s.Sandboxed, s.AllowedHosts)
+	if len(r.Untrusted) > 0 {
+		a = afterUntrusted(a, r.Untrusted)
+	}
 	if r.InDoubt && !r.Approved {
 		a.Level, a.Rule = High, RuleInDoubt
 		a.Why = "it was running when ducklm stopped and may already have had its effect"
-		return ask(n, tool, a, fmt.Sprintf("Step %q needs a new approval because %s.", n.ID, a.Why))
+		return ask(n, tool, a, r.Untrusted, fmt.Sprintf("Step %q needs a new approval because %s.", n.ID, a.Why))
 	}
 	if !r.Approved && NeedsPermission(s.ApprovalMode, a, s.Sandboxed) {
-		return ask(n, tool, a, fmt.Sprintf("Step %q needs approval in mode %s: %s, which rule %s rates %s risk.",
+		return ask(n, tool, a, r.Untrusted, fmt.Sprintf("Step %q needs approval in mode %s: %s, which rule %s rates %s risk.",
 			n.ID, modeName(s.ApprovalMode), a.Why, a.Rule, a.Level.normal()))
 	}
 	switch n.Kind {
@@ -208,14 +224,14 @@ func next(s State, c Context, r ReadyStep) backend.Decision {
 }
 
 // ask builds a request_permission decision.
-func ask(n backend.TaskNode, tool string, a Assessment, reason string) backend.Decision {
+func ask(n backend.TaskNode, tool string, a Assessment, untrusted []string, reason string) backend.Decision {
 	args := json.RawMessage(bytes.TrimSpace(n.Args))
 	if len(args) == 0 || !json.Valid(args) {
 		args = json.RawMessage("{}")
 	}
 	d := decide(backend.DecisionRequestPermission, PermissionPayload{
 		Step: n.ID, Kind: n.Kind, Tool: tool, Args: args,
-		Rule: a.Rule, Risk: a.Level.normal(), Why: a.Why, Network: a.Network,
+		Rule: a.Rule, Risk: a.Level.normal(), Why: a.Why, Network: a.Network, Untrusted: untrusted,
 	}, reason)
 	d.RequiresPermission = true
 	return d

@@ -92,6 +92,36 @@ type State struct {
 	// run's (from Settings when it began, from the task, and from approvals
 	// that allowed a host for the rest of the run).
 	AllowedHosts []string
+
+	// Review is true when the run ends with a review of its results: its
+	// plan is a model's, or its user asked for one. Reviews counts the
+	// review rounds begun; MaxReviews bounds them (0: the run is not
+	// reviewed). Reviewing is true while a round is open (asked for, and
+	// no answer or plan accepted yet).
+	Review     bool
+	Reviews    int
+	MaxReviews int
+	Reviewing  bool
+	// Done holds the finished steps in plan order, with their titles.
+	Done []DoneStep
+	// Retryable holds the failed steps whose result says they may run
+	// again (a timeout the plan marks safe to repeat, a tool that was
+	// unavailable), with how many times each has started; MaxRetries
+	// bounds the retries of each.
+	Retryable  map[string]int
+	MaxRetries int
+	// CriticThreshold is the critic score below which a finished step of a
+	// model's plan counts as failed (0: none does).
+	CriticThreshold float64
+}
+
+// DoneStep is a finished step as the router sees it.
+type DoneStep struct {
+	ID    string
+	Title string
+	// Score is the critic's score, HasScore false while it has none.
+	Score    float64
+	HasScore bool
 }
 
 // ReadyStep is a step that may start now.
@@ -103,6 +133,10 @@ type ReadyStep struct {
 	// InDoubt is true when the step was running when the process stopped,
 	// so it may already have had its effect.
 	InDoubt bool
+	// Untrusted names the content from outside (a web page, a browser
+	// page) the run had read when this step was planned: a step planned
+	// after it is rated one risk level higher.
+	Untrusted []string
 }
 
 // Context is the assembled context the router decides with.

@@ -84,3 +84,28 @@ func WebHost(args json.RawMessage) string {
 	}
 	return host
 }
+
+// OutsideContent says what content from outside the run a finished step of
+// tool with args read ("the web page https://…"), and whether it read any:
+// web_fetch and browser pages. A step planned after such content is rated
+// one risk level higher (RuleAfterUntrusted), because a page can be written
+// to steer the model that reads it.
+func OutsideContent(tool string, args json.RawMessage) (string, bool) {
+	what := ""
+	switch tool {
+	case ToolWebFetch:
+		what = "the web page"
+	case ToolBrowser:
+		what = "the browser page"
+	default:
+		return "", false
+	}
+	var a struct {
+		URL any `json:"url"`
+	}
+	_ = json.Unmarshal(args, &a)
+	if u, ok := a.URL.(string); ok && u != "" {
+		return what + " " + u, true
+	}
+	return what + " an earlier step named", true
+}

@@ -318,6 +318,20 @@ func (c *Controller) normalise(req TaskRequest) (TaskRequest, error) {
 	if req.Concurrency <= 0 {
 		req.Concurrency = 2
 	}
+	switch {
+	case req.MaxReviews == 0:
+		req.MaxReviews = DefaultMaxReviews
+	case req.MaxReviews < 0:
+		req.MaxReviews = -1 // none; kept apart from "unset"
+	}
+	switch {
+	case req.CriticThreshold == 0:
+		req.CriticThreshold = DefaultCriticThreshold
+	case req.CriticThreshold < 0:
+		req.CriticThreshold = -1
+	case req.CriticThreshold > 1:
+		return req, backend.Errorf(backend.EINVALID, "the critic threshold is a score from 0 to 1, not %v", req.CriticThreshold)
+	}
 	if req.Workspace != "" {
 		abs, err := filepath.Abs(req.Workspace)
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 //     decision this way.
 //   - step.started carries the router's decision that started the step in
 //     its "decision" field (one event a step fewer, the same facts).
+//   - step.retrying carries the router's retry decision the same way.
 //   - critic.scored with "decision" set is also the critic's decision: that
 //     decision (a noop whose payload is the critique, whose confidence is
 //     the score and whose reason is the explanation) is rebuilt from the
@@ -53,6 +54,12 @@ func DecisionOf(e backend.Event) (AppliedDecision, bool) {
 		return AppliedDecision{Seq: e.Seq, Source: r.Source, Decision: r.Decision}, true
 	case EvStepStarted:
 		var p stepStarted
+		if json.Unmarshal(e.Payload, &p) != nil || p.Decision == nil {
+			return AppliedDecision{}, false
+		}
+		return AppliedDecision{Seq: e.Seq, Source: "router", Decision: *p.Decision}, true
+	case EvStepRetrying:
+		var p stepNote
 		if json.Unmarshal(e.Payload, &p) != nil || p.Decision == nil {
 			return AppliedDecision{}, false
 		}

@@ -212,6 +212,12 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 				c.d.Log("checkpoint base", "run", runID, "err", err)
 			}
 		}
+		if st.Graph != nil {
+			if err := c.resolveReady(ctx, st); err != nil {
+				c.d.Log("resolve step args", "run", runID, "err", err)
+				return st
+			}
+		}
 		index = indexSteps(st, graph, index)
 		rs := routerState(st, index, steps.running(), c.d.Sandboxed())
 		rc := c.routerContext(ctx, st)
@@ -221,7 +227,9 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 			return st
 		}
 		applied := event(EvDecision, decisionRecord{Source: "router", Decision: dec}, st.Ticks)
-		startsStep := dec.Type == backend.DecisionTool || dec.Type == backend.DecisionCoder
+		// A decision that starts or retries a step is recorded in that
+		// step's event (one commit a step fewer, the same facts).
+		startsStep := dec.Type == backend.DecisionTool || dec.Type == backend.DecisionCoder || dec.Type == backend.DecisionRetry
 		if (dec.Type != backend.DecisionNoop || steps.running() > 0 || rs.Running > 0) && !moving() {
 			return st
 		}
@@ -239,6 +247,14 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 				continue
 			}
 			if stop := c.plan(ctx, st, dec); stop {
+				return st
+			}
+		case backend.DecisionReview:
+			if stop := c.review(ctx, st, dec); stop {
+				return st
+			}
+		case backend.DecisionRetry:
+			if err := c.retry(ctx, st, dec, steps); err != nil {
 				return st
 			}
 		case backend.DecisionRequestPermission:

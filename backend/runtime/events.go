@@ -15,6 +15,8 @@ const (
 	EvPlanAccepted      = "plan.accepted"
 	EvPlannerAnswered   = "planner.answered" // one planning model call: request options, answer, what was mended
 	EvPlanRevising      = "plan.revising"    // steps failed; the planner revises the plan, keeping the finished steps
+	EvReviewing         = "run.reviewing"    // the steps are done; the orchestrator reads their results to answer, add steps or give up
+	EvAnswered          = "run.answered"     // the run's answer to its task, with the steps it rests on
 	EvModelMessage      = "model.message"
 	EvApprovalRequested = "step.approval_requested"
 	EvApproved          = "step.approved"
@@ -65,6 +67,15 @@ type TaskRequest struct {
 	MaxStepReplans int `json:"maxStepReplans,omitempty"`
 	MaxRetries     int `json:"maxRetries"`
 	Concurrency    int `json:"concurrency"`
+	// Review asks for a review of the results when the steps are done
+	// even though the plan is the user's (a model's plan always has one).
+	Review bool `json:"review,omitempty"`
+	// MaxReviews bounds the review rounds (default 4; -1 for none).
+	MaxReviews int `json:"maxReviews,omitempty"`
+	// CriticThreshold is the critic score below which a finished step of
+	// a model's plan counts as failed (default DefaultCriticThreshold; -1
+	// for none).
+	CriticThreshold float64 `json:"criticThreshold,omitempty"`
 	// AllowedHosts are hosts web steps may reach without asking (the
 	// task's, and Settings' when the run began): a name, an address, or
 	// *.domain for its subdomains.
@@ -102,6 +113,7 @@ type planPayload struct {
 	// Kept are the finished steps a revised plan keeps as they ran.
 	Kept     []string `json:"kept,omitempty"`
 	Revision int      `json:"revision,omitempty"` // the revision round it ends, 0 for the first plan
+	Review   int      `json:"review,omitempty"`   // the review round it ends (the review added steps)
 	// Search, when set, is the world_search step whose chosen line this
 	// plan added (the router's plan); Kept then lists every step whose
 	// record stays as it was.
@@ -117,12 +129,33 @@ type Revision struct {
 	Reason string   `json:"reason"`
 }
 
+// ReviewRound is a round of reviewing the results once the steps are done.
+type ReviewRound struct {
+	Round int `json:"round"`
+	// Kept are the finished steps, which stay as they ran when the review
+	// adds steps.
+	Kept   []string `json:"kept"`
+	Reason string   `json:"reason"`
+}
+
+// RunAnswer is the run's answer to its task (run.answered).
+type RunAnswer struct {
+	Text string `json:"text"`
+	// Cites are the steps the answer rests on (none for a task answered
+	// without a step).
+	Cites []string `json:"cites,omitempty"`
+	Model string   `json:"model,omitempty"`
+	// Review is the review round that answered, 0 for a direct answer.
+	Review int `json:"review,omitempty"`
+}
+
 // PlanningAttempt is one answer of a planning model, as the run view shows
 // it: what was asked (model, options), what came back, what ducklm mended
 // and why the answer was refused, if it was.
 type PlanningAttempt struct {
 	Attempt    int            `json:"attempt"`
 	Revision   int            `json:"revision,omitempty"`
+	Review     int            `json:"review,omitempty"` // the review round it answered
 	Model      string         `json:"model"`
 	Options    map[string]any `json:"options,omitempty"`
 	Answer     string         `json:"answer"`
@@ -213,6 +246,8 @@ type stepNote struct {
 	Attempt int    `json:"attempt,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	DelayMS int64  `json:"delayMs,omitempty"`
+	// Decision is the router's decision a step.retrying applies.
+	Decision *backend.Decision `json:"decision,omitempty"`
 }
 
 type coderScript struct {

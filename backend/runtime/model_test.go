@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -66,6 +67,17 @@ type modelFixture struct {
 // embedding model, whose chats answer is scripts.
 func setupModel(t *testing.T, answer func(req api.ChatRequest) ollamatest.Reply) *modelFixture {
 	t.Helper()
+	return setupReviewing(t, func(req api.ChatRequest) ollamatest.Reply {
+		if isReview(req) {
+			return ollamatest.Reply{Content: answerCiting("Done.", doneSteps(req)...)}
+		}
+		return answer(req)
+	})
+}
+
+// setupReviewing is setupModel whose answer also answers the reviews.
+func setupReviewing(t *testing.T, answer func(req api.ChatRequest) ollamatest.Reply) *modelFixture {
+	t.Helper()
 	srv := ollamatest.NewServerWith(t, ollamatest.Options{Models: []string{testModel, "nomic-embed-text"}})
 	srv.OnChat(answer)
 	sink := &tokenSink{}
@@ -91,8 +103,32 @@ func user(req api.ChatRequest) string {
 	return ""
 }
 
+// isPlanner reports a planning call (not a review).
 func isPlanner(req api.ChatRequest) bool {
-	return strings.HasPrefix(system(req), "You are the planner of ducklm")
+	return strings.HasPrefix(system(req), "You are the planner of ducklm") && !isReview(req)
+}
+
+// isReview reports a review of a run's results.
+func isReview(req api.ChatRequest) bool {
+	return strings.HasPrefix(system(req), "You are the planner of ducklm") && strings.Contains(user(req), "The plan for this task has run.")
+}
+
+var doneLine = regexp.MustCompile(`(?m)^- (\S+) \(.*\[done`)
+
+// doneSteps are the finished steps a review lists.
+func doneSteps(req api.ChatRequest) []string {
+	var ids []string
+	for _, m := range doneLine.FindAllStringSubmatch(user(req), -1) {
+		ids = append(ids, m[1])
+	}
+	return ids
+}
+
+// answerCiting is a review's answer: text resting on the steps cited.
+func answerCiting(text string, cites ...string) string {
+	data, _ := json.Marshal(map[string]any{"decision": "respond", "reason": "the results answer it", "confidence": 0.9,
+		"response": text, "cites": cites})
+	return string(data)
 }
 
 func isCritic(req api.ChatRequest) bool {
@@ -141,6 +177,9 @@ func criticAnswers(plannerReply func(n int) ollamatest.Reply) func(req api.ChatR
 	return func(req api.ChatRequest) ollamatest.Reply {
 		if isCritic(req) {
 			return ollamatest.Reply{Content: goodCritique}
+		}
+		if isReview(req) {
+			return ollamatest.Reply{Content: answerCiting("Done.", doneSteps(req)...)}
 		}
 		return plannerReply(int(planned.Add(1)))
 	}
@@ -227,8 +266,8 @@ func TestModelPlansAndRunsATask(t *testing.T) {
 
 	// Every planner token reached Deps.Tokens, in order, as it streamed.
 	toks := m.tokens.get("")
-	require.Len(t, toks, 7)
-	require.Equal(t, answer, strings.Join(toks, ""))
+	require.Greater(t, len(toks), 7, "the plan's tokens, then the review's")
+	require.Equal(t, answer, strings.Join(toks[:7], ""))
 
 	// The critic model judged the step (the router's pick: nobody chose one).
 	crits := m.chats(isCritic)
@@ -326,7 +365,10 @@ func TestModelRespondsWithoutAPlan(t *testing.T) {
 	require.Equal(t, "a question of fact", st.StatusReason)
 	require.Nil(t, st.Graph)
 	events := m.events(t, run.ID)
-	require.Equal(t, 1, count(events, runtime.EvModelMessage))
+	require.Equal(t, 1, count(events, runtime.EvAnswered), "the answer is the run's answer")
+	require.Equal(t, text, st.Answer.Text)
+	require.Empty(t, st.Answer.Cites, "it rests on no step")
+	require.Equal(t, testModel, st.Answer.Model)
 	require.Equal(t, 0, count(events, runtime.EvStepStarted))
 	require.Empty(t, m.chats(isCritic), "nothing ran, so there is nothing to criticise")
 }
@@ -371,7 +413,7 @@ func TestOllamaGoneMidRunPausesAndResumes(t *testing.T) {
 			chatCalls++
 		}
 	}
-	require.Equal(t, 4, chatCalls, "three planner calls, one of them refused, and one critic call")
+	require.Equal(t, 5, chatCalls, "three planner calls, one of them refused, one critic call and the review")
 	err = m.rt.Resume(m.ctx, run.ID)
 	require.Equal(t, backend.EINVALID, backend.ErrorCode(err), "a finished run cannot be resumed")
 	m.requireExactCheckpoints(t, run.ID)

@@ -1,8 +1,12 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 
 	"ducklm/backend"
 	"ducklm/backend/planner"
@@ -20,8 +24,10 @@ func (c *Controller) plan(ctx context.Context, st *RunState, dec backend.Decisio
 	if dec.Type == backend.DecisionReplan && len(p.Failed) > 0 {
 		// A revision round begins: the planner hears of the failure from
 		// the revision itself, not as a rejected answer.
+		// A finished step the critic failed (RuleCriticLow) is revised, not kept.
+		kept := slices.DeleteFunc(st.finished(), func(id string) bool { return slices.Contains(p.Failed, id) })
 		if err := c.append(ctx, st, EvPlanRevising, Revision{Round: len(st.Revised) + 1, Failed: p.Failed,
-			Kept: st.finished(), Rule: p.Rule, Reason: dec.Reason}); err != nil {
+			Kept: kept, Rule: p.Rule, Reason: dec.Reason}); err != nil {
 			return true
 		}
 		if err := c.catchUp(ctx, st); err != nil {
@@ -32,14 +38,17 @@ func (c *Controller) plan(ctx context.Context, st *RunState, dec backend.Decisio
 	req := planner.Request{
 		Task: st.Request.Task, Context: c.buildContext(ctx, st), Catalog: c.catalog(),
 		Model: p.Model, Feedback: feedback, Attempt: st.Replans + 1, Explicit: st.Request.Plan,
-		Revision: st.revisionRequest(),
-		OnToken:  func(tok string) { c.token(st.RunID, "", tok) },
+		Revision: st.revisionRequest(), Review: c.reviewRequest(ctx, st),
+		OnToken: func(tok string) { c.token(st.RunID, "", tok) },
+	}
+	if req.Review != nil {
+		req.Explicit = nil // the user's plan has run; its results are what the model reads
 	}
 	if feedback != "" {
 		req.Previous = st.lastAnswer()
 	}
 	var pl Planner = c.d.Offline
-	if p.Model != "" && c.d.Planner != nil && st.Request.Plan == nil {
+	if p.Model != "" && c.d.Planner != nil && (st.Request.Plan == nil || req.Review != nil) {
 		pl = c.d.Planner
 	}
 	if pl == nil {
@@ -66,7 +75,7 @@ func (c *Controller) plan(ctx context.Context, st *RunState, dec backend.Decisio
 	answered := []backend.Event{event(EvDecision, decisionRecord{Source: "planner", Decision: out}, st.Ticks)}
 	if call := planner.CallOf(out); call != nil {
 		answered = append([]backend.Event{event(EvPlannerAnswered, PlanningAttempt{
-			Attempt: call.Attempt, Revision: st.revisionRound(), Model: call.Model, Options: call.Options,
+			Attempt: call.Attempt, Revision: st.revisionRound(), Review: st.reviewRound(), Model: call.Model, Options: call.Options,
 			Answer: call.Answer, Normalised: call.Normalised,
 		}, st.Ticks)}, answered...)
 	}
@@ -86,12 +95,16 @@ func (c *Controller) plan(ctx context.Context, st *RunState, dec backend.Decisio
 		if err != nil {
 			return c.invalidPlan(ctx, st, backend.ErrorMessage(err), p.Model)
 		}
+		if st.Review != nil && len(graph.Nodes) == len(kept) {
+			return c.invalidPlan(ctx, st, "the plan adds no new step: every step in it has already run. Answer with \"respond\" "+
+				"from the results, citing the steps, or plan new steps with new ids", p.Model)
+		}
 		g, err := taskgraph.ValidateMax(graph, c.catalogForValidation(), st.Request.MaxPlanSteps)
 		if err != nil {
 			return c.invalidPlan(ctx, st, backend.ErrorMessage(err), p.Model)
 		}
 		if err := c.append(ctx, st, EvPlanAccepted, planPayload{Graph: g.TaskGraph(), Model: pp.Model, Attempt: st.PlanAttempts,
-			Source: pp.Source, Kept: kept, Revision: st.revisionRound()}); err != nil {
+			Source: pp.Source, Kept: kept, Revision: st.revisionRound(), Review: st.reviewRound()}); err != nil {
 			return true
 		}
 		if err := c.catchUp(ctx, st); err != nil {
@@ -106,8 +119,15 @@ func (c *Controller) plan(ctx context.Context, st *RunState, dec backend.Decisio
 	case backend.DecisionRespond:
 		var rp planner.RespondPayload
 		_ = json.Unmarshal(out.Payload, &rp)
-		_ = c.append(ctx, st, EvModelMessage, map[string]any{"role": "planner", "model": rp.Model, "content": rp.Text})
-		c.completeWith(ctx, st, out.Reason, rp.Text)
+		if why := st.checkAnswer(rp.Cites); why != "" {
+			return c.invalidPlan(ctx, st, why, p.Model)
+		}
+		reason := cmp.Or(out.Reason, "The planner answered the task without a step.")
+		if st.Review != nil {
+			reason = fmt.Sprintf("%s answered the task from the results of %s (review %d).", cmp.Or(rp.Model, "The planner"),
+				strings.Join(rp.Cites, ", "), st.Review.Round)
+		}
+		c.answered(ctx, st, RunAnswer{Text: rp.Text, Cites: rp.Cites, Model: rp.Model, Review: st.reviewRound()}, reason)
 		return true
 	case backend.DecisionFail:
 		var fp planner.FailPayload

@@ -206,6 +206,15 @@ func resolve(p string) string {
 // defaultMaxSteps is the step limit of a run that sets none.
 const defaultMaxSteps = 50
 
+// DefaultMaxReviews is how many times a run that sets no bound reviews its
+// results before it ends without an answer.
+const DefaultMaxReviews = 4
+
+// DefaultCriticThreshold is the critic score below which a finished step of
+// a model's plan counts as failed, for a run that sets none. The heuristic
+// critic never scores a step that exited 0 below 0.55.
+const DefaultCriticThreshold = 0.5
+
 // dataDir is the folder no workspace may touch.
 func (c *Controller) dataDir() string {
 	if c.d.DataDir != "" {

@@ -31,6 +31,14 @@ func (s *RunState) revisionRound() int {
 	return s.Revision.Round
 }
 
+// reviewRound is the open review round, 0 when none is open.
+func (s *RunState) reviewRound() int {
+	if s.Review == nil {
+		return 0
+	}
+	return s.Review.Round
+}
+
 // lastAnswer is the planning model's previous answer, for a replan.
 func (s *RunState) lastAnswer() string {
 	if n := len(s.Planning); n > 0 {
@@ -81,10 +89,15 @@ func (s *RunState) revisionRequest() *planner.Revision {
 // repeated it; it is not run again); anything else under that id is an
 // error the planner is told of.
 func (s *RunState) revise(g backend.TaskGraph) (backend.TaskGraph, []string, error) {
-	if s.Revision == nil {
+	var kept []string
+	switch {
+	case s.Revision != nil:
+		kept = s.Revision.Kept
+	case s.Review != nil:
+		kept = s.Review.Kept
+	default:
 		return g, nil, nil
 	}
-	kept := s.Revision.Kept
 	out := backend.TaskGraph{Nodes: make([]backend.TaskNode, 0, len(kept)+len(g.Nodes))}
 	for _, id := range kept {
 		out.Nodes = append(out.Nodes, s.Steps[id].Node)

@@ -90,7 +90,7 @@ func TestFailedStepIsRevisedOnceKeepingFinishedSteps(t *testing.T) {
 	require.Contains(t, second, "These steps failed after their retries:\n- step-2 (shell_exec")
 	require.Contains(t, second, "exited with code 3: broken")
 	require.NotContains(t, second, "rejected")
-	require.Len(t, st.Planning, 2)
+	require.Len(t, st.Planning, 3, "the plan, the revision, the review's answer")
 	require.Equal(t, 1, st.Planning[1].Revision)
 	require.True(t, st.Planning[1].Accepted)
 	m.requireExactCheckpoints(t, run.ID)
@@ -163,7 +163,9 @@ func TestEveryPlanningAttemptIsRecordedAndDiffers(t *testing.T) {
 	st := m.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed, backend.RunPaused)
 	require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
 
-	require.Len(t, st.Planning, 2)
+	require.Len(t, st.Planning, 3, "two plans, then the review's answer")
+	require.Equal(t, 1, st.Planning[2].Review)
+	require.True(t, st.Planning[2].Accepted)
 	a, b := st.Planning[0], st.Planning[1]
 	require.Equal(t, first, a.Answer)
 	require.Equal(t, []string{"confidence 7 is outside 0–1: taken as 1"}, a.Normalised)

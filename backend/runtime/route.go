@@ -65,7 +65,10 @@ func routerState(st *RunState, idx *stepIndex, running int, sandboxed bool) rout
 		UserPlan:    st.PlanSource == planner.SourceExplicit || st.PlanSource == planner.SourceOneLiner || st.Request.Plan != nil,
 		StepReplans: len(st.Revised), MaxStepReplans: max(st.Request.MaxStepReplans, 0), Revising: st.Revision != nil,
 		AllowedHosts: st.AllowedHosts,
+		MaxReviews:   max(st.Request.MaxReviews, 0), Reviews: len(st.Reviews), Reviewing: st.Review != nil,
+		MaxRetries: st.Request.MaxRetries, CriticThreshold: max(st.Request.CriticThreshold, 0),
 	}
+	rs.Review = !rs.UserPlan || st.Request.Review
 	folded, asking := 0, false
 	if idx != nil {
 		for _, n := range idx.searches {
@@ -92,6 +95,18 @@ func routerState(st *RunState, idx *stepIndex, running int, sandboxed bool) rout
 				if s.Denied {
 					rs.Denied = append(rs.Denied, id)
 				}
+				if r := s.Result; r != nil && r.Retryable && !s.Denied {
+					if rs.Retryable == nil {
+						rs.Retryable = map[string]int{}
+					}
+					rs.Retryable[id] = s.Attempts
+				}
+			case StepDone:
+				d := router.DoneStep{ID: idx.g.IDAt(i), Title: s.Node.Title}
+				if s.Critique != nil {
+					d.Score, d.HasScore = s.Critique.Score, true
+				}
+				rs.Done = append(rs.Done, d)
 			}
 			if s.State == StepInDoubt {
 				// In the graph's maths an in-doubt step may run again (once approved).
@@ -131,7 +146,7 @@ func routerState(st *RunState, idx *stepIndex, running int, sandboxed bool) rout
 			// machine; the script is what needs approval, once written.
 			approved = true
 		}
-		rs.Ready = append(rs.Ready, router.ReadyStep{Node: node, Approved: approved, InDoubt: s.State == StepInDoubt})
+		rs.Ready = append(rs.Ready, router.ReadyStep{Node: node, Approved: approved, InDoubt: s.State == StepInDoubt, Untrusted: s.Untrusted})
 	}
 	return rs
 }

@@ -28,7 +28,10 @@ func routerStateByMap(st *RunState, g *taskgraph.Graph, running int, sandboxed b
 		StepReplans: len(st.Revised), MaxStepReplans: max(st.Request.MaxStepReplans, 0), Revising: st.Revision != nil,
 		Searches:     st.searches(),
 		AllowedHosts: st.AllowedHosts,
+		MaxReviews:   max(st.Request.MaxReviews, 0), Reviews: len(st.Reviews), Reviewing: st.Review != nil,
+		MaxRetries: st.Request.MaxRetries, CriticThreshold: max(st.Request.CriticThreshold, 0),
 	}
+	rs.Review = !rs.UserPlan || st.Request.Review
 	switch {
 	case st.Status.Terminal():
 		rs.Phase = router.PhaseFinished
@@ -64,6 +67,21 @@ func routerStateByMap(st *RunState, g *taskgraph.Graph, running int, sandboxed b
 			if s.Denied {
 				rs.Denied = append(rs.Denied, id)
 			}
+			if s.Result != nil && s.Result.Retryable && !s.Denied {
+				if rs.Retryable == nil {
+					rs.Retryable = map[string]int{}
+				}
+				rs.Retryable[id] = s.Attempts
+			}
+		}
+	}
+	for _, id := range st.Order() {
+		if s := st.Steps[id]; s.State == StepDone {
+			d := router.DoneStep{ID: id, Title: s.Node.Title}
+			if s.Critique != nil {
+				d.Score, d.HasScore = s.Critique.Score, true
+			}
+			rs.Done = append(rs.Done, d)
 		}
 	}
 	// A step the fold shows running counts even when its worker has just
@@ -83,7 +101,7 @@ func routerStateByMap(st *RunState, g *taskgraph.Graph, running int, sandboxed b
 			// machine; the script is what needs approval, once written.
 			approved = true
 		}
-		rs.Ready = append(rs.Ready, router.ReadyStep{Node: node, Approved: approved, InDoubt: s.State == StepInDoubt})
+		rs.Ready = append(rs.Ready, router.ReadyStep{Node: node, Approved: approved, InDoubt: s.State == StepInDoubt, Untrusted: s.Untrusted})
 	}
 	return rs
 }

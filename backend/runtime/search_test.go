@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ollama/ollama/api"
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend"
@@ -185,12 +184,7 @@ func TestASecondSearchContinuesTheTasksWorld(t *testing.T) {
 	plan, err := json.Marshal(map[string]any{"decision": "plan", "reason": "two short searches", "confidence": 0.9,
 		"plan": map[string]any{"nodes": []map[string]any{search("first"), search("second", "first")}}})
 	require.NoError(t, err)
-	srv.OnChat(func(req api.ChatRequest) ollamatest.Reply {
-		if isCritic(req) {
-			return ollamatest.Reply{Content: goodCritique}
-		}
-		return ollamatest.Reply{Content: string(plan)}
-	})
+	srv.OnChat(criticAnswers(func(int) ollamatest.Reply { return ollamatest.Reply{Content: string(plan)} }))
 	f := setup(t, withModel(ollama.New(srv.URL(), nil)), withWorldTools(&worlds))
 	run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "Walk the grid in two searches.", ApprovalMode: runtime.AskRisky})
 	require.NoError(t, err)

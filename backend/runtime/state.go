@@ -40,12 +40,24 @@ type StepRecord struct {
 	Script       *coderScript     `json:"script,omitempty"` // a coder step's script, once written
 	Error        string           `json:"error,omitempty"`
 	Denied       bool             `json:"denied,omitempty"` // failed because the user said no
+	// Untrusted names the outside content the run had read when this step
+	// was planned (a review or revision after a web page): the router
+	// rates such a step one risk level higher.
+	Untrusted []string `json:"untrusted,omitempty"`
+	// Resolved is the step's args with the earlier results they name
+	// filled in (refs.go), once its dependencies are done. It is derived
+	// from results that never change, so it is not stored.
+	Resolved json.RawMessage `json:"-"`
 }
 
-// Args returns the arguments the step runs with: the user's edit if any.
+// Args returns the arguments the step runs with: the user's edit if any,
+// else its args with the earlier results they name filled in.
 func (s *StepRecord) Args() json.RawMessage {
 	if len(s.ApprovedArgs) > 0 {
 		return s.ApprovedArgs
+	}
+	if len(s.Resolved) > 0 {
+		return s.Resolved
 	}
 	return s.Node.Args
 }
@@ -72,6 +84,12 @@ type RunState struct {
 	Planning     []PlanningAttempt `json:"planning,omitempty"`   // every planning model answer, in order
 	Revision     *Revision         `json:"revision,omitempty"`   // the open revision round, until a plan is accepted
 	Revised      []Revision        `json:"revised,omitempty"`    // every revision round begun, in order
+	Review       *ReviewRound      `json:"review,omitempty"`     // the open review round, until it answers or adds steps
+	Reviews      []ReviewRound     `json:"reviews,omitempty"`    // every review round begun, in order
+	Answer       *RunAnswer        `json:"answer,omitempty"`     // the run's answer to its task
+	// Outside names the content from outside the run has read (web and
+	// browser pages), in order: steps planned after it are untrusted.
+	Outside []string `json:"outside,omitempty"`
 	Ticks        int64             `json:"ticks"`                // decisions applied: the run's world-local time
 	// AllowedHosts are the hosts web steps reach without asking: the
 	// request's, and those approvals allowed for the rest of the run.
@@ -108,6 +126,8 @@ func (s *RunState) Clone() *RunState {
 	out := *s
 	out.Planning = slices.Clone(s.Planning)
 	out.Revised = slices.Clone(s.Revised)
+	out.Reviews = slices.Clone(s.Reviews)
+	out.Outside = slices.Clone(s.Outside)
 	out.Steps = make(map[string]*StepRecord, len(s.Steps))
 	for id, rec := range s.Steps {
 		r := *rec
@@ -202,6 +222,24 @@ func (s *RunState) Apply(e backend.Event) {
 			s.RoundReplans = s.Replans
 			s.InvalidPlan = ""
 		}
+	case EvReviewing:
+		var p ReviewRound
+		if json.Unmarshal(e.Payload, &p) == nil {
+			s.Review = &p
+			s.Reviews = append(slices.Clip(s.Reviews), p)
+			s.RoundReplans = s.Replans
+			s.InvalidPlan = ""
+		}
+	case EvAnswered:
+		var p RunAnswer
+		if json.Unmarshal(e.Payload, &p) == nil {
+			s.Answer = &p
+			s.Response = p.Text
+			s.Review = nil
+			if n := len(s.Planning); n > 0 && s.Planning[n-1].Error == "" {
+				s.Planning[n-1].Accepted = true
+			}
+		}
 	case EvPlanAccepted:
 		var p planPayload
 		if json.Unmarshal(e.Payload, &p) == nil {
@@ -210,11 +248,13 @@ func (s *RunState) Apply(e backend.Event) {
 			s.InvalidPlan = ""
 			s.PlanSource = p.Source
 			s.Revision = nil
+			s.Review = nil
 			old := s.Steps
 			s.plans++
 			s.Steps = make(map[string]*StepRecord, len(g.Nodes))
 			for _, n := range g.Nodes {
-				s.Steps[n.ID] = &StepRecord{Node: n, State: StepPending}
+				// A step planned after outside content was read is untrusted.
+				s.Steps[n.ID] = &StepRecord{Node: n, State: StepPending, Untrusted: s.Outside}
 			}
 			// A revised plan keeps its finished steps as they ran.
 			for _, id := range p.Kept {
@@ -285,6 +325,9 @@ func (s *RunState) Apply(e backend.Event) {
 			if p.OK {
 				st.State = StepDone
 				st.Error = ""
+				if what, ok := router.OutsideContent(st.Node.Tool, st.Args()); ok && !slices.Contains(s.Outside, what) && len(s.Outside) < maxOutside {
+					s.Outside = append(slices.Clip(s.Outside), what)
+				}
 			} else {
 				st.State = StepFailed
 				st.Error = failureSentence(p)
@@ -294,6 +337,9 @@ func (s *RunState) Apply(e backend.Event) {
 		var p stepNote
 		if json.Unmarshal(e.Payload, &p) == nil {
 			step(p.Step).State = StepPending
+			if p.Decision != nil {
+				s.Ticks++ // the router's decision it carries
+			}
 		}
 	case EvStepInDoubt:
 		var p stepNote
@@ -332,7 +378,10 @@ func (s *RunState) Apply(e backend.Event) {
 	case EvCompleted:
 		var p endPayload
 		_ = json.Unmarshal(e.Payload, &p)
-		s.Status, s.StatusReason, s.Response, s.NeedsModel = backend.RunCompleted, p.Reason, p.Response, false
+		s.Status, s.StatusReason, s.NeedsModel = backend.RunCompleted, p.Reason, false
+		if p.Response != "" { // runs recorded before run.answered
+			s.Response = p.Response
+		}
 	case EvFailed:
 		var p endPayload
 		_ = json.Unmarshal(e.Payload, &p)
@@ -347,6 +396,9 @@ func (s *RunState) Apply(e backend.Event) {
 		s.Status, s.StatusReason, s.NeedsModel = backend.RunTerminated, p.Reason, false
 	}
 }
+
+// maxOutside bounds the outside content a run names.
+const maxOutside = 20
 
 func failureSentence(p stepFinished) string {
 	switch {

@@ -121,6 +121,22 @@ func (w *workers) done(stepID string) {
 	}
 }
 
+// hold keeps stepID out of the run's free slots for delay (a retry's
+// backoff): the router may choose it again meanwhile, and its start waits.
+func (w *workers) hold(ctx context.Context, stepID string, delay time.Duration) {
+	w.mu.Lock()
+	w.active[stepID] = true
+	w.mu.Unlock()
+	w.run(stepID, func() {
+		t := time.NewTimer(delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	})
+}
+
 // waitOne blocks until a step finishes, the run is woken, or ctx ends.
 func (w *workers) waitOne(ctx context.Context, wake <-chan struct{}) {
 	select {
@@ -172,6 +188,7 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 		// again only when its plan says that is safe.
 		fin.Retryable = res.TimedOut && rec.Node.RetryOnTimeout
 	}
+	// Whether it does run again is the router's decision (RuleRetry).
 	fin.Stdout, fin.StdoutTail = c.storeOutput(ctx, res.Stdout)
 	fin.Stderr, fin.StderrTail = c.storeOutput(ctx, res.Stderr)
 	finished := event(EvStepFinished, fin, st.Ticks)
@@ -206,24 +223,11 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 		}
 		events = append(events, critiqued(stepID, crit, st.Ticks)) // with the critic's decision
 	}
-	var delay time.Duration
-	if !fin.OK && fin.Retryable && attempt <= st.Request.MaxRetries {
-		delay = time.Duration(attempt*attempt) * 500 * time.Millisecond
-		events = append(events, event(EvStepRetrying,
-			stepNote{Step: stepID, Attempt: attempt, Reason: failureSentence(fin), DelayMS: delay.Milliseconds()}, st.Ticks))
-	}
 	if err := c.appendCheckpointed(ctx, st, events...); err != nil {
 		c.d.Log("record step", "run", st.RunID, "step", stepID, "err", err)
 		return
 	}
-	remember = func() { c.remember(ctx, st, rec, finished.ID, fin, res, crit) }
-	if delay > 0 {
-		select {
-		case <-time.After(delay):
-		case <-ctx.Done():
-		}
-	}
-	return remember
+	return func() { c.remember(ctx, st, rec, finished.ID, fin, res, crit) }
 }
 
 // criticGrace is how long a step's result waits for its critique to share

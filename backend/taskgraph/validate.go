@@ -218,7 +218,8 @@ func checkStep(n backend.TaskNode, name string, cat Catalog, schemas map[string]
 	default:
 		return nil // the schema check already reported the kind
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(n.Args))
+	args := checkRefs(nodeRefs{Tool: n.Tool, Args: n.Args, DependsOn: n.DependsOn}, name, c)
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
 	if _, isObject := inst.(map[string]any); err != nil || !isObject {
 		return nil // the schema check already reported the args
 	}

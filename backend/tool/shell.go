@@ -3,6 +3,8 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"regexp"
+	"strings"
 	"time"
 
 	"ducklm/backend"
@@ -44,7 +46,10 @@ const shellSchema = `{
   "required": ["command"],
   "properties": {
     "command": {"type": "string", "minLength": 1, "description": "A POSIX shell command line, run with /bin/sh -c in the workspace."},
-    "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": 86400, "description": "Stop the command after this many seconds; it cannot exceed the step's time limit."}
+    "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": 86400, "description": "Stop the command after this many seconds; it cannot exceed the step's time limit."},
+    "env": {"type": "object", "maxProperties": 16, "propertyNames": {"pattern": "^[A-Z_][A-Z0-9_]{0,63}$"},
+      "additionalProperties": {"type": "string", "maxLength": 65536},
+      "description": "Environment variables for the command, by name (upper case). A value may be an earlier step's result, {\"$from\": \"step-1\", \"take\": \"stdout\"}: use it in the command as \"$NAME\", never pasted into the command line."}
   }
 }`
 
@@ -78,8 +83,9 @@ func (*Shell) ArgsSchema() json.RawMessage { return json.RawMessage(shellSchema)
 // permission to run without one, cancelled).
 func (s *Shell) Run(ctx context.Context, call backend.ToolCall) (backend.ToolResult, error) {
 	var args struct {
-		Command        *string `json:"command"`
-		TimeoutSeconds *int64  `json:"timeout_seconds"`
+		Command        *string           `json:"command"`
+		TimeoutSeconds *int64            `json:"timeout_seconds"`
+		Env            map[string]string `json:"env"`
 	}
 	if err := decodeArgs(s.Name(), call.Args, &args); err != nil {
 		return backend.ToolResult{}, err
@@ -98,12 +104,16 @@ func (s *Shell) Run(ctx context.Context, call backend.ToolCall) (backend.ToolRes
 		// The call may ask for less time than the step allows, never more.
 		lim.Timeout = min(lim.Timeout, time.Duration(*t)*time.Second)
 	}
+	env, err := commandEnv(s.Env, args.Env)
+	if err != nil {
+		return backend.ToolResult{}, err
+	}
 	spec := bwrap.Spec{
 		Argv:      []string{"/bin/sh", "-c", *args.Command},
 		Workspace: call.Workspace,
 		Network:   call.Network,
 		Limits:    lim,
-		Env:       s.Env,
+		Env:       env,
 	}
 	_, ok, why := sandboxAvailable()
 	if !ok && s.Sandbox != AllowUnsandboxed {
@@ -134,3 +144,31 @@ func (s *Shell) Run(ctx context.Context, call backend.ToolCall) (backend.ToolRes
 		Sandboxed:    res.Sandboxed,
 	}, err
 }
+
+// reservedEnv are the variables a step's "env" may not set: the sandbox's
+// own, and those that change how programs load or where they look.
+var reservedEnv = map[string]bool{"PATH": true, "HOME": true, "LANG": true, "PWD": true, "SHELL": true, "TMPDIR": true,
+	"IFS": true, "ENV": true, "BASH_ENV": true, "PS4": true}
+
+// commandEnv joins a step's own variables to the shell's.
+func commandEnv(base, step map[string]string) (map[string]string, error) {
+	if len(step) == 0 {
+		return base, nil
+	}
+	out := make(map[string]string, len(base)+len(step))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range step {
+		if !envName.MatchString(k) || reservedEnv[k] || strings.HasPrefix(k, "LD_") {
+			return nil, backend.Errorf(backend.EINVALID, "shell_exec cannot set the environment variable %q: choose another upper-case name", k)
+		}
+		if strings.ContainsRune(v, 0) {
+			return nil, backend.Errorf(backend.EINVALID, "the environment variable %s holds a NUL byte, which no variable can hold", k)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+var envName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]{0,63}$`)
