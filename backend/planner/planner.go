@@ -123,8 +123,8 @@ type RespondPayload struct {
 	Text string `json:"text"`
 	// Cites are the steps the answer rests on (a review's answer).
 	Cites []string `json:"cites,omitempty"`
-	Model string `json:"model,omitempty"`
-	Call  *Call  `json:"call,omitempty"`
+	Model string   `json:"model,omitempty"`
+	Call  *Call    `json:"call,omitempty"`
 }
 
 // ReplanPayload is the payload of a replan decision: the model's answer

@@ -38,7 +38,7 @@ type RetryPayload struct {
 	// Attempt is the attempt that failed (1 for the first run).
 	Attempt int `json:"attempt"`
 	// DelayMS is the backoff before the step starts again.
-	DelayMS int64 `json:"delay_ms"`
+	DelayMS int64  `json:"delay_ms"`
 	Rule    string `json:"rule"`
 }
 

@@ -90,7 +90,7 @@ type RunState struct {
 	// Outside names the content from outside the run has read (web and
 	// browser pages), in order: steps planned after it are untrusted.
 	Outside []string `json:"outside,omitempty"`
-	Ticks        int64             `json:"ticks"`                // decisions applied: the run's world-local time
+	Ticks   int64    `json:"ticks"` // decisions applied: the run's world-local time
 	// AllowedHosts are the hosts web steps reach without asking: the
 	// request's, and those approvals allowed for the rest of the run.
 	AllowedHosts []string `json:"allowedHosts,omitempty"`
