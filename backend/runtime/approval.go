@@ -28,7 +28,7 @@ func (c *Controller) requestApproval(ctx context.Context, st *RunState, dec back
 	req := approvalRequest{
 		RequestID: backend.NewID(backend.KindApproval), Step: p.Step, Tool: p.Tool, Args: p.Args,
 		Rule: p.Rule, Risk: p.Risk.String(), Why: p.Why, Network: p.Network,
-		Sandboxed: c.d.Sandboxed(), Limits: st.Request.Limits, InDoubt: step.State == StepInDoubt,
+		Sandboxed: c.d.Sandboxed(), Limits: st.Request.Limits, InDoubt: step.State == StepInDoubt, Untrusted: p.Untrusted,
 	}
 	if step.Script != nil {
 		// The user approves the script the coder wrote, not the goal.
@@ -82,6 +82,9 @@ type Approval struct {
 	// Web is what a web step will request and under which limits (nil for
 	// other tools), so the card shows the URL, host, method and limits.
 	Web *web.Plan `json:"web,omitempty"`
+	// Untrusted names the outside content (a web page) the run had read
+	// when this step was planned: the page may have asked for it.
+	Untrusted []string `json:"untrusted,omitempty"`
 }
 
 // Approvals lists the open requests of one run, or of every run ("").
@@ -110,7 +113,7 @@ func (c *Controller) Approvals(ctx context.Context, runID string) ([]Approval, e
 			out = append(out, Approval{RunID: id, RequestID: a.RequestID, Step: a.Step, Title: s.Node.Title, Tool: a.Tool,
 				Args: a.Args, Rule: a.Rule, Risk: a.Risk, Why: a.Why, Network: a.Network, Sandboxed: a.Sandboxed,
 				Confinement: c.confinement(s), InDoubt: a.InDoubt, Limits: a.Limits, RetryOnTimeout: s.Node.RetryOnTimeout,
-				Current: c.currentFile(ctx, st, a.Tool, a.Args), Web: webPlan(a.Tool, a.Args, a.Limits)})
+				Current: c.currentFile(ctx, st, a.Tool, a.Args), Web: webPlan(a.Tool, a.Args, a.Limits), Untrusted: a.Untrusted})
 		}
 	}
 	return out, nil

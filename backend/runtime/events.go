@@ -182,6 +182,8 @@ type approvalRequest struct {
 	Sandboxed bool            `json:"sandboxed"`
 	Limits    backend.Limits  `json:"limits"`
 	InDoubt   bool            `json:"inDoubt,omitempty"`
+	// Untrusted names the outside content the step was planned after.
+	Untrusted []string `json:"untrusted,omitempty"`
 }
 
 type approvalAnswer struct {

@@ -110,7 +110,15 @@ func isPlanner(req api.ChatRequest) bool {
 
 // isReview reports a review of a run's results.
 func isReview(req api.ChatRequest) bool {
-	return strings.HasPrefix(system(req), "You are the planner of ducklm") && strings.Contains(user(req), "The plan for this task has run.")
+	if !strings.HasPrefix(system(req), "You are the planner of ducklm") {
+		return false
+	}
+	for _, m := range req.Messages {
+		if m.Role == "user" && strings.Contains(m.Content, "The plan for this task has run.") {
+			return true
+		}
+	}
+	return false
 }
 
 var doneLine = regexp.MustCompile(`(?m)^- (\S+) \(.*\[done`)
