@@ -1,10 +1,12 @@
 package api_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"ducklm/backend"
 	"ducklm/backend/api"
 	"ducklm/backend/settings"
 	"ducklm/backend/starlark"
@@ -27,4 +29,37 @@ func TestWorldDetailShowsTheLimitsItsProgramRunsUnder(t *testing.T) {
 	d, err = a.WorldDetail(w.Run.ID)
 	require.NoError(t, err)
 	require.Equal(t, int64(1024<<20), d.Limits.MaxMemoryBytes)
+}
+
+// TestRunWorldRefusesABadActionAndLeavesTheRunAsItWas: the window's step
+// shares the CLI's: an action the program refuses is the caller's error
+// (its sentence), and the run, its events and its state stay as they were.
+func TestRunWorldRefusesABadActionAndLeavesTheRunAsItWas(t *testing.T) {
+	a, svc := setupSvc(t)
+	w, err := a.CreateWorld(api.WorldInput{Example: "branching_grid", Seed: 7})
+	require.NoError(t, err)
+	_, err = a.RunWorld(api.StepInput{RunID: w.Run.ID, Action: `"S"`})
+	require.NoError(t, err)
+	before, err := a.WorldDetail(w.Run.ID)
+	require.NoError(t, err)
+	events, err := svc.Worlds.History(context.Background(), w.Run.ID)
+	require.NoError(t, err)
+
+	for _, in := range []api.StepInput{
+		{RunID: w.Run.ID, Action: `"UP"`},
+		{RunID: w.Run.ID, Action: `"UP"`, Steps: 5, CheckpointEvery: 1},
+	} {
+		_, err = a.RunWorld(in)
+		require.ErrorContains(t, err, "nothing was recorded")
+		require.ErrorContains(t, err, "action must be one of N, S, E, W")
+		after, err := a.WorldDetail(w.Run.ID)
+		require.NoError(t, err)
+		require.Equal(t, before, after)
+		now, err := svc.Worlds.History(context.Background(), w.Run.ID)
+		require.NoError(t, err)
+		require.Equal(t, events, now)
+	}
+	out, err := a.RunWorld(api.StepInput{RunID: w.Run.ID, Action: `"N"`})
+	require.NoError(t, err)
+	require.Equal(t, backend.RunRunning, out.Run.Status)
 }

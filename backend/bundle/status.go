@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"ducklm/backend"
@@ -68,8 +69,36 @@ func (c *checked) recomputeStatuses() {
 				f.isTask = true
 			}
 		}
+		was := *r
 		r.Status, r.Error = f.result()
+		if was.Status != r.Status || was.Error != r.Error {
+			if c.recorded == nil {
+				c.recorded = map[string]backend.WorldRun{}
+			}
+			c.recorded[r.ID] = was
+		}
 	}
+}
+
+// statusNotes are the report's sentences for the runs whose records claim
+// what their events do not give, in the bundle's order.
+func (c *checked) statusNotes() []string {
+	var out []string
+	for _, r := range c.runs {
+		was, ok := c.recorded[r.ID]
+		if !ok {
+			continue
+		}
+		claim, now := string(was.Status), string(r.Status)
+		if was.Error != "" {
+			claim += fmt.Sprintf(" (%q)", was.Error)
+		}
+		if r.Error != "" {
+			now += fmt.Sprintf(" (%q)", r.Error)
+		}
+		out = append(out, fmt.Sprintf("run %s is recorded as %s, but its events say %s; import recomputes the status from the events", r.ID, claim, now))
+	}
+	return out
 }
 
 // isTaskRun reports whether the bundle's spec of a world says its runs are

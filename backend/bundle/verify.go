@@ -40,6 +40,9 @@ type Report struct {
 	// Worlds are the worlds the bundle holds, with their runs, parents
 	// first (once verified).
 	Worlds []HeldWorld `json:"worlds"`
+	// Notes are what a person should know of a good bundle: a run whose
+	// record claims a status its events do not give (import recomputes it).
+	Notes []string `json:"notes,omitempty"`
 	// Replayed counts the simulated runs re-executed to the same events.
 	Replayed int    `json:"replayed"`
 	OK       bool   `json:"ok"`
@@ -78,8 +81,13 @@ type HeldWorld struct {
 
 // HeldRun is a run a bundle holds.
 type HeldRun struct {
-	ID     string            `json:"id"`
+	ID string `json:"id"`
+	// Status is what the run's events give: what an import records.
 	Status backend.RunStatus `json:"status"`
+	// RecordedStatus and RecordedError are what the bundle's run record
+	// claims, set only when they differ from what the events give.
+	RecordedStatus backend.RunStatus `json:"recordedStatus,omitempty"`
+	RecordedError  string            `json:"recordedError,omitempty"`
 	// Events in the bundle's stream of the run (not counting those it
 	// shares with the run it continues).
 	Events int64 `json:"events"`
@@ -101,8 +109,11 @@ type checked struct {
 
 	heads map[string]int64       // events per stream in the bundle
 	folds map[string]*statusFold // each run's status, from its own events
-	blobs map[string]bool        // digests of the blob entries
-	real  map[string]backend.Reality
+	// recorded holds what a run's record claimed, for each run whose
+	// claim recomputeStatuses replaced with another status or error.
+	recorded map[string]backend.WorldRun
+	blobs    map[string]bool // digests of the blob entries
+	real     map[string]backend.Reality
 
 	local Local
 	cache localCache
@@ -219,6 +230,7 @@ func verify(ctx context.Context, local Local, r io.Reader, opts VerifyOptions) (
 	}
 	c.report.Checks.References = true
 	c.report.Worlds = c.held()
+	c.report.Notes = c.statusNotes()
 	c.report.OK = true
 	return c, nil
 }
@@ -235,7 +247,11 @@ func (c *checked) held() []HeldWorld {
 		// A run's world is in the bundle or here (checked); only the
 		// bundle's worlds are listed.
 		if i, ok := at[r.WorldID]; ok {
-			out[i].Runs = append(out[i].Runs, HeldRun{ID: r.ID, Status: r.Status, Events: c.heads[r.ID]})
+			h := HeldRun{ID: r.ID, Status: r.Status, Events: c.heads[r.ID]}
+			if was, ok := c.recorded[r.ID]; ok {
+				h.RecordedStatus, h.RecordedError = was.Status, was.Error
+			}
+			out[i].Runs = append(out[i].Runs, h)
 		}
 	}
 	return out

@@ -144,6 +144,9 @@ func printReport(w io.Writer, file string, rep bundle.Report) {
 	}
 	if rep.OK {
 		fmt.Fprintf(w, "contains: %s\n", rep.Counts)
+		for _, n := range rep.Notes {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
 		fmt.Fprintln(w, "result: ok")
 		return
 	}

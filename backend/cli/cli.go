@@ -32,15 +32,26 @@ const (
 
 type command struct {
 	summary string
-	usage   string
+	usage   string // the invocation after "ducklm"
 	run     func(env Env, args []string) error
+	// group is a command of sub-commands (world, memory, gen): each of
+	// them answers its own --help, and the group answers `NAME --help`.
+	group bool
 }
 
 // commands is the one dispatch table; later capabilities add rows here.
 var commands = map[string]command{}
 
 func register(name, summary, usage string, run func(env Env, args []string) error) {
-	commands[name] = command{summary: summary, usage: usage, run: run}
+	commands[name] = command{summary: summary, usage: strings.TrimPrefix(usage, "ducklm "), run: run}
+}
+
+// registerGroup registers a command of sub-commands.
+func registerGroup(name, summary, usage string, run func(env Env, args []string) error) {
+	register(name, summary, usage, run)
+	c := commands[name]
+	c.group = true
+	commands[name] = c
 }
 
 // errExit lets a command choose its exit code without printing an error.
@@ -65,7 +76,7 @@ func Run(env Env, args []string) int {
 			return ExitOK
 		}
 	}
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 || args[0] == "help" || isHelpFlag(args[0]) {
 		printHelp(env.Stdout)
 		return ExitOK
 	}
@@ -73,6 +84,12 @@ func Run(env Env, args []string) int {
 	if !ok {
 		fmt.Fprintf(env.Stderr, "ducklm: unknown command %q. Run `ducklm help` for the list.\n", args[0])
 		return ExitUsage
+	}
+	if !cmd.group && hasHelpFlag(args[1:]) {
+		// Every command answers --help (and -h) with its usage, before it
+		// parses anything or opens the data directory.
+		fmt.Fprintf(env.Stdout, "usage: ducklm %s\n    %s\n", cmd.usage, cmd.summary)
+		return ExitOK
 	}
 	err := cmd.run(env, args[1:])
 	if err == nil {

@@ -24,7 +24,7 @@ var genCommands = []worldCommand{
 }
 
 func init() {
-	register("gen", "generate large genuine data to measure the window with (ducklm gen help)", genUsage(), runGen)
+	registerGroup("gen", "generate large genuine data to measure the window with (ducklm gen help)", genUsage(), runGen)
 }
 
 func genUsage() string {
@@ -41,7 +41,7 @@ func runGen(env Env, args []string) error {
 	if len(args) == 0 {
 		return usageError("usage: name a gen command (ducklm gen help lists them)")
 	}
-	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if args[0] == "help" || isHelpFlag(args[0]) {
 		fmt.Fprintf(env.Stdout, "usage: ducklm %s\n", genUsage())
 		return nil
 	}

@@ -71,3 +71,43 @@ COMP_WORDS=(ducklm exp); COMP_CWORD=1; _ducklm; echo "${COMPREPLY[*]}"`, "bash",
 	require.NoError(t, err, "%s", out)
 	require.Equal(t, "runs\nexport\n", string(out))
 }
+
+// TestEveryCommandsHelpFlagPrintsItsUsageAndSucceeds is issue 27's
+// `ducklm worker --help` (exit 2): --help, -h and -help, after any command
+// or sub-command of `ducklm help`'s list, print its usage on stdout and exit
+// 0, touching no data directory.
+func TestEveryCommandsHelpFlagPrintsItsUsageAndSucceeds(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "never")
+	t.Setenv("DUCKLM_HOME", dir)
+	var invocations [][]string
+	groups := map[string]bool{} // the commands whose summary says "(ducklm NAME help)"
+	for _, m := range regexp.MustCompile(`\(ducklm ([a-z]+) help\)`).FindAllStringSubmatch(ducklm(t, "help").stdout, -1) {
+		groups[m[1]] = true
+	}
+	require.Len(t, groups, 3, "world, memory, gen")
+	for _, name := range helpCommands(t) {
+		invocations = append(invocations, []string{name})
+		if !groups[name] {
+			continue
+		}
+		group := ok(t, name, "help")
+		for _, m := range regexp.MustCompile(`(?m)^  ducklm `+name+` ([a-z-]+) `).FindAllStringSubmatch(group.stdout, -1) {
+			invocations = append(invocations, []string{name, m[1]})
+		}
+	}
+	require.Contains(t, invocations, []string{"worker"})
+	require.Contains(t, invocations, []string{"world", "step"})
+	require.Contains(t, invocations, []string{"memory", "search"})
+	for _, inv := range invocations {
+		for _, flag := range []string{"--help", "-h", "-help"} {
+			args := append(append([]string{}, inv...), flag)
+			r := ducklm(t, args...)
+			require.Equal(t, 0, r.code, "ducklm %s: %s", strings.Join(args, " "), r.stderr)
+			require.Empty(t, r.stderr, args)
+			require.True(t, strings.HasPrefix(r.stdout, "usage: ducklm "+strings.Join(inv, " ")), "ducklm %s printed %q", strings.Join(args, " "), r.stdout)
+			require.NotContains(t, r.stdout, "ducklm ducklm", args)
+		}
+	}
+	_, err := os.Stat(dir)
+	require.True(t, os.IsNotExist(err), "asking for help made no data directory")
+}

@@ -26,7 +26,7 @@ var memoryCommands = []worldCommand{
 }
 
 func init() {
-	register("memory", "search, list, remove and re-embed memories (ducklm memory help)", memoryUsage(), runMemory)
+	registerGroup("memory", "search, list, remove and re-embed memories (ducklm memory help)", memoryUsage(), runMemory)
 }
 
 func memoryUsage() string {
@@ -43,7 +43,7 @@ func runMemory(env Env, args []string) error {
 	if len(args) == 0 {
 		return usageError("usage: name a memory command (ducklm memory help lists them)")
 	}
-	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if args[0] == "help" || isHelpFlag(args[0]) {
 		fmt.Fprintf(env.Stdout, "usage: ducklm %s\n", memoryUsage())
 		return nil
 	}

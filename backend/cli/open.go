@@ -14,9 +14,6 @@ func init() {
 }
 
 func runOpen(env Env, args []string) error {
-	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
-		return usageError("usage: ducklm %s", api.OpenUsage)
-	}
 	req, err := api.ParseOpen(args)
 	if err != nil {
 		return err

@@ -49,7 +49,7 @@ var worldCommands = []worldCommand{
 }
 
 func init() {
-	register("world", "create, run, fork and compare simulated worlds (ducklm world help)", worldUsage(), runWorld)
+	registerGroup("world", "create, run, fork and compare simulated worlds (ducklm world help)", worldUsage(), runWorld)
 }
 
 // worldUsage is the sub-command listing shown by `ducklm world help` and
@@ -69,7 +69,7 @@ func runWorld(env Env, args []string) error {
 	if len(args) == 0 {
 		return usageError("usage: name a world command (ducklm world help lists them)")
 	}
-	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if args[0] == "help" || isHelpFlag(args[0]) {
 		fmt.Fprintf(env.Stdout, "usage: ducklm %s\n", worldUsage())
 		return nil
 	}
@@ -159,9 +159,10 @@ func (s *session) close() {
 	s.lock.Release()
 }
 
+// hasHelpFlag reports whether args ask for help before any "--".
 func hasHelpFlag(args []string) bool {
 	for _, a := range args {
-		if a == "-h" || a == "--help" || a == "-help" {
+		if isHelpFlag(a) {
 			return true
 		}
 		if a == "--" {
@@ -170,6 +171,9 @@ func hasHelpFlag(args []string) bool {
 	}
 	return false
 }
+
+// isHelpFlag reports whether a is --help, -help or -h.
+func isHelpFlag(a string) bool { return a == "-h" || a == "--help" || a == "-help" }
 
 // flags returns a flag set with --json bound to the session.
 func (s *session) flags() *flag.FlagSet {

@@ -400,7 +400,6 @@ func TestWorldBadInputIsOneSentenceAndExitTwo(t *testing.T) {
 		{[]string{"step", run, "--action", "{bad"}, "--action is not valid JSON"},
 		{[]string{"step", run, "extra"}, "takes at most 1 argument(s)"},
 		{[]string{"step", throwaway, "--action", `"X"`}, "action must be one of N, S, E, W"},
-		{[]string{"step", throwaway}, "is failed; fork it to continue"},
 		{[]string{"run", run}, "world run needs --steps N"},
 		{[]string{"run", run, "--steps", "-2"}, "--steps must be a positive number"},
 		{[]string{"run", run, "--steps", "2", "--checkpoint-every", "-1"}, "--checkpoint-every must not be negative"},

@@ -85,7 +85,7 @@ func (c *Controller) check(req TaskRequest) (TaskRequest, error) {
 			max = defaultMaxSteps
 		}
 		if g.Len() > max {
-			return req, backend.Errorf(backend.EINVALID, "the plan has %d steps, more than the run's limit of %d", g.Len(), max)
+			return req, backend.Errorf(backend.EINVALID, "the plan has %d steps, more than the run's limit of %d; raise it with --max-steps %d (Max steps in the window's New task form, maxSteps in the HTTP API)", g.Len(), max, g.Len())
 		}
 		tg := g.TaskGraph()
 		req.Plan = &tg

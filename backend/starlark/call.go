@@ -83,6 +83,9 @@ func (p *Program) call(ctx context.Context, what string, f func(*sl.Thread) (sl.
 	var ee *sl.EvalError
 	if errors.As(err, &ee) {
 		msg = ee.Msg
+		if n := len(ee.CallStack); n > 0 && ee.CallStack[n-1].Name == "fail" && ee.CallStack[n-1].Pos.Filename() == "<builtin>" {
+			err = errors.Join(ErrRaised, err)
+		}
 	}
 	return nil, backend.Wrap(err, backend.EINVALID, "%s: %s (in %s)", p.where(line), msg, what)
 }

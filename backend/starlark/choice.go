@@ -24,6 +24,9 @@ import (
 // HasActions reports whether the program defines actions(state).
 func (p *Program) HasActions() bool { return p.shape.Actions }
 
+// HasActions reports whether the world's program defines actions(state).
+func (w *World) HasActions() bool { return w.prog.HasActions() }
+
 // HasScore reports whether the program defines score(state).
 func (p *Program) HasScore() bool { return p.shape.Score }
 

@@ -90,6 +90,11 @@ const maxStepsReplyBytes = 4 << 20
 // to find the step that fails.
 var ErrCallLost = errors.New("the process running the world program's call died")
 
+// ErrRaised is wrapped by the error of a call in which the program itself
+// called fail(): it refused what it was given, rather than breaking on it
+// (a type error, a missing key, a division by zero). A Runner keeps it.
+var ErrRaised = errors.New("the world program called fail()")
+
 // Shape is what a compiled program defines beyond init, step and observe.
 type Shape struct {
 	Actions bool // actions(state)

@@ -220,7 +220,7 @@ func schemaProblems(err error, doc any) []string {
 				out = append(out, "the plan has no steps; it needs at least one")
 				continue
 			case *kind.MaxItems:
-				out = append(out, fmt.Sprintf("the plan has %d steps, more than the %d allowed", k.Got, k.Want))
+				out = append(out, TooManySteps(k.Got, k.Want))
 				continue
 			}
 		}

@@ -54,9 +54,19 @@ func ParseMax(data []byte, cat Catalog, maxNodes int) (*Graph, error) {
 		return nil, c.err()
 	}
 	if len(nodes) > maxNodes {
-		c.add(fmt.Sprintf("the plan has %d steps, more than the %d allowed", len(nodes), maxNodes))
+		c.add(TooManySteps(len(nodes), maxNodes))
 	}
 	return build(nodes, cat, &c)
+}
+
+// TooManySteps is the sentence for a plan of got steps where a run allows
+// allowed: it says how a run allows more (the run's own bound, the command
+// line's --max-plan-steps; its step limit, --max-steps, must cover the plan
+// too). The window's New task form sets neither, so it takes MaxNodes.
+func TooManySteps(got, allowed int) string {
+	return fmt.Sprintf("the plan has %d steps, more than the %d allowed; a run allows more when it says so: "+
+		"ducklm run --plan FILE --max-plan-steps %d --max-steps %d (maxPlanSteps and maxSteps in a run request to the HTTP API; "+
+		"the window's New task form takes plans of up to %d steps)", got, allowed, got, got, MaxNodes)
 }
 
 // Validate validates a task graph built in Go (an explicit plan, a restored

@@ -105,7 +105,9 @@ func TestParseTooManyNodes(t *testing.T) {
 	for i := range nodes {
 		nodes[i] = shell(fmt.Sprintf("s%d", i), "true")
 	}
-	require.Equal(t, "the plan has 201 steps, more than the 200 allowed", invalid(t, plan(t, nodes...)))
+	require.Equal(t, "the plan has 201 steps, more than the 200 allowed; a run allows more when it says so: "+
+		"ducklm run --plan FILE --max-plan-steps 201 --max-steps 201 (maxPlanSteps and maxSteps in a run request to the HTTP API; "+
+		"the window's New task form takes plans of up to 200 steps)", invalid(t, plan(t, nodes...)))
 	require.NotNil(t, mustParse(t, plan(t, nodes[:taskgraph.MaxNodes]...)))
 }
 
@@ -124,11 +126,11 @@ func TestParseMaxNodesIsASetting(t *testing.T) {
 	g, err := taskgraph.ParseMax([]byte(long), catalog, 10_000)
 	require.NoError(t, err)
 	require.Len(t, g.TaskGraph().Nodes, 10_000)
-	require.Equal(t, "the plan has 10000 steps, more than the 200 allowed", invalid(t, long))
+	require.Contains(t, invalid(t, long), "the plan has 10000 steps, more than the 200 allowed; a run allows more when it says so: ducklm run --plan FILE --max-plan-steps 10000 --max-steps 10000")
 
 	_, err = taskgraph.ValidateMax(backend.TaskGraph{Nodes: g.TaskGraph().Nodes[:3]}, catalog, 2)
 	require.Error(t, err)
-	require.Equal(t, "the plan has 3 steps, more than the 2 allowed", backend.ErrorMessage(err))
+	require.Contains(t, backend.ErrorMessage(err), "the plan has 3 steps, more than the 2 allowed; a run allows more when it says so: ducklm run --plan FILE --max-plan-steps 3 --max-steps 3")
 }
 
 func TestParseTooLarge(t *testing.T) {

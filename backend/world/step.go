@@ -1,10 +1,13 @@
 package world
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 
 	"ducklm/backend"
+	"ducklm/backend/starlark"
 )
 
 // StepOutcome is what one step did.
@@ -73,9 +76,9 @@ func (s *Service) advanceAfter(ctx context.Context, inst *instance, action json.
 	if inst.run.Status.Terminal() {
 		return StepOutcome{}, nil, backend.Errorf(backend.EINVALID, "run %s is %s; fork it to continue from one of its checkpoints", inst.run.ID, inst.run.Status)
 	}
-	action = actionOrNull(action)
-	if !json.Valid(action) {
-		return StepOutcome{}, nil, backend.Errorf(backend.EINVALID, "the action is not valid JSON")
+	action, err := s.checkAction(action)
+	if err != nil {
+		return StepOutcome{}, nil, err
 	}
 	res, err := inst.world.Step(ctx, action)
 	if err != nil {
@@ -91,6 +94,9 @@ func (s *Service) advanceAfter(ctx context.Context, inst *instance, action json.
 			if serr := s.save(context.WithoutCancel(ctx), inst, pending, nil); serr != nil {
 				return StepOutcome{}, nil, serr
 			}
+		}
+		if refused := s.refusal(ctx, inst, action, err); refused != nil {
+			return StepOutcome{}, nil, refused // bad input: the run stays as it was
 		}
 		s.fail(ctx, inst, err)
 		return StepOutcome{}, nil, err
@@ -115,9 +121,9 @@ func (s *Service) advanceMany(ctx context.Context, inst *instance, action json.R
 	if inst.run.Status.Terminal() {
 		return StepOutcome{}, nil, 0, backend.Errorf(backend.EINVALID, "run %s is %s; fork it to continue from one of its checkpoints", inst.run.ID, inst.run.Status)
 	}
-	action = actionOrNull(action)
-	if !json.Valid(action) {
-		return StepOutcome{}, nil, 0, backend.Errorf(backend.EINVALID, "the action is not valid JSON")
+	action, err := s.checkAction(action)
+	if err != nil {
+		return StepOutcome{}, nil, 0, err
 	}
 	results, err := inst.world.StepMany(ctx, action, n)
 	var out StepOutcome
@@ -140,10 +146,66 @@ func (s *Service) advanceMany(ctx context.Context, inst *instance, action json.R
 				return StepOutcome{}, nil, 0, serr
 			}
 		}
+		if refused := s.refusal(ctx, inst, action, err); refused != nil {
+			// The steps before the refused one are kept (saved above);
+			// the refused one is the caller's error, not the run's.
+			return StepOutcome{}, nil, 0, refused
+		}
 		s.fail(ctx, inst, err)
 		return StepOutcome{}, nil, 0, err
 	}
 	return out, events, len(results), nil
+}
+
+// checkAction is the action a caller chose, as the program will get it, or
+// the caller's error for one no program could take (not JSON, or larger
+// than a state may be): nothing is stepped or recorded then.
+func (s *Service) checkAction(action json.RawMessage) (json.RawMessage, error) {
+	action = actionOrNull(action)
+	if !json.Valid(action) {
+		return nil, backend.Errorf(backend.EINVALID, "the action is not valid JSON")
+	}
+	if max := s.Limits().MaxStateBytes; len(action) > max {
+		return nil, backend.Errorf(backend.EINVALID, "the action is %d bytes, more than the %d a world program takes; nothing was recorded", len(action), max)
+	}
+	return action, nil
+}
+
+// refusal tells a bad action from a failing program, after step raised
+// cause on action. An action the caller chose (not null) that the program
+// raised on is the caller's error when the program says it is not one it
+// takes: actions(state) does not list it, or, for a program without
+// actions(state), step called fail() on it (a deliberate refusal, not a
+// type error or a division by zero). That error is returned (EINVALID,
+// nothing recorded, the run as it was: a failed step leaves the world in
+// memory unchanged). It is nil when the run should fail: a null action
+// (the program chose), a limit or a crash, or the program's own error on
+// an action it takes.
+func (s *Service) refusal(ctx context.Context, inst *instance, action json.RawMessage, cause error) error {
+	if backend.ErrorCode(cause) != backend.EINVALID || string(compactJSON(action)) == "null" || inst.world.Done() {
+		return nil
+	}
+	if !inst.world.HasActions() {
+		if !errors.Is(cause, starlark.ErrRaised) {
+			return nil
+		}
+	} else {
+		offered, err := inst.world.Actions(ctx)
+		if err != nil {
+			return nil
+		}
+		want, err := starlark.CanonicalJSON(action, s.Limits().MaxStateBytes)
+		if err != nil {
+			return nil
+		}
+		for _, a := range offered {
+			if bytes.Equal(a, want) {
+				return nil
+			}
+		}
+	}
+	return backend.Wrap(cause, backend.EINVALID, "the world program refused the action, so nothing was recorded and run %s is as it was: %s",
+		inst.run.ID, backend.ErrorMessage(cause))
 }
 
 // stepEvents records a step the world in memory has taken: the step, what

@@ -163,7 +163,11 @@ func (p *Pool) do(ctx context.Context, src starlark.Source, req *request, what s
 		return response{}, backend.Errorf(backend.EINTERNAL, "the world program's worker asked for its source twice")
 	}
 	if resp.ErrCode != "" {
-		return response{}, &backend.Error{Code: resp.ErrCode, Message: resp.ErrMessage}
+		e := &backend.Error{Code: resp.ErrCode, Message: resp.ErrMessage}
+		if resp.Raised {
+			e.Err = starlark.ErrRaised
+		}
+		return response{}, e
 	}
 	return resp, nil
 }

@@ -50,6 +50,7 @@ type response struct {
 	// ErrCode and ErrMessage are the *backend.Error the call returned.
 	ErrCode    string
 	ErrMessage string
+	Raised     bool // the program called fail() (starlark.ErrRaised)
 }
 
 func init() {
@@ -159,7 +160,7 @@ func answer(programs map[string]*starlark.Program, req *request) response {
 }
 
 func errorResponse(err error) response {
-	return response{ErrCode: backend.ErrorCode(err), ErrMessage: backend.ErrorMessage(err)}
+	return response{ErrCode: backend.ErrorCode(err), ErrMessage: backend.ErrorMessage(err), Raised: errors.Is(err, starlark.ErrRaised)}
 }
 
 // dataBytes reads how much data the process has mapped (VmData), which is

@@ -294,6 +294,72 @@ func TestHostileBundlesAreRefused(t *testing.T) {
 	require.Contains(t, r.stdout, "already present")
 }
 
+// forgeRuns rewrites every run record of the bundle at path with edit and
+// signs the result with key again: a bundle whose signature is good but
+// whose records say what its events do not.
+func forgeRuns(t *testing.T, path string, key *bundle.Key, edit func(backend.WorldRun) backend.WorldRun) string {
+	t.Helper()
+	a := unpack(t, path)
+	e := &a[a.find(t, bundle.RunsName)]
+	ls := lines(e.data)
+	for i := range ls {
+		var r backend.WorldRun
+		require.NoError(t, json.Unmarshal(ls[i], &r))
+		var err error
+		ls[i], err = json.Marshal(edit(r))
+		require.NoError(t, err)
+	}
+	e.data = joinLines(ls)
+	return a.reseal(t, key, nil).pack(t)
+}
+
+// TestVerifySaysWhenARunsRecordedStatusDisagreesWithItsEvents is issue 27's
+// `ducklm verify` saying "result: ok" of a signed bundle whose run records
+// claim a status its events do not give: the bundle is still good (import
+// recomputes the status), but verify says so, a line per run and in --json
+// (the run's recordedStatus and a note), and says nothing of the kind for
+// an honest bundle.
+func TestVerifySaysWhenARunsRecordedStatusDisagreesWithItsEvents(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	t.Setenv("DUCKLM_HOME", home)
+	srcKey, ok, err := bundle.LoadKey(filepath.Join(src.dir, "home"))
+	require.NoError(t, err)
+	require.True(t, ok)
+	forged := forgeRuns(t, src.task, &srcKey, func(r backend.WorldRun) backend.WorldRun {
+		r.Status, r.Error = backend.RunFailed, "forged"
+		return r
+	})
+
+	honest := ducklm("verify", src.task)
+	require.Equal(t, cli.ExitOK, honest.code, honest.stdout+honest.stderr)
+	require.NotContains(t, honest.stdout, "recomputes")
+
+	v := ducklm("verify", forged)
+	require.Equal(t, cli.ExitOK, v.code, v.stdout+v.stderr)
+	require.Contains(t, v.stdout, "result: ok")
+	require.Regexp(t, `(?m)^note: run run_[0-9a-f]+ is recorded as failed \("forged"\), but its events say completed; import recomputes the status from the events$`, v.stdout)
+
+	v = ducklm("verify", forged, "--json")
+	require.Equal(t, cli.ExitOK, v.code, v.stdout+v.stderr)
+	var rep bundle.Report
+	require.NoError(t, json.Unmarshal([]byte(v.stdout), &rep))
+	require.True(t, rep.OK)
+	require.Len(t, rep.Notes, 1)
+	require.Contains(t, rep.Notes[0], "import recomputes the status from the events")
+	var disagree []bundle.HeldRun
+	for _, w := range rep.Worlds {
+		for _, r := range w.Runs {
+			if r.RecordedStatus != "" {
+				disagree = append(disagree, r)
+			}
+		}
+	}
+	require.Len(t, disagree, 1)
+	require.Equal(t, backend.RunFailed, disagree[0].RecordedStatus)
+	require.Equal(t, "forged", disagree[0].RecordedError)
+	require.Equal(t, backend.RunCompleted, disagree[0].Status)
+}
+
 // A run's status comes from its events: a bundle whose run records claim
 // another status (a running world run as completed, a completed task run as
 // failed) is imported with the status its events give, and verify reports
@@ -308,17 +374,7 @@ func TestRunStatusIsRecomputedFromTheEvents(t *testing.T) {
 	require.NoError(t, os.WriteFile(bundle.TrustedKeysPath(home), []byte(bundle.FormatFingerprint(srcKey.Fingerprint())+"\n"), 0o600))
 
 	forge := func(path string, edit func(backend.WorldRun) backend.WorldRun) string {
-		a := unpack(t, path)
-		e := &a[a.find(t, bundle.RunsName)]
-		ls := lines(e.data)
-		for i := range ls {
-			var r backend.WorldRun
-			require.NoError(t, json.Unmarshal(ls[i], &r))
-			ls[i], err = json.Marshal(edit(r))
-			require.NoError(t, err)
-		}
-		e.data = joinLines(ls)
-		return a.reseal(t, &srcKey, nil).pack(t)
+		return forgeRuns(t, path, &srcKey, edit)
 	}
 	worlds := forge(src.childBundle, func(r backend.WorldRun) backend.WorldRun {
 		r.Status, r.Error = backend.RunCompleted, ""
