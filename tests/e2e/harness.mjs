@@ -301,6 +301,12 @@ export async function startStack({ script = SCRIPT, realOllama = false, noOllama
         page.allowProblem = (re) => page.allowed.push(re);
         watchSteps(page);
         await page.goto(stack.url);
+        // Headless Chromium never asks for the tab's icon, so a missing one (a 404 in every
+        // headed session) is asked for here, as a browser would: the page's <link rel=icon>,
+        // else /favicon.ico.
+        const icon = await page.evaluate(() => document.querySelector('link[rel~="icon"]')?.href || new URL('/favicon.ico', location.href).href);
+        const answer = await page.request.get(icon);
+        if (!answer.ok()) problems.push(`HTTP ${answer.status()} for GET ${new URL(icon).pathname} (the page's icon)`);
         return page;
       },
       /**
