@@ -36,8 +36,9 @@ type DeliberateInput struct {
 
 // Deliberate searches forks of the run's world and ranks its next actions
 // (see deliberation.Options); with Apply it takes the best. It returns when
-// the rounds are done or cancelled (a cancelled deliberation answers the
-// rounds it finished, with an error saying it stopped).
+// the rounds are done or cancelled: a deliberation CancelDeliberation
+// stopped answers the rounds it finished, with Cancelled saying it stopped,
+// and no error.
 func (a *API) Deliberate(in DeliberateInput) (deliberation.Result, error) {
 	if err := a.ready(); err != nil {
 		return deliberation.Result{}, err
@@ -65,6 +66,14 @@ func (a *API) Deliberate(in DeliberateInput) (deliberation.Result, error) {
 	res, err := delib.Deliberate(ctx, opt)
 	if res.Rounds == nil {
 		res.Rounds = []deliberation.Round{}
+	}
+	if backend.ErrorCode(err) == backend.ECANCELLED && ctx.Err() != nil && a.ctx().Err() == nil {
+		// The user asked for this stop, so it is the call's answer, not its
+		// failure: answered as an error, the browser logged the cancelled
+		// call as a failed request (a 422) and the log an error.
+		a.log.Info("deliberation cancelled", "op", in.Op, "rounds", len(res.Rounds))
+		res.Cancelled = backend.ErrorMessage(err)
+		return res, nil
 	}
 	return res, a.fail("deliberate", err)
 }

@@ -203,6 +203,10 @@ type Result struct {
 	Run    backend.WorldRun `json:"run"`
 	Done   bool             `json:"done"`
 	State  json.RawMessage  `json:"state,omitempty"`
+	// Cancelled says, for a deliberation the user cancelled, that it stopped
+	// and what it kept; set by a caller that answers a cancel as a result
+	// (api.Deliberate), empty otherwise.
+	Cancelled string `json:"cancelled,omitempty"`
 }
 
 // Service runs deliberations.

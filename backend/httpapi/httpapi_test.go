@@ -2,12 +2,15 @@ package httpapi_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -39,6 +42,15 @@ type bundle struct {
 // "" for an Ollama that does not answer.
 func setup(t *testing.T, ollama string) *bundle {
 	t.Helper()
+	return setupWith(t, ollama, fstest.MapFS{
+		"index.html":    {Data: []byte(indexHTML)},
+		"assets/app.js": {Data: []byte("console.log('ducklm')")},
+	})
+}
+
+// setupWith is setup serving assets as the embedded frontend.
+func setupWith(t *testing.T, ollama string, assets fs.FS) *bundle {
+	t.Helper()
 	if ollama == "" {
 		ollama = "127.0.0.1:1"
 	}
@@ -53,11 +65,8 @@ func setup(t *testing.T, ollama string) *bundle {
 	require.NoError(t, err)
 	srv := httptest.NewUnstartedServer(nil)
 	h, err := httpapi.New(httpapi.Options{API: a, Service: svc, Token: token, Log: log, Heartbeat: 200 * time.Millisecond,
-		Hosts: []string{srv.Listener.Addr().String()},
-		Assets: fstest.MapFS{
-			"index.html":    {Data: []byte(indexHTML)},
-			"assets/app.js": {Data: []byte("console.log('ducklm')")},
-		}})
+		Hosts:  []string{srv.Listener.Addr().String()},
+		Assets: assets})
 	require.NoError(t, err)
 	srv.Config.Handler = h
 	srv.Start()
@@ -197,6 +206,26 @@ func TestStaticAssetsNeedNoTokenAndCarrySecurityHeaders(t *testing.T) {
 		resp.Body.Close()
 		require.Equal(t, http.StatusNotFound, resp.StatusCode, p)
 	}
+}
+
+func TestTheFaviconIsServed(t *testing.T) {
+	t.Parallel()
+	// frontend/public is what Vite copies into dist, which main.go embeds:
+	// a browser asks for /favicon.ico on every page, and a 404 is a console
+	// error in every session.
+	b := setupWith(t, "", os.DirFS("../../frontend/public"))
+	resp, err := b.srv.Client().Get(b.srv.URL + "/favicon.ico")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	// image/x-icon sniffed, or the system's mime.types (image/vnd.microsoft.icon).
+	require.True(t, strings.HasPrefix(resp.Header.Get("Content-Type"), "image/"), resp.Header.Get("Content-Type"))
+	require.True(t, bytes.HasPrefix(body, []byte{0, 0, 1, 0}), "an ICO file")
+
+	index, err := os.ReadFile("../../frontend/index.html")
+	require.NoError(t, err)
+	require.Contains(t, string(index), `<link rel="icon" href="./favicon.ico"`)
 }
 
 func TestForeignOriginIsRefused(t *testing.T) {

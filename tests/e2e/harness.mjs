@@ -285,11 +285,15 @@ export async function startStack({ script = SCRIPT, realOllama = false, noOllama
           // A failed request is reported below, with its address.
           if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console: ${m.text()}`);
         });
+        // Every request the server refused, the favicon the browser asks for on its own included.
         page.on('response', (r) => {
-          // The browser asks for a favicon on its own; ducklm ships none.
-          if (r.status() >= 400 && new URL(r.url()).pathname !== '/favicon.ico') {
-            problems.push(`HTTP ${r.status()} for ${r.request().method()} ${new URL(r.url()).pathname}`);
-          }
+          if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.request().method()} ${new URL(r.url()).pathname}`);
+        });
+        // And every request that got no answer (refused connection, blocked by the CSP…), which the
+        // console filter above would hide; an abort is the page's own doing (a reload, a closed stream).
+        page.on('requestfailed', (r) => {
+          const why = r.failure()?.errorText ?? 'failed';
+          if (why !== 'net::ERR_ABORTED') problems.push(`request failed (${why}) for ${r.method()} ${new URL(r.url()).pathname}`);
         });
         page.problems = problems;
         page.allowed = [];
@@ -297,6 +301,12 @@ export async function startStack({ script = SCRIPT, realOllama = false, noOllama
         page.allowProblem = (re) => page.allowed.push(re);
         watchSteps(page);
         await page.goto(stack.url);
+        // Headless Chromium never asks for the tab's icon, so a missing one (a 404 in every
+        // headed session) is asked for here, as a browser would: the page's <link rel=icon>,
+        // else /favicon.ico.
+        const icon = await page.evaluate(() => document.querySelector('link[rel~="icon"]')?.href || new URL('/favicon.ico', location.href).href);
+        const answer = await page.request.get(icon);
+        if (!answer.ok()) problems.push(`HTTP ${answer.status()} for GET ${new URL(icon).pathname} (the page's icon)`);
         return page;
       },
       /**

@@ -375,4 +375,6 @@ export interface DeliberationResult {
   run: WorldRun;
   done: boolean;
   state?: unknown;
+  /** For a deliberation the user cancelled: that it stopped and what it kept (a cancel is an answer, not an error). */
+  cancelled?: string;
 }

@@ -29,7 +29,9 @@ export function PlanForkDialog({ api, parentRunId, checkpointId, plan, name: ini
   const [name, setName] = useState(initialName);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
-  const [check, setCheck] = useState<PlanCheck>();
+  // The last check, with the text it checked: Fork may be pressed before the
+  // debounced check of what was just typed has answered.
+  const [checked, setChecked] = useState<{ text: string; check: PlanCheck }>();
   const first = useRef<HTMLTextAreaElement>(null);
   const planId = useId();
   const hintId = useId();
@@ -44,22 +46,34 @@ export function PlanForkDialog({ api, parentRunId, checkpointId, plan, name: ini
 
   useEffect(() => {
     let live = true;
-    api.validatePlan(settled).then(
-      (c) => live && setCheck(c),
-      (e: unknown) => live && setCheck({ valid: false, problems: [toBridgeError(e).message], steps: 0 }),
-    );
+    checkPlan(api, settled).then((check) => live && setChecked({ text: settled, check }));
     return () => {
       live = false;
     };
   }, [api, settled]);
 
   const unchanged = text.trim() === plan.trim();
+  const check = checked?.check;
   const problem = check && !check.valid ? check.problems[0] : undefined;
-  const submit = () => {
+  const edit = (next: string) => {
+    setText(next);
+    // A failed fork's error was about the plan as it was.
+    setError(undefined);
+  };
+  const submit = async () => {
     setBusy(true);
     setError(undefined);
+    const sent = text;
+    // Never fork with a plan the check has not passed: the backend would
+    // answer with its own words for a broken delta, not the plan's problem.
+    const c = checked?.text === sent ? checked.check : await checkPlan(api, sent);
+    setChecked({ text: sent, check: c });
+    if (!c.valid) {
+      setBusy(false);
+      return;
+    }
     api
-      .fork({ checkpointId, parentRunId, divergence: 'plan_edit', delta: unchanged ? '{}' : text, seedPolicy: 'inherit', name: name.trim(), deliberationIndex: 0 })
+      .fork({ checkpointId, parentRunId, divergence: 'plan_edit', delta: unchanged ? '{}' : sent, seedPolicy: 'inherit', name: name.trim(), deliberationIndex: 0 })
       .then(onForked, (e: unknown) => {
         setBusy(false);
         setError(toBridgeError(e).message);
@@ -93,7 +107,7 @@ export function PlanForkDialog({ api, parentRunId, checkpointId, plan, name: ini
               rows={14}
               spellCheck={false}
               value={text}
-              onChange={(e) => setText(e.target.value)}
+              onChange={(e) => edit(e.target.value)}
               aria-invalid={problem ? true : undefined}
               aria-describedby={hintId}
             />
@@ -124,13 +138,18 @@ export function PlanForkDialog({ api, parentRunId, checkpointId, plan, name: ini
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="button" className="button primary" disabled={busy || Boolean(problem)} onClick={submit}>
+          <button type="button" className="button primary" disabled={busy || Boolean(problem)} onClick={() => void submit()}>
             {busy ? 'Forking…' : 'Fork with this plan'}
           </button>
         </footer>
       </div>
     </div>
   );
+}
+
+/** checkPlan is the backend's check of a plan; a failed call is the plan's one problem. */
+function checkPlan(api: DucklmApi, text: string): Promise<PlanCheck> {
+  return api.validatePlan(text).catch((e: unknown) => ({ valid: false, problems: [toBridgeError(e).message], steps: 0 }));
 }
 
 /**

@@ -33,3 +33,13 @@ describe('grid walls', () => {
     }
   });
 });
+
+describe('the accent', () => {
+  it('reads as text on a surface by at least 4.5:1 (WCAG, text) in both themes', () => {
+    for (const selector of [':root', ":root[data-theme='dark']"]) {
+      const p = palette(selector);
+      expect(ratio(p['--accent']!, p['--surface']!), selector).toBeGreaterThanOrEqual(4.5);
+      expect(ratio(p['--accent']!, p['--surface-2']!), selector).toBeGreaterThanOrEqual(4.5);
+    }
+  });
+});

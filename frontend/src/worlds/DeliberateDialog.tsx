@@ -55,6 +55,10 @@ export function queuedFor(slots: number): number {
   return Math.min(64, Math.max(8, 4 * slots));
 }
 
+function capitalised(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
 /** actionText shows an action as its JSON. */
 export function actionText(a: unknown): string {
   return JSON.stringify(a ?? null);
@@ -126,10 +130,13 @@ export function DeliberateDialog({ api, runId, worldId, parentName, onClose, onA
         ...(useWorkers ? { onWorkers: queuedFor(slots) } : {}),
       })
       .then(
-        (res) => setRound(res.rounds[res.rounds.length - 1]),
+        (res) => {
+          setRound(res.rounds[res.rounds.length - 1]);
+          if (res.cancelled) setStopped(capitalised(res.cancelled));
+        },
         (e: unknown) => {
           const message = toBridgeError(e).message;
-          if (cancelling.current) setStopped(message.charAt(0).toUpperCase() + message.slice(1));
+          if (cancelling.current) setStopped(capitalised(message));
           else setError(message);
         },
       )

@@ -1894,6 +1894,7 @@ export namespace deliberation {
 	    run: backend.WorldRun;
 	    done: boolean;
 	    state?: number[];
+	    cancelled?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Result(source);
@@ -1905,6 +1906,7 @@ export namespace deliberation {
 	        this.run = this.convertValues(source["run"], backend.WorldRun);
 	        this.done = source["done"];
 	        this.state = source["state"];
+	        this.cancelled = source["cancelled"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
