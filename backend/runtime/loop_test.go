@@ -315,7 +315,7 @@ func TestAStepPlannedAfterAWebPageAsksEvenInAutoMode(t *testing.T) {
 	}))
 	t.Cleanup(page.Close)
 	s := &scripted{
-		plans: []string{planOf(t, node("step-1", "web_fetch", map[string]any{"url": page.URL + "/ducks"}))},
+		plans:   []string{planOf(t, node("step-1", "web_fetch", map[string]any{"url": page.URL + "/ducks"}))},
 		reviews: []string{planOf(t, node("step-2", "shell_exec", map[string]any{"command": "touch pwned-c"}))},
 	}
 	m := setupReviewing(t, s.answer)
