@@ -21,7 +21,7 @@ import (
 
 // taskCommands are the top-level commands over task runs.
 var taskCommands = []worldCommand{
-	{name: "run", args: `"TASK" [--plan FILE [--label TEXT]] [--approve ask|risky|auto] [--model ROLE=NAME]... [--workspace DIR [--create-workspace]] [--timeout D] [--max-steps N] [--max-plan-steps N] [--allow-host HOST]... [--detach] [--json]`,
+	{name: "run", args: `"TASK" [--plan FILE [--label TEXT]] [--approve ask|risky|auto] [--model ROLE=NAME]... [--workspace DIR [--create-workspace]] [--timeout D] [--max-steps N] [--max-plan-steps N] [--review] [--max-reviews N] [--allow-host HOST]... [--detach] [--json]`,
 		summary: "run a task: plan it, ask approvals at the prompt, stream its events", write: true, run: runTask, top: true},
 	{name: "runs", args: "[--json]", summary: "list task runs, those waiting for approval first", run: runRuns, top: true},
 	{name: "resume", args: "RUN [--detach]", summary: "drive a paused or interrupted run again", write: true, run: runResume, top: true},
@@ -55,6 +55,8 @@ func runTask(s *session, args []string) error {
 	timeout := fs.Duration("timeout", 0, "")
 	maxSteps := fs.Int("max-steps", 0, "")
 	maxPlanSteps := fs.Int("max-plan-steps", 0, "")
+	review := fs.Bool("review", false, "")
+	maxReviews := fs.Int("max-reviews", 0, "")
 	detach := fs.Bool("detach", false, "")
 	var models, hosts multiFlag
 	fs.Var(&models, "model", "")
@@ -66,7 +68,11 @@ func runTask(s *session, args []string) error {
 	if *maxPlanSteps < 0 {
 		return s.cmd.bad("--max-plan-steps must be a positive number of steps, not %d", *maxPlanSteps)
 	}
-	req := runtime.TaskRequest{Workspace: *workspace, CreateWorkspace: *createWorkspace, MaxSteps: *maxSteps, MaxPlanSteps: *maxPlanSteps, Models: map[string]string{}}
+	if *maxReviews < 0 {
+		return s.cmd.bad("--max-reviews must be a positive number of review rounds, not %d", *maxReviews)
+	}
+	req := runtime.TaskRequest{Workspace: *workspace, CreateWorkspace: *createWorkspace, MaxSteps: *maxSteps, MaxPlanSteps: *maxPlanSteps,
+		Review: *review, MaxReviews: *maxReviews, Models: map[string]string{}}
 	if len(pos) == 1 {
 		req.Task = pos[0]
 	}
@@ -258,14 +264,19 @@ func (s *session) drain(sub interface{ C() <-chan backend.Event }, st *runtime.R
 		}
 		break
 	}
-	if st.Response != "" && !s.json {
-		fmt.Fprintf(s.env.Stdout, "\n%s\n", st.Response)
-	}
 	fmt.Fprintf(s.env.Stderr, "run %s %s", st.RunID, st.Status)
 	if st.StatusReason != "" {
 		fmt.Fprintf(s.env.Stderr, ": %s", st.StatusReason)
 	}
 	fmt.Fprintln(s.env.Stderr)
+	if st.Response != "" && !s.json {
+		// The answer comes last, where a reader looks for it; --json has
+		// it as the run.answered event.
+		fmt.Fprintf(s.env.Stdout, "answer: %s\n", st.Response)
+		if a := st.Answer; a != nil && len(a.Cites) > 0 {
+			fmt.Fprintf(s.env.Stdout, "  rests on %s\n", strings.Join(a.Cites, ", "))
+		}
+	}
 	if st.Status != backend.RunCompleted {
 		return errExit{ExitFail}
 	}
@@ -428,10 +439,10 @@ func runRuns(s *session, args []string) error {
 			return
 		}
 		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-		fmt.Fprintln(tw, "RUN\tSTATUS\tAPPROVALS\tSTEPS\tSTARTED\tTASK")
+		fmt.Fprintln(tw, "RUN\tSTATUS\tAPPROVALS\tSTEPS\tSTARTED\tTASK\tANSWER")
 		for _, r := range runs {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d/%d\t%s\t%s\n", r.Run.ID, r.Run.Status, r.Approvals, r.StepsDone, r.Steps,
-				r.Run.CreatedAt.Local().Format("2006-01-02 15:04"), clip(r.Task, 60))
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d/%d\t%s\t%s\t%s\n", r.Run.ID, r.Run.Status, r.Approvals, r.StepsDone, r.Steps,
+				r.Run.CreatedAt.Local().Format("2006-01-02 15:04"), clip(r.Task, 60), clip(r.Answer, 60))
 		}
 		tw.Flush()
 	})

@@ -163,6 +163,18 @@ type RunSummary struct {
 	// DrivenBy is the host of the installation that drives the run when it
 	// is another one on the team's database ("" when this one does).
 	DrivenBy string `json:"drivenBy,omitempty"`
+	// Answer is the first line of the run's answer, "" while it has none.
+	Answer string `json:"answer,omitempty"`
+}
+
+// FirstLine is the first non-empty line of s.
+func FirstLine(s string) string {
+	for _, line := range strings.Split(s, "\n") {
+		if t := strings.TrimSpace(line); t != "" {
+			return t
+		}
+	}
+	return ""
 }
 
 // cachedSummary is a run's summary as of the seq its state was folded to.
@@ -219,7 +231,7 @@ func (c *Controller) summary(ctx context.Context, r backend.WorldRun) (RunSummar
 	if err != nil {
 		return RunSummary{}, err
 	}
-	s := RunSummary{Run: r, Task: st.Request.Task, Approvals: len(st.PendingApprovals()), Steps: len(st.Steps)}
+	s := RunSummary{Run: r, Task: st.Request.Task, Approvals: len(st.PendingApprovals()), Steps: len(st.Steps), Answer: FirstLine(st.Response)}
 	if s.Task == "" {
 		s.Task = "explicit plan"
 	}
