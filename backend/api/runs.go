@@ -32,6 +32,9 @@ type TaskInput struct {
 	// AllowedHosts are hosts this run's web steps reach without asking,
 	// beside those allowed in Settings.
 	AllowedHosts []string `json:"allowedHosts,omitempty"`
+	// Review has an explicit plan's or a one-liner's results reviewed and
+	// the task answered, as a model's plan always is.
+	Review bool `json:"review,omitempty"`
 }
 
 // Runs lists task runs, those waiting for approval first.
@@ -67,7 +70,7 @@ func (a *API) SubmitTask(in TaskInput) (backend.WorldRun, error) {
 	}
 	req := runtime.TaskRequest{Task: strings.TrimSpace(in.Task), ApprovalMode: runtime.ApprovalMode(in.ApprovalMode),
 		Models: models, Workspace: in.Workspace, CreateWorkspace: in.CreateWorkspace, MaxSteps: in.MaxSteps, MaxPlanSteps: in.MaxPlanSteps,
-		AllowedHosts: append(slices.Clone(prefs.AllowedHosts), in.AllowedHosts...)}
+		AllowedHosts: append(slices.Clone(prefs.AllowedHosts), in.AllowedHosts...), Review: in.Review}
 	if in.TimeoutSeconds < 0 || in.TimeoutSeconds > int(runtime.MaxStepTimeout/time.Second) {
 		return backend.WorldRun{}, a.fail("submit", backend.Errorf(backend.EINVALID, "the step timeout is a whole number of seconds from 1 to %d, not %d", int(runtime.MaxStepTimeout/time.Second), in.TimeoutSeconds))
 	}

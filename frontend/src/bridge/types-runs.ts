@@ -42,6 +42,10 @@ export interface TaskRequest {
   maxReplans: number;
   maxRetries: number;
   concurrency: number;
+  /** Review the results and answer even though the plan is the user's (a model's plan always is). */
+  review?: boolean;
+  /** The bound on review rounds (default 4). */
+  maxReviews?: number;
 }
 
 export type StepState = 'pending' | 'running' | 'awaiting_approval' | 'done' | 'failed' | 'skipped' | 'in_doubt';
@@ -151,6 +155,23 @@ export interface Revision {
   reason: string;
 }
 
+/** RunAnswer is a run's answer to its task (Go: runtime.RunAnswer). */
+export interface RunAnswer {
+  text: string;
+  /** The steps the answer rests on; none for a task answered without a step. */
+  cites?: string[];
+  model?: string;
+  /** The review round that answered, 0 or absent for a direct answer. */
+  review?: number;
+}
+
+/** ReviewRound is one round of reading the results (Go: runtime.ReviewRound). */
+export interface ReviewRound {
+  round: number;
+  kept: string[];
+  reason: string;
+}
+
 /** RunState is a task run's folded state (Go: runtime.RunState). */
 export interface RunState {
   runId: string;
@@ -172,6 +193,10 @@ export interface RunState {
   ticks: number;
   stepsRun: number;
   response?: string;
+  /** The run's answer to its task, with the steps it rests on (Go: runtime.RunAnswer). */
+  answer?: RunAnswer;
+  /** Review rounds begun, in order: the orchestrator read the results before answering. */
+  reviews?: ReviewRound[];
   error?: string;
   seq: number;
 }
@@ -203,6 +228,8 @@ export interface Approval {
   current?: CurrentFile;
   /** For web_fetch and browser: the request and its limits (Go: web.Plan). */
   web?: WebPlan;
+  /** The outside content (web pages) the run had read when this step was planned: it may have asked for the step. */
+  untrusted?: string[];
 }
 
 /** Confinement is where a tool's call runs (Go: backend.Confinement). */
@@ -243,6 +270,8 @@ export interface RunSummary {
   stepsDone: number;
   /** The host of the installation that drives the run when another one on the team's database does. */
   drivenBy?: string;
+  /** The first line of the run's answer. */
+  answer?: string;
 }
 
 /** RunDetail is what the run view shows (Go: api.RunDetail). */
@@ -266,6 +295,8 @@ export interface TaskInput {
   createWorkspace?: boolean;
   timeoutSeconds: number;
   maxSteps: number;
+  /** Review an explicit plan's or one-liner's results and answer the task (a model's plan always is). */
+  review?: boolean;
 }
 
 /** PlanCheck is the result of validating a plan (Go: api.PlanCheck). */

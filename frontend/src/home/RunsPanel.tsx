@@ -115,6 +115,12 @@ export function RunsPanel({ api }: { api: DucklmApi }) {
                     <a href={href({ screen: 'run', runId: r.run.id })} title={`${r.task}\n${r.run.id}`}>
                       {r.task}
                     </a>
+                    {r.answer && (
+                      <span className="run-answer muted small" title={r.answer} data-testid="run-answer-line">
+                        {' '}
+                        → {r.answer}
+                      </span>
+                    )}
                     {r.run.baseRunId && (
                       <span className="badge fork-pill" title={`A fork of ${r.run.baseRunId}: the same task with an edited plan`} data-testid="fork-pill">
                         fork of {shortId(r.run.baseRunId)}

@@ -115,6 +115,12 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered, drivenElsewh
         <code>{a.rule}</code>
         {rule && <span className="muted"> ({rule.description})</span>}
       </p>
+      {a.untrusted && a.untrusted.length > 0 && (
+        <p className="inline-warn" data-testid="approval-untrusted">
+          This step was planned after the run read {a.untrusted.join(', ')}. Text from outside may try to steer the model:
+          check that the step serves your task, not the page.
+        </p>
+      )}
       {a.inDoubt && (
         <p className="inline-warn">
           This step was running when ducklm stopped; it may have run already. Approving runs it again.

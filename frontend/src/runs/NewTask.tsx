@@ -26,6 +26,7 @@ export function NewTask({ api }: { api: DucklmApi }) {
   const [models, setModels] = useState<Record<string, string>>({});
   const [workspace, setWorkspace] = useState('');
   const [maxSteps, setMaxSteps] = useState('20');
+  const [review, setReview] = useState(false);
   const [timeout, setTimeoutSeconds] = useState('120');
   const [submitting, setSubmitting] = useState(false);
   const [submitError, setSubmitError] = useState<string>();
@@ -105,6 +106,7 @@ export function NewTask({ api }: { api: DucklmApi }) {
         ...(createWorkspace ? { createWorkspace: true } : {}),
         timeoutSeconds: secs,
         maxSteps: steps,
+        ...(review && kind === 'plan' ? { review: true } : {}),
       })
       .then(
         (run) => navigate({ screen: 'run', runId: run.id }),
@@ -285,6 +287,16 @@ export function NewTask({ api }: { api: DucklmApi }) {
               <input className="input num" type="number" min={1} value={timeout} onChange={(e) => setTimeoutSeconds(e.target.value)} />
             </label>
           </fieldset>
+
+          {kind === 'plan' && (
+            <label className="inline-field" data-testid="review-toggle">
+              <input type="checkbox" checked={review} onChange={(e) => setReview(e.target.checked)} />
+              <span>
+                Review the results and answer the task (a planning model reads what the steps did; a task planned by a model always
+                ends this way)
+              </span>
+            </label>
+          )}
 
           {kind === 'plan' && tools.value && tools.value.length > 0 && (
             <details className="field tools-help">

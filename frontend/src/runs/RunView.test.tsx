@@ -81,6 +81,14 @@ describe('ApprovalCard', () => {
   });
 });
 
+describe('ApprovalCard after outside content', () => {
+  it('names the page the step was planned after', () => {
+    const { api } = fakeApi({ Answer: () => null });
+    render(<ApprovalCard api={api} approval={{ ...approval(), untrusted: ['the web page https://ducks.example/'] }} rules={RULES as never} onAnswered={vi.fn()} />);
+    expect(screen.getByTestId('approval-untrusted').textContent).toContain('planned after the run read the web page https://ducks.example/');
+  });
+});
+
 describe('ApprovalCard for a file_write', () => {
   const write = (current: unknown, args: unknown = { path: 'notes.txt', content: 'one\nthree\n' }) => {
     const { api } = fakeApi({ Answer: () => null });
@@ -185,6 +193,30 @@ describe('RunView', () => {
     const critique = within(screen.getByTestId('step-panel')).getByTestId('critique');
     expect(within(critique).getByText('0.80')).toBeTruthy();
     expect(critique.textContent).toContain('model · qwen2.5:7b');
+  });
+
+  it('shows the answer first, each step it rests on opening that step', async () => {
+    const base = runDetail().state!;
+    const d = runDetail({
+      state: {
+        ...base,
+        response: 'The host is ada-laptop.',
+        answer: { text: 'The host is ada-laptop.', cites: ['step-1', 'step-3'], model: 'qwen2.5:7b', review: 1 },
+      },
+    });
+    const { api } = fakeApi({ RunDetail: () => d, RiskRules: () => RULES, SearchHistory: () => ({ total: 0, inherited: 0, from: 0, next: 0, matches: [] }) });
+    render(<RunView api={api} runId={RUN} />);
+    const answer = await screen.findByTestId('run-answer');
+    expect(within(answer).getByText('The host is ada-laptop.')).toBeTruthy();
+    expect(answer.textContent).toContain('by qwen2.5:7b');
+    expect(answer.textContent).toContain('after review 1');
+    // The answer comes before the graph.
+    const graph = screen.getByRole('group', { name: 'Task graph' });
+    expect(answer.compareDocumentPosition(graph) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    fireEvent.click(within(answer).getByRole('button', { name: 'step-3' }));
+    expect(within(screen.getByTestId('step-panel')).getByText('pending')).toBeTruthy();
+    fireEvent.click(within(answer).getByRole('button', { name: 'step-1' }));
+    expect(within(screen.getByTestId('step-panel')).getByTestId('stdout').textContent).toBe('Static hostname: ada-laptop\n');
   });
 
   it("offers Deliberate… on a world_search step's world and opens the dialog on it", async () => {

@@ -193,10 +193,31 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
         </p>
       )}
       {state?.invalidPlan && !isTerminal(status) && <p className="inline-warn">The last plan was invalid and the planner is trying again: {state.invalidPlan}</p>}
-      {status === 'completed' && state?.response && (
-        <section className="panel response">
-          <span className="field-label">Response</span>
-          <p>{state.response}</p>
+      {state?.response && (
+        <section className="panel answer" aria-label="Answer" data-testid="run-answer">
+          <span className="field-label">Answer</span>
+          <p className="answer-text">{state.response}</p>
+          {state.answer && (
+            <p className="muted small">
+              {state.answer.cites?.length ? (
+                <>
+                  Rests on{' '}
+                  {state.answer.cites.map((id, i) => (
+                    <span key={id}>
+                      {i > 0 && ', '}
+                      <button type="button" className="link-button mono" onClick={() => setSelected(id)} title={`Show step ${id}`}>
+                        {id}
+                      </button>
+                    </span>
+                  ))}
+                </>
+              ) : (
+                'Answered without running a step'
+              )}
+              {state.answer.model && <> · by {state.answer.model}</>}
+              {state.answer.review ? <> · after review {state.answer.review}</> : null}
+            </p>
+          )}
         </section>
       )}
       {status === 'failed' && (state?.error || run.error) && (

@@ -871,6 +871,7 @@ export namespace api {
 	    maxSteps: number;
 	    maxPlanSteps?: number;
 	    allowedHosts?: string[];
+	    review?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new TaskInput(source);
@@ -888,6 +889,7 @@ export namespace api {
 	        this.maxSteps = source["maxSteps"];
 	        this.maxPlanSteps = source["maxPlanSteps"];
 	        this.allowedHosts = source["allowedHosts"];
+	        this.review = source["review"];
 	    }
 	}
 	export class TrustedSigner {
@@ -1679,6 +1681,8 @@ export namespace bundle {
 	export class HeldRun {
 	    id: string;
 	    status: string;
+	    recordedStatus?: string;
+	    recordedError?: string;
 	    events: number;
 	
 	    static createFrom(source: any = {}) {
@@ -1689,6 +1693,8 @@ export namespace bundle {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.id = source["id"];
 	        this.status = source["status"];
+	        this.recordedStatus = source["recordedStatus"];
+	        this.recordedError = source["recordedError"];
 	        this.events = source["events"];
 	    }
 	}
@@ -2248,6 +2254,7 @@ export namespace runtime {
 	    retryOnTimeout: boolean;
 	    current?: CurrentFile;
 	    web?: web.Plan;
+	    untrusted?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Approval(source);
@@ -2272,6 +2279,7 @@ export namespace runtime {
 	        this.retryOnTimeout = source["retryOnTimeout"];
 	        this.current = this.convertValues(source["current"], CurrentFile);
 	        this.web = this.convertValues(source["web"], web.Plan);
+	        this.untrusted = source["untrusted"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2310,6 +2318,7 @@ export namespace runtime {
 	export class PlanningAttempt {
 	    attempt: number;
 	    revision?: number;
+	    review?: number;
 	    model: string;
 	    options?: {[key: string]: any};
 	    answer: string;
@@ -2325,12 +2334,29 @@ export namespace runtime {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.attempt = source["attempt"];
 	        this.revision = source["revision"];
+	        this.review = source["review"];
 	        this.model = source["model"];
 	        this.options = source["options"];
 	        this.answer = source["answer"];
 	        this.normalised = source["normalised"];
 	        this.error = source["error"];
 	        this.accepted = source["accepted"];
+	    }
+	}
+	export class ReviewRound {
+	    round: number;
+	    kept: string[];
+	    reason: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ReviewRound(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.round = source["round"];
+	        this.kept = source["kept"];
+	        this.reason = source["reason"];
 	    }
 	}
 	export class Revision {
@@ -2351,6 +2377,24 @@ export namespace runtime {
 	        this.kept = source["kept"];
 	        this.rule = source["rule"];
 	        this.reason = source["reason"];
+	    }
+	}
+	export class RunAnswer {
+	    text: string;
+	    cites?: string[];
+	    model?: string;
+	    review?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunAnswer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.text = source["text"];
+	        this.cites = source["cites"];
+	        this.model = source["model"];
+	        this.review = source["review"];
 	    }
 	}
 	export class coderScript {
@@ -2494,6 +2538,7 @@ export namespace runtime {
 	    sandboxed: boolean;
 	    limits: backend.Limits;
 	    inDoubt?: boolean;
+	    untrusted?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new approvalRequest(source);
@@ -2512,6 +2557,7 @@ export namespace runtime {
 	        this.sandboxed = source["sandboxed"];
 	        this.limits = this.convertValues(source["limits"], backend.Limits);
 	        this.inDoubt = source["inDoubt"];
+	        this.untrusted = source["untrusted"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2551,6 +2597,7 @@ export namespace runtime {
 	    script?: any;
 	    error?: string;
 	    denied?: boolean;
+	    untrusted?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new StepRecord(source);
@@ -2572,6 +2619,7 @@ export namespace runtime {
 	        this.script = this.convertValues(source["script"], null);
 	        this.error = source["error"];
 	        this.denied = source["denied"];
+	        this.untrusted = source["untrusted"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2605,6 +2653,9 @@ export namespace runtime {
 	    maxStepReplans?: number;
 	    maxRetries: number;
 	    concurrency: number;
+	    review?: boolean;
+	    maxReviews?: number;
+	    criticThreshold?: number;
 	    allowedHosts?: string[];
 	    owner?: Installation;
 	
@@ -2626,6 +2677,9 @@ export namespace runtime {
 	        this.maxStepReplans = source["maxStepReplans"];
 	        this.maxRetries = source["maxRetries"];
 	        this.concurrency = source["concurrency"];
+	        this.review = source["review"];
+	        this.maxReviews = source["maxReviews"];
+	        this.criticThreshold = source["criticThreshold"];
 	        this.allowedHosts = source["allowedHosts"];
 	        this.owner = this.convertValues(source["owner"], Installation);
 	    }
@@ -2665,6 +2719,10 @@ export namespace runtime {
 	    planning?: PlanningAttempt[];
 	    revision?: Revision;
 	    revised?: Revision[];
+	    review?: ReviewRound;
+	    reviews?: ReviewRound[];
+	    answer?: RunAnswer;
+	    outside?: string[];
 	    ticks: number;
 	    allowedHosts?: string[];
 	    stepsRun: number;
@@ -2695,6 +2753,10 @@ export namespace runtime {
 	        this.planning = this.convertValues(source["planning"], PlanningAttempt);
 	        this.revision = this.convertValues(source["revision"], Revision);
 	        this.revised = this.convertValues(source["revised"], Revision);
+	        this.review = this.convertValues(source["review"], ReviewRound);
+	        this.reviews = this.convertValues(source["reviews"], ReviewRound);
+	        this.answer = this.convertValues(source["answer"], RunAnswer);
+	        this.outside = source["outside"];
 	        this.ticks = source["ticks"];
 	        this.allowedHosts = source["allowedHosts"];
 	        this.stepsRun = source["stepsRun"];
@@ -2729,6 +2791,7 @@ export namespace runtime {
 	    steps: number;
 	    stepsDone: number;
 	    drivenBy?: string;
+	    answer?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new RunSummary(source);
@@ -2742,6 +2805,7 @@ export namespace runtime {
 	        this.steps = source["steps"];
 	        this.stepsDone = source["stepsDone"];
 	        this.drivenBy = source["drivenBy"];
+	        this.answer = source["answer"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
