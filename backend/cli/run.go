@@ -380,8 +380,23 @@ func printEvent(w io.Writer, e backend.Event) {
 		for _, n := range a.Normalised {
 			detail += "\n      mended: " + n
 		}
-	case runtime.EvPlanRevising:
+	case runtime.EvPlanRevising, runtime.EvReviewing:
 		detail = str("reason")
+	case runtime.EvAnswered:
+		var a runtime.RunAnswer
+		_ = json.Unmarshal(e.Payload, &a)
+		detail = clip(strings.Join(strings.Fields(a.Text), " "), 200)
+		if len(a.Cites) > 0 {
+			detail += " (rests on " + strings.Join(a.Cites, ", ") + ")"
+		}
+	case runtime.EvStepRetrying:
+		var n struct {
+			Decision *backend.Decision `json:"decision"`
+		}
+		detail = str("step") + ": " + str("reason")
+		if json.Unmarshal(e.Payload, &n) == nil && n.Decision != nil {
+			detail = n.Decision.Reason
+		}
 	case runtime.EvStepStarted:
 		detail = str("step") + " " + str("tool") + " " + compact(p["args"])
 	case runtime.EvStepFinished:

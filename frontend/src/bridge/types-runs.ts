@@ -138,6 +138,8 @@ export interface StepRecord {
 export interface PlanningAttempt {
   attempt: number;
   revision?: number;
+  /** The review round it answered. */
+  review?: number;
   model: string;
   options?: Record<string, unknown>;
   answer: string;

@@ -317,6 +317,33 @@ describe('RunView', () => {
     expect(within(panel).getByRole('listitem', { name: 'Revision 1' })).toBeTruthy();
   });
 
+  it('shows the review rounds after the plan, each with why it was asked and what the model answered', async () => {
+    const base = runDetail().state!;
+    const d = runDetail({
+      state: {
+        ...base,
+        status: 'completed',
+        planning: [
+          { attempt: 1, model: 'tiny', answer: '{"decision":"plan"}', accepted: true },
+          { attempt: 1, review: 1, model: 'tiny', answer: '{"decision":"plan","plan":{}}', accepted: true },
+          { attempt: 1, review: 2, model: 'tiny', answer: '{"decision":"respond","cites":["step-1"]}', accepted: true },
+        ],
+        reviews: [
+          { round: 1, kept: ['step-1'], reason: 'Every step of the plan is done, so tiny reads their results to answer the task (review 1 of 4).' },
+          { round: 2, kept: ['step-1', 'step-2'], reason: 'Every step of the plan is done, so tiny reads their results to answer the task (review 2 of 4).' },
+        ],
+      },
+      approvals: [],
+    });
+    const { api } = fakeApi({ RunDetail: () => d, RiskRules: () => [] });
+    render(<RunView api={api} runId={RUN} />);
+    const panel = await screen.findByTestId('planning');
+    expect(within(panel).getByText('3 attempts · 2 reviews')).toBeTruthy();
+    const rounds = within(panel).getAllByRole('listitem').filter((li) => li.classList.contains('planning-round'));
+    expect(rounds.map((r) => r.getAttribute('aria-label'))).toEqual(['First plan', 'Review 1', 'Review 2']);
+    expect(within(panel).getByTestId('review-2').textContent).toContain('(review 2 of 4)');
+  });
+
   it('shows a finished file_write with its content and its approval history: as asked, as approved, who, when', async () => {
     const base = runDetail().state!;
     const node = { id: 'w', kind: 'tool', tool: 'file_write', args: { path: 'a.txt', content: 'A' }, depends_on: [], title: 'write a' };

@@ -326,6 +326,7 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
       <PlanningPanel
         attempts={state?.planning ?? []}
         revised={state?.revised ?? []}
+        reviews={state?.reviews ?? []}
         open={model.nodes.length === 0 || Boolean(state?.invalidPlan) || Boolean(state?.revision)}
       />
 
