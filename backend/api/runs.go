@@ -70,7 +70,8 @@ func (a *API) SubmitTask(in TaskInput) (backend.WorldRun, error) {
 	}
 	req := runtime.TaskRequest{Task: strings.TrimSpace(in.Task), ApprovalMode: runtime.ApprovalMode(in.ApprovalMode),
 		Models: models, Workspace: in.Workspace, CreateWorkspace: in.CreateWorkspace, MaxSteps: in.MaxSteps, MaxPlanSteps: in.MaxPlanSteps,
-		AllowedHosts: append(slices.Clone(prefs.AllowedHosts), in.AllowedHosts...), Review: in.Review}
+		AllowedHosts: append(slices.Clone(prefs.AllowedHosts), in.AllowedHosts...), Review: in.Review,
+		MaxReviews: prefs.MaxReviews, CriticThreshold: prefs.CriticThreshold}
 	if in.TimeoutSeconds < 0 || in.TimeoutSeconds > int(runtime.MaxStepTimeout/time.Second) {
 		return backend.WorldRun{}, a.fail("submit", backend.Errorf(backend.EINVALID, "the step timeout is a whole number of seconds from 1 to %d, not %d", int(runtime.MaxStepTimeout/time.Second), in.TimeoutSeconds))
 	}

@@ -16,6 +16,7 @@ import (
 	"ducklm/backend/memory"
 	"ducklm/backend/router"
 	"ducklm/backend/runtime"
+	"ducklm/backend/settings"
 	"ducklm/backend/taskgraph"
 )
 
@@ -117,6 +118,11 @@ func runTask(s *session, args []string) error {
 	}
 	if err := s.open(); err != nil {
 		return err
+	}
+	if prefs, err := settings.Load(s.svc.Dir); err == nil {
+		// Settings fill what the flags leave open, as in the window.
+		req.MaxReviews = cmp.Or(req.MaxReviews, prefs.MaxReviews)
+		req.CriticThreshold = prefs.CriticThreshold
 	}
 	if plan != nil {
 		// Validated against this installation's tools before the run

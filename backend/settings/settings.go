@@ -44,7 +44,18 @@ type Settings struct {
 	// TaskStepsOnWorkers (the default) on the team's workers when one is
 	// alive, here otherwise; TaskStepsHere always in this process.
 	TaskSteps string `json:"taskSteps,omitempty"`
+	// MaxReviews bounds how many times a new task's run reviews its
+	// results before it ends without an answer: 1 to MaxReviewRounds, 0
+	// for ducklm's default (4).
+	MaxReviews int `json:"maxReviews,omitempty"`
+	// CriticThreshold is the critic score below which a finished step of a
+	// model's plan counts as failed and is revised: above 0 and at most 1,
+	// 0 for ducklm's default (0.5).
+	CriticThreshold float64 `json:"criticThreshold,omitempty"`
 }
+
+// MaxReviewRounds is the most review rounds a setting may allow.
+const MaxReviewRounds = 20
 
 // Where portable task steps run (Settings.TaskSteps).
 const (
@@ -121,6 +132,12 @@ func (s Settings) Check() []Problem {
 	}
 	if !places[s.TaskSteps] {
 		add("taskSteps", backend.Errorf(backend.EINVALID, "task steps run %q: choose workers (the team's, when one is alive) or here", s.TaskSteps))
+	}
+	if r := s.MaxReviews; r < 0 || r > MaxReviewRounds {
+		add("maxReviews", backend.Errorf(backend.EINVALID, "review rounds are from 1 to %d, not %d (leave it empty for 4)", MaxReviewRounds, r))
+	}
+	if c := s.CriticThreshold; c < 0 || c > 1 || c != c {
+		add("criticThreshold", backend.Errorf(backend.EINVALID, "the critic threshold is a score above 0 and at most 1, not %v (leave it empty for 0.5)", c))
 	}
 	if m := s.WorldMemoryMiB; m != 0 && (m < MinWorldMemoryMiB || m > MaxWorldMemoryMiB) {
 		add("worldMemoryMiB", backend.Errorf(backend.EINVALID,

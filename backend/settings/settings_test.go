@@ -124,3 +124,26 @@ func TestTaskStepsAreWorkersOrHere(t *testing.T) {
 	require.Equal(t, "here", got.TaskSteps, "a refused choice changed nothing")
 	require.Empty(t, settings.Settings{TaskSteps: settings.TaskStepsOnWorkers}.Check())
 }
+
+// The run loop's settings: review rounds from 1 to 20 and a critic
+// threshold in (0, 1], 0 for ducklm's defaults; anything else is refused
+// with a sentence and changes nothing stored.
+func TestRunLoopSettings(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, settings.Save(dir, settings.Settings{MaxReviews: 2, CriticThreshold: 0.7}))
+	got, err := settings.Load(dir)
+	require.NoError(t, err)
+	require.Equal(t, 2, got.MaxReviews)
+	require.Equal(t, 0.7, got.CriticThreshold)
+	for _, bad := range []settings.Settings{{MaxReviews: -1}, {MaxReviews: 21}, {CriticThreshold: -0.1}, {CriticThreshold: 1.5}} {
+		p := bad.Check()
+		require.Len(t, p, 1)
+		require.Contains(t, []string{"maxReviews", "criticThreshold"}, p[0].Field)
+		require.Contains(t, p[0].Message, "leave it empty for")
+		require.Equal(t, backend.EINVALID, backend.ErrorCode(settings.Save(dir, bad)))
+	}
+	got, err = settings.Load(dir)
+	require.NoError(t, err)
+	require.Equal(t, 2, got.MaxReviews, "a refused setting changed nothing")
+}

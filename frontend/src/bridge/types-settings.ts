@@ -25,6 +25,10 @@ export interface Settings {
    * database: "workers" or absent, the team's workers when one is alive; "here", this process.
    */
   taskSteps?: 'workers' | 'here';
+  /** How many times a new task's run may review its results before it ends without an answer (1 to 20); 0 or absent is 4. */
+  maxReviews?: number;
+  /** The critic score below which a finished step of a model's plan counts as failed (above 0, at most 1); 0 or absent is 0.5. */
+  criticThreshold?: number;
 }
 
 /** SettingsView is the settings screen's data (Go: api.SettingsView). */

@@ -170,6 +170,22 @@ describe('SettingsView', () => {
     expect(screen.getByTestId('save-status').textContent, 'emptying it goes back to the default: a change').toMatch(/^Unsaved changes/);
   });
 
+  it('sets how many times a run reviews its results and the critic threshold for new tasks', async () => {
+    const { api, channel } = backend(stored());
+    render(<SettingsView api={api} checkDelayMs={0} />);
+    const reviews = (await screen.findByLabelText('Review rounds')) as HTMLInputElement;
+    const threshold = screen.getByLabelText('Critic threshold') as HTMLInputElement;
+    expect(reviews.placeholder).toBe("4 (ducklm's default)");
+    expect(threshold.placeholder).toBe("0.5 (ducklm's default)");
+    fireEvent.change(reviews, { target: { value: '2' } });
+    fireEvent.change(threshold, { target: { value: '0.7' } });
+    const save = screen.getByRole('button', { name: 'Save' });
+    await waitFor(() => expect(save).toHaveProperty('disabled', false));
+    fireEvent.click(save);
+    await waitFor(() => expect(screen.getByTestId('save-status').textContent).toMatch(/^✓ Saved/));
+    expect(channel.calls('SaveSettings')).toEqual([[stored({ maxReviews: 2, criticThreshold: 0.7 })]]);
+  });
+
   it('reverts to what is stored', async () => {
     const { api } = backend(stored({ approvalMode: 'auto_sandboxed' }));
     render(<SettingsView api={api} checkDelayMs={0} />);

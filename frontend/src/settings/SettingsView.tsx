@@ -3,7 +3,7 @@ import { type DucklmApi, type ModelInfo, type ModelRole, type Settings, type Set
 import { CopyButton } from '../ui/CopyButton';
 import { Opening, OpenFailed } from '../ui/LoadState';
 import { type Theme, theme as pageTheme, themeChoice } from '../ui/theme';
-import { BUILTIN_EMBEDDER, DEFAULT_MODE, MODES, ROLES, WORLD_MEMORY, byField, normal, roleModels, sameSettings } from './model';
+import { BUILTIN_EMBEDDER, DEFAULT_MODE, MODES, ROLES, RUN_LOOP, WORLD_MEMORY, byField, normal, roleModels, sameSettings } from './model';
 import { DatabaseSection } from './DatabaseSection';
 import { TrustedSignersSection } from './TrustedSigners';
 import './settings.css';
@@ -364,6 +364,67 @@ export function SettingsView({ api, copy = copyText, checkDelayMs = 250, section
                   : "A task's world_search always runs its branches in this process, even when the team's workers are alive."}
               </p>
               {problems.taskSteps && <p className="inline-error small">{problems.taskSteps}</p>}
+            </div>
+          </section>
+
+          <section className="panel settings-section" aria-labelledby="set-runs">
+            <div className="panel-head">
+              <h2 id="set-runs">Runs</h2>
+            </div>
+            <div className="settings-body">
+              <label className="field" htmlFor="max-reviews">
+                <span className="field-label">Review rounds</span>
+              </label>
+              <input
+                id="max-reviews"
+                className="input num"
+                type="number"
+                min={1}
+                max={RUN_LOOP.maxReviews}
+                step={1}
+                value={form.maxReviews ? String(form.maxReviews) : ''}
+                onChange={(e) => edit({ maxReviews: e.target.value.trim() === '' ? 0 : Math.trunc(Number(e.target.value)) })}
+                placeholder={`${RUN_LOOP.reviews} (ducklm's default)`}
+                aria-invalid={problems.maxReviews ? true : undefined}
+                aria-describedby="max-reviews-help"
+              />
+              {problems.maxReviews ? (
+                <p className="inline-error small" id="max-reviews-help">
+                  {problems.maxReviews}
+                </p>
+              ) : (
+                <p className="muted small" id="max-reviews-help">
+                  When a plan's steps are done, the planning model reads their results and answers the task, or adds steps. A run that
+                  still has no answer after this many reviews ends and says what was done. From 1 to {RUN_LOOP.maxReviews}; empty is{' '}
+                  {RUN_LOOP.reviews}. Holds for new tasks.
+                </p>
+              )}
+              <label className="field" htmlFor="critic-threshold">
+                <span className="field-label">Critic threshold</span>
+              </label>
+              <input
+                id="critic-threshold"
+                className="input num"
+                type="number"
+                min={0.05}
+                max={1}
+                step={0.05}
+                value={form.criticThreshold ? String(form.criticThreshold) : ''}
+                onChange={(e) => edit({ criticThreshold: e.target.value.trim() === '' ? 0 : Number(e.target.value) })}
+                placeholder={`${RUN_LOOP.threshold} (ducklm's default)`}
+                aria-invalid={problems.criticThreshold ? true : undefined}
+                aria-describedby="critic-threshold-help"
+              />
+              {problems.criticThreshold ? (
+                <p className="inline-error small" id="critic-threshold-help">
+                  {problems.criticThreshold}
+                </p>
+              ) : (
+                <p className="muted small" id="critic-threshold-help">
+                  A step of a model's plan that the critic scores below this counts as failed, and the plan is revised around it. From
+                  0 to 1; empty is {RUN_LOOP.threshold}. Holds for new tasks.
+                </p>
+              )}
             </div>
           </section>
 

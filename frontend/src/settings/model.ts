@@ -74,11 +74,16 @@ export function normal(s: Settings): Settings {
   const out: Settings = { ollamaHost: s.ollamaHost.trim(), models, approvalMode: s.approvalMode, theme: s.theme, ...(hosts.length > 0 ? { allowedHosts: hosts } : {}) };
   if (s.worldMemoryMiB) out.worldMemoryMiB = s.worldMemoryMiB;
   if (s.taskSteps === 'here') out.taskSteps = 'here';
+  if (s.maxReviews) out.maxReviews = s.maxReviews;
+  if (s.criticThreshold) out.criticThreshold = s.criticThreshold;
   return out;
 }
 
 /** The memory limit of world programs when none is set, and the range one may choose (settings.go). */
 export const WORLD_MEMORY = { default: 512, min: 64, max: 65536 } as const;
+
+/** How a run closes its loop when nothing is set, and what a setting may choose (settings.go, runtime). */
+export const RUN_LOOP = { reviews: 4, maxReviews: 20, threshold: 0.5 } as const;
 
 /** sameSettings says whether saving a would change nothing stored as b. */
 export function sameSettings(a: Settings, b: Settings): boolean {
@@ -91,6 +96,8 @@ export function sameSettings(a: Settings, b: Settings): boolean {
     (x.theme || 'system') === (y.theme || 'system') &&
     (x.worldMemoryMiB || 0) === (y.worldMemoryMiB || 0) &&
     (x.taskSteps ?? 'workers') === (y.taskSteps ?? 'workers') &&
+    (x.maxReviews || 0) === (y.maxReviews || 0) &&
+    (x.criticThreshold || 0) === (y.criticThreshold || 0) &&
     [...roles].every((r) => x.models[r] === y.models[r]) &&
     (x.allowedHosts ?? []).join('\n') === (y.allowedHosts ?? []).join('\n')
   );

@@ -3035,6 +3035,8 @@ export namespace settings {
 	    worldMemoryMiB?: number;
 	    allowedHosts?: string[];
 	    taskSteps?: string;
+	    maxReviews?: number;
+	    criticThreshold?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -3049,6 +3051,8 @@ export namespace settings {
 	        this.worldMemoryMiB = source["worldMemoryMiB"];
 	        this.allowedHosts = source["allowedHosts"];
 	        this.taskSteps = source["taskSteps"];
+	        this.maxReviews = source["maxReviews"];
+	        this.criticThreshold = source["criticThreshold"];
 	    }
 	}
 
