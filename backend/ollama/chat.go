@@ -43,6 +43,9 @@ type ChatResponse struct {
 	PromptTokens int
 	EvalTokens   int
 	Duration     time.Duration // Ollama's total time, or the wall time if it sent none
+	// Unstreamed says the stream was cut and the answer came from asking
+	// again without streaming.
+	Unstreamed bool
 }
 
 // DoneRepeat is ChatResponse.DoneReason for an answer Ollama cut because
@@ -89,19 +92,39 @@ func (r *repeatCounter) describe() string {
 // Chat sends the messages and streams the answer, handing each token to
 // req.OnToken. It returns the assembled answer once Ollama says it is done;
 // a stream that ends without that is an error, never a short answer.
+//
+// A stream cut after it began (the connection dropped, the server
+// restarted) is asked once more without streaming (DESIGN.md: streaming
+// failure → sync fallback): the whole answer then comes in one reply,
+// ChatResponse.Unstreamed says so, and no more tokens reach OnToken. Only
+// when that fails too is the cut an error.
 func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error) {
+	resp, err, cut := c.chat(ctx, req, true)
+	if !cut {
+		return resp, err
+	}
+	sync, serr, _ := c.chat(ctx, req, false)
+	if serr != nil {
+		return resp, err // the cut, as it happened
+	}
+	sync.Unstreamed = true
+	return sync, nil
+}
+
+// chat makes one chat call, streamed or not. cut reports a stream that
+// began and was cut (not a cancel, not Ollama's repeat limit).
+func (c *Client) chat(ctx context.Context, req ChatRequest, stream bool) (_ ChatResponse, _ error, cut bool) {
 	cl := call{op: opChat, model: req.Model}
 	if req.Model == "" {
-		return ChatResponse{}, backend.Errorf(backend.EINVALID, "no chat model was named")
+		return ChatResponse{}, backend.Errorf(backend.EINVALID, "no chat model was named"), false
 	}
 	if err := checkFormat(req.Format); err != nil {
-		return ChatResponse{}, err
+		return ChatResponse{}, err, false
 	}
 	msgs := make([]api.Message, len(req.Messages))
 	for i, m := range req.Messages {
 		msgs[i] = api.Message{Role: m.Role, Content: m.Content}
 	}
-	stream := true
 	areq := &api.ChatRequest{Model: req.Model, Messages: msgs, Stream: &stream, Format: req.Format, Options: req.Options}
 
 	t := c.current()
@@ -119,7 +142,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 		if tok := r.Message.Content; tok != "" {
 			content.WriteString(tok)
 			repeats.add(tok)
-			if req.OnToken != nil {
+			if req.OnToken != nil && stream {
 				req.OnToken(tok)
 			}
 		}
@@ -145,11 +168,12 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 			return ChatResponse{Content: content.String(), Model: req.Model, DoneReason: DoneRepeat},
 				backend.Wrap(ErrRepetition, backend.EINVALID,
 					"%s repeated %s over and over, so Ollama stopped its answer; a larger model, or a retry at a higher temperature, may answer",
-					req.Model, repeats.describe())
+					req.Model, repeats.describe()), false
 		}
 	}
 	if err != nil {
-		return ChatResponse{}, t.classify(ctx, err, cl)
+		cut := stream && cl.started && ctx.Err() == nil && (errors.Is(err, errDropped) || dropped(err))
+		return ChatResponse{}, t.classify(ctx, err, cl), cut
 	}
 	out.Content = content.String()
 	if out.Model == "" {
@@ -158,7 +182,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	if out.Duration <= 0 {
 		out.Duration = time.Since(start)
 	}
-	return out, nil
+	return out, nil, false
 }
 
 // checkFormat rejects what Ollama would reject only after loading the model.

@@ -371,9 +371,25 @@ func TestChatCutForRepetitionIsNotADroppedServer(t *testing.T) {
 	require.Equal(t, ollama.DoneRepeat, resp.DoneReason)
 	require.Equal(t, `{"a":`+strings.Repeat(" ", 31), resp.Content, "the answer so far comes with the error")
 
-	// A stream cut short of the limit is a dropped connection, as before.
-	srv.OnChat(func(api.ChatRequest) ollamatest.Reply {
+	// A stream cut short of the limit is a dropped connection: it is asked
+	// once more without streaming, and that answer is the answer.
+	var streamed []bool
+	srv.OnChat(func(req api.ChatRequest) ollamatest.Reply {
+		streamed = append(streamed, req.Stream == nil || *req.Stream)
 		return ollamatest.Reply{Content: strings.Repeat("o", 10), Chunks: 10, Cut: true}
+	})
+	var tokens []string
+	resp, err = c.Chat(context.Background(), ollama.ChatRequest{Model: model, Messages: []ollama.Message{{Role: "user", Content: "x"}},
+		OnToken: func(tok string) { tokens = append(tokens, tok) }})
+	require.NoError(t, err)
+	require.True(t, resp.Unstreamed)
+	require.Equal(t, strings.Repeat("o", 10), resp.Content)
+	require.Equal(t, []bool{true, false}, streamed, "asked again without streaming")
+	require.Len(t, tokens, 10, "the tokens of the cut stream, none of the unstreamed answer")
+
+	// When the unstreamed call fails too, the cut is the error, as before.
+	srv.OnChat(func(req api.ChatRequest) ollamatest.Reply {
+		return ollamatest.Reply{Content: strings.Repeat("o", 10), Chunks: 10, DropAfter: 3}
 	})
 	_, err = c.Chat(context.Background(), ollama.ChatRequest{Model: model, Messages: []ollama.Message{{Role: "user", Content: "x"}}})
 	requireCode(t, err, backend.EUNAVAILABLE)

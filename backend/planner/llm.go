@@ -42,7 +42,7 @@ func (p LLM) Plan(ctx context.Context, req Request) (backend.Decision, error) {
 	resp, err := p.Client.Chat(ctx, ollama.ChatRequest{
 		Model: req.Model, Messages: messages(req), Format: formatFor(req), Options: opts, OnToken: req.OnToken,
 	})
-	call := &Call{Model: req.Model, Attempt: req.Attempt, Options: opts, Answer: truncate(resp.Content, maxOutput)}
+	call := &Call{Model: req.Model, Attempt: req.Attempt, Options: opts, Answer: truncate(resp.Content, maxOutput), Unstreamed: resp.Unstreamed}
 	if errors.Is(err, ollama.ErrRepetition) {
 		// The model looped until Ollama stopped it: the server is fine and
 		// another attempt (which differs: see AttemptOptions) may not loop.

@@ -101,6 +101,9 @@ type Call struct {
 	// Normalised lists what ducklm corrected in the answer before using
 	// it, where the meaning was unambiguous (a confidence of 4 taken as 1).
 	Normalised []string `json:"normalised,omitempty"`
+	// Unstreamed says the answer's stream was cut and it was asked again
+	// without streaming.
+	Unstreamed bool `json:"unstreamed,omitempty"`
 }
 
 // Where a plan came from, in PlanPayload.Source.

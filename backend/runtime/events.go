@@ -162,6 +162,9 @@ type PlanningAttempt struct {
 	Normalised []string       `json:"normalised,omitempty"`
 	Error      string         `json:"error,omitempty"`
 	Accepted   bool           `json:"accepted,omitempty"`
+	// Unstreamed says the answer's stream was cut and it came from asking
+	// again without streaming.
+	Unstreamed bool `json:"unstreamed,omitempty"`
 }
 
 type planInvalidPayload struct {

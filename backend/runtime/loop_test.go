@@ -451,3 +451,33 @@ func TestAnExplicitPlanIsReviewedOnlyWhenAsked(t *testing.T) {
 	}
 	require.Len(t, s.prompts(), 1)
 }
+
+// A planner's stream cut mid-answer is asked once more without streaming
+// before the run would pause (DESIGN.md: streaming failure → sync
+// fallback); the attempt says so.
+func TestACutStreamIsAskedAgainWithoutStreaming(t *testing.T) {
+	t.Parallel()
+	answer := modelPlan("echo after-the-cut")
+	m := setupModel(t, criticAnswers(func(int) ollamatest.Reply {
+		// The fake cuts only a streamed answer; asked without streaming it answers whole.
+		return ollamatest.Reply{Content: answer, Chunks: 10, Cut: true}
+	}))
+	run, err := m.rt.Submit(m.ctx, runtime.TaskRequest{Task: "Survive a cut stream.", ApprovalMode: runtime.AutoSandboxed})
+	require.NoError(t, err)
+	m.approveAll(t, run.ID)
+	st := m.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed, backend.RunPaused)
+	require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
+	require.Equal(t, "after-the-cut\n", st.Steps["step-1"].Result.StdoutTail)
+	require.True(t, st.Planning[0].Unstreamed)
+	require.Equal(t, answer, st.Planning[0].Answer)
+	var streams, syncs int
+	for _, c := range m.chats(isPlanner) {
+		if c.Stream == nil || *c.Stream {
+			streams++
+		} else {
+			syncs++
+		}
+	}
+	require.Equal(t, 1, streams)
+	require.Equal(t, 1, syncs)
+}

@@ -76,7 +76,7 @@ func (c *Controller) plan(ctx context.Context, st *RunState, dec backend.Decisio
 	if call := planner.CallOf(out); call != nil {
 		answered = append([]backend.Event{event(EvPlannerAnswered, PlanningAttempt{
 			Attempt: call.Attempt, Revision: st.revisionRound(), Review: st.reviewRound(), Model: call.Model, Options: call.Options,
-			Answer: call.Answer, Normalised: call.Normalised,
+			Answer: call.Answer, Normalised: call.Normalised, Unstreamed: call.Unstreamed,
 		}, st.Ticks)}, answered...)
 	}
 	if err := c.appendWith(ctx, st, nil, answered...); err != nil {

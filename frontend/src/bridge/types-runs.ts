@@ -140,6 +140,8 @@ export interface PlanningAttempt {
   revision?: number;
   /** The review round it answered. */
   review?: number;
+  /** The answer's stream was cut, and it came from asking again without streaming. */
+  unstreamed?: boolean;
   model: string;
   options?: Record<string, unknown>;
   answer: string;

@@ -102,6 +102,7 @@ export function PlanningPanel({
                       {optionsText(a.options) && <span className="muted small">{optionsText(a.options)}</span>}
                       <span className={o.className}>{o.text}</span>
                     </div>
+                    {a.unstreamed && <p className="muted small">The answer's stream was cut; ducklm asked again without streaming.</p>}
                     {a.error && <p className="inline-error small">{a.error}</p>}
                     {a.normalised && a.normalised.length > 0 && (
                       <ul className="planning-mended small" aria-label="What ducklm mended">
