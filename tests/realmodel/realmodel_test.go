@@ -48,7 +48,7 @@ var tasks = []string{
 func TestNaturalLanguageTasksEndCleanly(t *testing.T) {
 	s := open(t)
 	outcomes := map[backend.RunStatus]int{}
-	attempts, revisions, steps := 0, 0, 0
+	attempts, revisions, reviews, answers, steps := 0, 0, 0, 0, 0
 	for i, task := range tasks {
 		start := time.Now()
 		id := s.submit(t, task, realmodel.Tiny)
@@ -59,9 +59,10 @@ func TestNaturalLanguageTasksEndCleanly(t *testing.T) {
 		outcomes[st.Status]++
 		attempts += len(st.Planning)
 		revisions += len(st.Revised)
+		reviews += len(st.Reviews)
 		steps += st.StepsRun
-		t.Logf("%2d %-55q %-9s %d attempts %d revisions %d steps %5.1fs  %s", i+1, task, st.Status,
-			len(st.Planning), len(st.Revised), st.StepsRun, took.Seconds(), st.StatusReason)
+		t.Logf("%2d %-55q %-9s %d attempts %d revisions %d reviews %d steps %5.1fs  %s", i+1, task, st.Status,
+			len(st.Planning), len(st.Revised), len(st.Reviews), st.StepsRun, took.Seconds(), st.StatusReason)
 		require.NotEmpty(t, st.Planning, "the real model planned %q", task)
 		for _, a := range st.Planning {
 			require.Equal(t, realmodel.Tiny, strings.TrimSuffix(a.Model, ":latest"))
@@ -70,16 +71,33 @@ func TestNaturalLanguageTasksEndCleanly(t *testing.T) {
 			require.NotContains(t, a.Error, "maximum:", "task %q", task)
 			require.NotContains(t, a.Error, "minimum:", "task %q", task)
 		}
+		// Never the same question twice with the same options: within a
+		// round (the first plan, a revision, a review) each attempt is
+		// asked with options of its own.
+		seen := map[string]bool{}
+		for _, a := range st.Planning {
+			key := fmt.Sprintf("%d/%d/%v", a.Revision, a.Review, a.Options)
+			require.False(t, seen[key], "task %q asked round %d/%d twice with options %v", task, a.Revision, a.Review, a.Options)
+			seen[key] = true
+		}
+		if st.Status == backend.RunCompleted {
+			// A task a model planned ends with its answer.
+			require.NotNil(t, st.Answer, "task %q completed without an answer: %s", task, st.StatusReason)
+			require.NotEmpty(t, st.Answer.Text)
+			answers++
+		}
 		if st.Status == backend.RunFailed {
 			sentence(t, st.StatusReason)
+			require.NotContains(t, st.StatusReason, "maximum:", "a run never ends on a schema bound")
+			require.NotContains(t, st.StatusReason, "minimum:", "a run never ends on a schema bound")
 			if st.Graph == nil {
 				require.Contains(t, st.StatusReason, "tiny", "a run without a plan names the model")
 				require.Contains(t, st.StatusReason, "explicit plan", "and the next step")
 			}
 		}
 	}
-	t.Logf("outcomes over %d tasks: %v; %d planning attempts, %d revisions after failed steps, %d steps run",
-		len(tasks), outcomes, attempts, revisions, steps)
+	t.Logf("outcomes over %d tasks: %v; %d planning attempts, %d revisions after failed steps, %d reviews, %d answers, %d steps run",
+		len(tasks), outcomes, attempts, revisions, reviews, answers, steps)
 }
 
 func TestTokensCriticAndMemoryGoThroughTheRealModel(t *testing.T) {
