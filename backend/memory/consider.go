@@ -1,12 +1,14 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"math"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -186,17 +188,64 @@ func (s *Store) dedup(ctx context.Context, ev Evaluation, typ memorypolicy.Type,
 // memory.skipped event says why (if the ledger still works), and the error
 // is returned: the run goes on without the memory.
 func (s *Store) Consider(ctx context.Context, c Candidate) (Decided, error) {
+	p, err := s.Decide(ctx, c)
+	if err != nil {
+		return Decided{}, err
+	}
+	return p.Apply(ctx, p.Decision())
+}
+
+// Pending is the write policy's verdict on one candidate, not applied yet:
+// the caller (the runtime loop) takes its Decision and applies it. Until
+// Apply, the store's writes wait (the dedup lookup stays true), so Apply
+// must follow.
+type Pending struct {
+	s      *Store
+	c      Candidate
+	ev     Evaluation
+	stage  string // where evaluating failed ("" when it did not)
+	err    error
+	locked bool
+	once   sync.Once
+}
+
+// Decide runs the secret scan, the dedup lookup and the write policy on c
+// and returns the verdict; nothing is written.
+func (s *Store) Decide(ctx context.Context, c Candidate) (*Pending, error) {
 	if err := backend.CheckID(c.RunID, backend.KindRun); err != nil {
-		return Decided{}, backend.Wrap(err, backend.EINVALID, "a memory candidate needs the run it came from")
+		return nil, backend.Wrap(err, backend.EINVALID, "a memory candidate needs the run it came from")
 	}
-	ev, stage, locked, err := s.evaluate(ctx, c, true)
-	if locked {
-		defer s.writeMu.Unlock()
+	p := &Pending{s: s, c: c}
+	p.ev, p.stage, p.locked, p.err = s.evaluate(ctx, c, true)
+	return p, nil
+}
+
+// Decision is the policy's decision as a decision object: store_memory
+// (a store or a merge) or a noop that skips, with the policy's decision as
+// its payload. When the candidate could not be evaluated (the embedder or
+// the database failed) it is a noop that says so: the write is skipped and
+// the run goes on.
+func (p *Pending) Decision() backend.Decision {
+	if p.err != nil {
+		return backend.NewDecision(backend.DecisionNoop, struct{}{}, 1,
+			"the memory was not written: "+stageNames[p.stage]+" failed: "+backend.ErrorMessage(p.err))
 	}
+	return p.ev.Decision.Object()
+}
+
+// Apply carries out d, which must be this verdict's Decision: the write and
+// its memory.decided event, or the record of a skip. It releases the
+// store's writes.
+func (p *Pending) Apply(ctx context.Context, applied backend.Decision) (Decided, error) {
+	defer p.release()
+	s, c, ev := p.s, p.c, p.ev
 	// The decision is recorded even when the caller was cancelled meanwhile.
 	wctx := context.WithoutCancel(ctx)
-	if err != nil {
-		return s.skipped(wctx, c, ev, stage, err)
+	if want := p.Decision(); applied.Type != want.Type || !bytes.Equal(applied.Payload, want.Payload) {
+		return Decided{Evaluation: ev}, backend.Errorf(backend.EINVALID, "the memory decision applied (%s) is not the write policy's (%s)", applied.Type, want.Type)
+	}
+	if p.err != nil {
+		return s.skipped(wctx, c, ev, p.stage, p.err)
 	}
 	reality, err := s.repo.StreamReality(wctx, c.RunID)
 	if err != nil {
@@ -252,6 +301,14 @@ func (s *Store) Consider(ctx context.Context, c Candidate) (Decided, error) {
 		d.EventID = e.ID
 	}
 	return d, nil
+}
+
+func (p *Pending) release() {
+	p.once.Do(func() {
+		if p.locked {
+			p.s.writeMu.Unlock()
+		}
+	})
 }
 
 // recordWithPolicy has write record the decision event e, after the

@@ -272,3 +272,15 @@ func (t Table) Validate() error {
 	}
 	return nil
 }
+
+// Object is the decision in the one shape every decision-producing
+// component returns (DESIGN.md): store_memory for a store or a merge, noop
+// for a skip, the policy's decision as the payload. The runtime loop
+// applies it; the policy never writes.
+func (d Decision) Object() backend.Decision {
+	t := backend.DecisionStoreMemory
+	if d.Action == Skip {
+		t = backend.DecisionNoop
+	}
+	return backend.NewDecision(t, d, 1, d.Reason)
+}

@@ -46,8 +46,19 @@ type ModelLister interface {
 	ModelNames(ctx context.Context) ([]string, error)
 }
 
-// MemoryWriter is the memory store's write path: the policy decides, the
-// store records the decision as an event.
+// MemoryWriter is the memory store's write path: the write policy decides
+// (Decide returns its verdict, whose Decision is a store_memory or skip
+// decision object) and the loop applies that decision (Pending.Apply),
+// which records it as an event.
 type MemoryWriter interface {
-	Consider(ctx context.Context, c memory.Candidate) (memory.Decided, error)
+	Decide(ctx context.Context, c memory.Candidate) (MemoryVerdict, error)
 }
+
+// MemoryVerdict is the write policy's verdict on one candidate
+// (memory.Pending): its decision object, and the write that applies it.
+type MemoryVerdict interface {
+	Decision() backend.Decision
+	Apply(ctx context.Context, d backend.Decision) (memory.Decided, error)
+}
+
+var _ MemoryVerdict = (*memory.Pending)(nil)

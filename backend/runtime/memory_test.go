@@ -15,18 +15,33 @@ import (
 )
 
 type memorySpy struct {
-	mu    sync.Mutex
-	seen  []memory.Candidate
-	fails bool
+	mu      sync.Mutex
+	seen    []memory.Candidate
+	applied []backend.Decision
+	fails   bool
 }
 
-func (m *memorySpy) Consider(ctx context.Context, c memory.Candidate) (memory.Decided, error) {
+func (m *memorySpy) Decide(ctx context.Context, c memory.Candidate) (runtime.MemoryVerdict, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.seen = append(m.seen, c)
 	if m.fails {
-		return memory.Decided{}, errors.New("the memory store is broken")
+		return nil, errors.New("the memory store is broken")
 	}
+	return &spyVerdict{spy: m}, nil
+}
+
+// spyVerdict decides to store and records what the loop applied.
+type spyVerdict struct{ spy *memorySpy }
+
+func (v *spyVerdict) Decision() backend.Decision {
+	return backend.NewDecision(backend.DecisionStoreMemory, map[string]string{"action": "store"}, 1, "worth keeping")
+}
+
+func (v *spyVerdict) Apply(_ context.Context, d backend.Decision) (memory.Decided, error) {
+	v.spy.mu.Lock()
+	defer v.spy.mu.Unlock()
+	v.spy.applied = append(v.spy.applied, d)
 	return memory.Decided{}, nil
 }
 
@@ -42,6 +57,14 @@ func TestScoredResultsAreOfferedToMemoryAndFailuresDoNotStopTheRun(t *testing.T)
 		require.Equal(t, backend.RunCompleted, st.Status, "a memory failure skips the write; the run goes on")
 		spy.mu.Lock()
 		require.Len(t, spy.seen, 2)
+		if !fails {
+			// The loop applied the policy's store_memory decision, as the policy gave it.
+			require.Len(t, spy.applied, 2)
+			for _, d := range spy.applied {
+				require.Equal(t, backend.DecisionStoreMemory, d.Type)
+				require.Equal(t, "worth keeping", d.Reason)
+			}
+		}
 		for _, c := range spy.seen {
 			require.Equal(t, run.ID, c.RunID)
 			e, err := f.ledger.Get(f.ctx, c.EventID)

@@ -34,12 +34,26 @@ type foreignWriter struct {
 	n      int
 }
 
-func (w *foreignWriter) Consider(ctx context.Context, c memory.Candidate) (memory.Decided, error) {
-	_, err := w.ledger.Append(ctx, c.RunID, backend.ExpectAny,
-		backend.Event{Type: memory.EvDecided, Payload: []byte(`{}`), Reality: backend.ExternalReal, WorldLocalTime: c.Tick})
-	w.mu.Lock()
-	w.n++
-	w.mu.Unlock()
+func (w *foreignWriter) Decide(_ context.Context, c memory.Candidate) (runtime.MemoryVerdict, error) {
+	return foreignVerdict{w: w, c: c}, nil
+}
+
+// foreignVerdict stores: applying it appends to the run's stream.
+type foreignVerdict struct {
+	w *foreignWriter
+	c memory.Candidate
+}
+
+func (v foreignVerdict) Decision() backend.Decision {
+	return backend.NewDecision(backend.DecisionStoreMemory, struct{}{}, 1, "store")
+}
+
+func (v foreignVerdict) Apply(ctx context.Context, _ backend.Decision) (memory.Decided, error) {
+	_, err := v.w.ledger.Append(ctx, v.c.RunID, backend.ExpectAny,
+		backend.Event{Type: memory.EvDecided, Payload: []byte(`{}`), Reality: backend.ExternalReal, WorldLocalTime: v.c.Tick})
+	v.w.mu.Lock()
+	v.w.n++
+	v.w.mu.Unlock()
 	return memory.Decided{}, err
 }
 

@@ -301,8 +301,9 @@ func (c *Controller) scriptTool(s *coderScript) (backend.Tool, error) {
 	return c.d.ScriptTool(s.Language, s.Source), nil
 }
 
-// remember offers a scored result to the memory store, whose write policy
-// alone decides to store, merge or skip (and records why). It runs after
+// remember offers a scored result to the memory write policy, which alone
+// decides to store, merge or skip; the loop applies its decision, which
+// records why. It runs after
 // the result's commit: a memory failure skips the write and the run goes on.
 func (c *Controller) remember(ctx context.Context, st *RunState, rec *StepRecord, eventID string, fin stepFinished, res backend.ToolResult, crit critic.Critique) {
 	if c.d.Memory == nil || crit.Source == "" || fin.Error != "" {
@@ -314,7 +315,13 @@ func (c *Controller) remember(ctx context.Context, st *RunState, rec *StepRecord
 	}
 	cand := memory.FromStep(memory.Step{RunID: st.RunID, EventID: eventID, Task: st.Request.Task, Tool: tool,
 		Args: rec.Args(), Stdout: fin.StdoutTail, Output: res.Output, CriticScore: crit.Score, Tick: st.Ticks})
-	if _, err := c.d.Memory.Consider(ctx, cand); err != nil {
+	verdict, err := c.d.Memory.Decide(ctx, cand)
+	if err != nil {
+		c.d.Log("memory write skipped", "run", st.RunID, "step", rec.Node.ID, "err", backend.ErrorMessage(err))
+		return
+	}
+	// The policy decided (store_memory, or a skip); the loop applies it.
+	if _, err := verdict.Apply(ctx, verdict.Decision()); err != nil {
 		c.d.Log("memory write skipped", "run", st.RunID, "step", rec.Node.ID, "err", backend.ErrorMessage(err))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/memory"
 	"ducklm/backend/ollama"
+	"ducklm/backend/runtime"
 	"ducklm/backend/sqlite"
 )
 
@@ -58,13 +59,13 @@ func (h *memoryHub) get(ctx context.Context) (*memory.Store, error) {
 	return h.store, h.err
 }
 
-// Consider implements runtime.MemoryWriter.
-func (h *memoryHub) Consider(ctx context.Context, c memory.Candidate) (memory.Decided, error) {
+// Decide implements runtime.MemoryWriter.
+func (h *memoryHub) Decide(ctx context.Context, c memory.Candidate) (runtime.MemoryVerdict, error) {
 	st, err := h.get(ctx)
 	if err != nil {
-		return memory.Decided{}, err
+		return nil, err
 	}
-	return st.Consider(ctx, c)
+	return st.Decide(ctx, c)
 }
 
 // retrieve feeds the context builder: the memories nearest the task.
