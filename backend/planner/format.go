@@ -25,7 +25,9 @@ func formatFor(req Request) json.RawMessage {
 	return planFormat(req.Catalog, req.Review != nil)
 }
 
-// refGrammar is the grammar of a reference to an earlier step's result.
+// refGrammar is the grammar of a reference to an earlier step's result,
+// defined once in the format's $defs and named by each argument that may
+// take one.
 const refGrammar = `{"type":"object","properties":{"$from":{"type":"string","minLength":1},` +
 	`"take":{"type":"string","enum":["stdout","stderr","text","output","exit_code"]},"line":{"type":"integer"},"path":{"type":"string"}},` +
 	`"required":["$from","take"],"additionalProperties":false}`
@@ -47,7 +49,10 @@ func planFormat(catalog []ToolInfo, review bool) json.RawMessage {
 	// too: a plan has steps, a response has text. Property order is answer
 	// order: a model says what it does before it writes the plan.
 	var b bytes.Buffer
-	b.WriteString(`{"anyOf":[`)
+	// The reference grammar is defined once: repeated inline in every
+	// tool's arguments it made llama.cpp's grammar crash Ollama's runner
+	// (a plan format of 8.5 KB; one definition keeps it at 6 KB).
+	b.WriteString(`{"$defs":{"ref":` + refGrammar + `},"anyOf":[`)
 	b.WriteString(`{"type":"object","properties":{"decision":{"type":"string","enum":["plan"]},"reason":{"type":"string"},"confidence":{"type":"number"},`)
 	b.WriteString(`"plan":{"type":"object","properties":{"nodes":{"type":"array","minItems":1,"items":`)
 	b.Write(anyOf)
@@ -104,7 +109,7 @@ func withRefs(tool string, args json.RawMessage) json.RawMessage {
 				(tool == "shell_exec" && name == "command") {
 				return v, true
 			}
-			return json.RawMessage(`{"anyOf":[` + string(v) + `,` + refGrammar + `]}`), true
+			return json.RawMessage(`{"anyOf":[` + string(v) + `,{"$ref":"#/$defs/ref"}]}`), true
 		})
 		return props, ok
 	})

@@ -65,3 +65,24 @@ func TestPlanFormatKeepsWhatAGrammarCanHold(t *testing.T) {
 	// Without tools the format is the plan schema.
 	require.JSONEq(t, string(planner.PlanSchema()), string(planner.PlanFormat(nil)))
 }
+
+// A step's string arguments may take an earlier step's result: the format
+// defines the reference once and names it where an argument may take one
+// (repeated inline, a full catalog's grammar crashed Ollama's runner), never
+// in shell_exec's command nor in an argument of fixed choices.
+func TestPlanFormatLetsStringArgumentsTakeAnEarlierResult(t *testing.T) {
+	t.Parallel()
+	cat := []planner.ToolInfo{
+		{Name: "shell_exec", ArgsSchema: json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"},"env":{"type":"object"}},"required":["command"]}`)},
+		{Name: "file_read", ArgsSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"mode":{"type":"string","enum":["a","b"]}},"required":["path"]}`)},
+	}
+	f := string(planner.PlanFormat(cat))
+	require.Equal(t, 1, strings.Count(f, `"$from":{`), "the reference is defined once")
+	require.True(t, strings.HasPrefix(f, `{"$defs":{"ref":{"type":"object","properties":{"$from":`))
+	require.Contains(t, f, `"path":{"anyOf":[{"type":"string"},{"$ref":"#/$defs/ref"}]}`)
+	require.Contains(t, f, `"command":{"type":"string"}`, "a command never takes a result")
+	require.Contains(t, f, `"mode":{"type":"string","enum":["a","b"]}`, "a choice among fixed values is not a result")
+	require.Equal(t, 1, strings.Count(f, `{"$ref":"#/$defs/ref"}`))
+	var doc any
+	require.NoError(t, json.Unmarshal([]byte(f), &doc))
+}
