@@ -62,13 +62,26 @@ type ToolCall struct {
 	Tool      string          `json:"tool"`
 	Args      json.RawMessage `json:"args"`
 	Workspace string          `json:"workspace"` // the run's folder; file tools are confined to it
-	Network   bool            `json:"network"`   // approved with network access
-	Limits    Limits          `json:"limits"`
+	// WorkspaceID is the folder the run was given, as it was when the run
+	// was created: a step refuses a workspace that is no longer that folder
+	// (nil: a run recorded before it was kept).
+	WorkspaceID *FolderID `json:"workspaceId,omitempty"`
+	Network     bool      `json:"network"` // approved with network access
+	Limits      Limits    `json:"limits"`
 	// Hosts are the hosts a web step may reach (the router's grant: the
 	// run's allowed hosts, and its URL's host once approved); PrivateHosts
 	// those among them whose private or loopback addresses were approved.
 	Hosts        []string `json:"hosts,omitempty"`
 	PrivateHosts []string `json:"privateHosts,omitempty"`
+}
+
+// FolderID names one folder for good: its path with every link resolved,
+// and its device and inode. A folder swapped for another (or for a link)
+// under the same name has another identity.
+type FolderID struct {
+	Path  string `json:"path"`
+	Dev   uint64 `json:"dev"`
+	Inode uint64 `json:"inode"`
 }
 
 // ToolResult is the structured outcome of a tool call.

@@ -25,6 +25,11 @@ type Spec struct {
 	// Workspace is the absolute path of the step's folder: the only place
 	// the process may write, and its working directory.
 	Workspace string
+	// WorkspaceDir, when set, is the workspace folder already opened (and
+	// checked) by the caller: the process gets that folder, whatever has
+	// the name Workspace by then, so a folder swapped for a link between
+	// the caller's check and the start cannot redirect the step.
+	WorkspaceDir *os.File
 	// Network shares the host's network with the sandbox.
 	Network bool
 	// Limits bound the step; a zero field takes DefaultLimits' value.
@@ -194,7 +199,7 @@ func RunUnsandboxed(ctx context.Context, spec Spec) (Result, error) {
 		return Result{}, err
 	}
 	lim := FillLimits(spec.Limits)
-	l := launch{dir: spec.Workspace, env: envList(spec), limits: lim}
+	l := launch{dir: hostDir(spec), env: envList(spec), limits: lim}
 	argv := spec.Argv
 	if spec.Script != nil {
 		fd, err := memfile("ducklm-script", spec.Script)
@@ -214,7 +219,7 @@ func RunUnsandboxed(ctx context.Context, spec Spec) (Result, error) {
 
 func runSandboxed(ctx context.Context, bwrapPath string, userns bool, spec Spec) (Result, error) {
 	lim := FillLimits(spec.Limits)
-	l := launch{dir: spec.Workspace, env: []string{"PATH=" + defaultPath}, limits: lim, sandboxed: true}
+	l := launch{dir: hostDir(spec), env: []string{"PATH=" + defaultPath}, limits: lim, sandboxed: true}
 	argv := spec.Argv
 	hasScript := spec.Script != nil
 	if hasScript {
@@ -227,6 +232,13 @@ func runSandboxed(ctx context.Context, bwrapPath string, userns bool, spec Spec)
 		argv = append([]string{interpreter(spec), sandboxScript}, spec.Argv...)
 	}
 	l.extra = append(l.extra, spec.ExtraFiles...)
+	bindFrom := spec.Workspace
+	if spec.WorkspaceDir != nil {
+		// Bubblewrap binds the folder open on this descriptor, not
+		// whatever the path names when it gets there (fd 3 is the gate's).
+		bindFrom = fmt.Sprintf("/proc/self/fd/%d", 4+len(l.extra))
+		l.extra = append(l.extra, spec.WorkspaceDir)
+	}
 	if userns {
 		// Set after bubblewrap made the user namespace, RLIMIT_NPROC counts
 		// only the sandbox's processes; set before, it would count all of
@@ -234,7 +246,7 @@ func runSandboxed(ctx context.Context, bwrapPath string, userns bool, spec Spec)
 		l.nprocInside = true
 		argv = append([]string{"/bin/sh", "-c", fmt.Sprintf(nprocScript, lim.Processes), "sh"}, argv...)
 	}
-	l.argv = append(sandboxArgs(bwrapPath, spec, hasScript), argv...)
+	l.argv = append(sandboxArgs(bwrapPath, spec, hasScript, bindFrom), argv...)
 	return execute(ctx, l, spec.Stdin)
 }
 
@@ -243,7 +255,8 @@ func runSandboxed(ctx context.Context, bwrapPath string, userns bool, spec Spec)
 const nprocScript = `ulimit -u %[1]d 2>/dev/null || ulimit -p %[1]d 2>/dev/null; exec "$@"`
 
 // sandboxArgs builds bubblewrap's options up to and including "--".
-func sandboxArgs(bwrapPath string, spec Spec, hasScript bool) []string {
+// The workspace is bound from bindFrom (its path, or a descriptor's).
+func sandboxArgs(bwrapPath string, spec Spec, hasScript bool, bindFrom string) []string {
 	a := []string{bwrapPath}
 	for _, d := range systemDirs {
 		fi, err := os.Lstat(d)
@@ -274,7 +287,7 @@ func sandboxArgs(bwrapPath string, spec Spec, hasScript bool) []string {
 		"--proc", "/proc",
 		"--dev", "/dev",
 		"--tmpfs", "/tmp",
-		"--bind", spec.Workspace, spec.Workspace,
+		"--bind", bindFrom, spec.Workspace,
 	)
 	if hasScript {
 		a = append(a, "--ro-bind-data", "4", sandboxScript)
@@ -304,6 +317,17 @@ func sandboxArgs(bwrapPath string, spec Spec, hasScript bool) []string {
 		a = append(a, "--setenv", k, env[k])
 	}
 	return append(a, "--")
+}
+
+// hostDir is where the process starts on the host: the opened workspace
+// through this process's descriptor (the child changes into it before
+// anything runs, while it still holds the parent's descriptors), else its
+// path.
+func hostDir(spec Spec) string {
+	if spec.WorkspaceDir != nil {
+		return fmt.Sprintf("/proc/self/fd/%d", spec.WorkspaceDir.Fd())
+	}
+	return spec.Workspace
 }
 
 func underSystemDir(p string) bool {
@@ -357,7 +381,13 @@ func validate(spec Spec) error {
 	if ws == "/" {
 		return backend.Errorf(backend.EINVALID, "the workspace cannot be the root folder")
 	}
-	fi, err := os.Stat(ws)
+	var fi os.FileInfo
+	var err error
+	if spec.WorkspaceDir != nil {
+		fi, err = spec.WorkspaceDir.Stat()
+	} else {
+		fi, err = os.Stat(ws)
+	}
 	if err != nil {
 		return backend.Wrap(err, backend.EINVALID, "the workspace %s cannot be used", ws)
 	}

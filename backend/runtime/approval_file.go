@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 
 	"ducklm/backend"
 	"ducklm/backend/tool"
@@ -42,12 +41,12 @@ func (c *Controller) currentFile(ctx context.Context, st *RunState, toolName str
 	if json.Unmarshal(args, &a) != nil || a.Path == "" {
 		return nil
 	}
-	ws := st.Request.Workspace
-	if ws == "" {
-		ws = filepath.Join(c.d.WorkRoot, st.RunID)
+	ws, wsID, err := c.stepWorkspace(st)
+	if err != nil {
+		return &CurrentFile{Error: backend.ErrorMessage(err)}
 	}
 	readArgs, _ := json.Marshal(map[string]any{"path": a.Path, "max_bytes": CurrentFileBytes})
-	res, err := (&tool.FileRead{}).Run(ctx, backend.ToolCall{RunID: st.RunID, Tool: "file_read", Args: readArgs, Workspace: ws,
+	res, err := (&tool.FileRead{}).Run(ctx, backend.ToolCall{RunID: st.RunID, Tool: "file_read", Args: readArgs, Workspace: ws, WorkspaceID: wsID,
 		Limits: backend.Limits{OutputBytes: CurrentFileBytes}})
 	if backend.ErrorCode(err) == backend.ENOTFOUND {
 		return &CurrentFile{}

@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -188,11 +187,19 @@ func (c *Controller) Submit(ctx context.Context, req TaskRequest) (backend.World
 		}
 		req.Workspace = abs
 	}
+	req.WorkspaceID = nil // only the controller says which folder it is
 	if c.d.Installation.ID != "" {
 		owner := c.d.Installation
 		req.Owner = &owner
 	} else {
 		req.Owner = nil // only the controller says who owns a run
+	}
+	runID := backend.NewID(backend.KindRun)
+	if req.Workspace == "" {
+		req.Workspace = filepath.Join(c.d.WorkRoot, runID)
+	}
+	if err := c.makeWorkspace(&req); err != nil {
+		return backend.WorldRun{}, err
 	}
 	data, _ := json.Marshal(req)
 	ref, err := c.d.Blobs.Put(ctx, data, "application/json")
@@ -204,13 +211,7 @@ func (c *Controller) Submit(ctx context.Context, req TaskRequest) (backend.World
 		ID: backend.NewID(backend.KindWorld), Name: taskName(req), Domain: backend.DomainReal, Backend: BackendTask,
 		Program: ref, Params: json.RawMessage("{}"), CreatedAt: now,
 	}
-	run := backend.WorldRun{ID: backend.NewID(backend.KindRun), WorldID: spec.ID, Status: backend.RunPending, CreatedAt: now, UpdatedAt: now}
-	if req.Workspace == "" {
-		req.Workspace = filepath.Join(c.d.WorkRoot, run.ID)
-	}
-	if err := os.MkdirAll(req.Workspace, 0o700); err != nil {
-		return backend.WorldRun{}, backend.Wrap(err, backend.EUNAVAILABLE, "cannot create the workspace %s", req.Workspace)
-	}
+	run := backend.WorldRun{ID: runID, WorldID: spec.ID, Status: backend.RunPending, CreatedAt: now, UpdatedAt: now}
 	if err := c.d.Store.CreateSpecAndRun(ctx, spec, run); err != nil {
 		return backend.WorldRun{}, err
 	}
@@ -242,9 +243,12 @@ func (c *Controller) recordTask(ctx context.Context, st *RunState) error {
 	}
 	if req.Workspace == "" {
 		req.Workspace = filepath.Join(c.d.WorkRoot, st.RunID)
+		req.WorkspaceID = nil
 	}
-	if err := os.MkdirAll(req.Workspace, 0o700); err != nil {
-		return backend.Wrap(err, backend.EUNAVAILABLE, "cannot create the workspace %s", req.Workspace)
+	if req.WorkspaceID == nil {
+		if err := c.makeWorkspace(&req); err != nil {
+			return err
+		}
 	}
 	if err := c.appendAt(ctx, st, 0, nil, event(EvTaskReceived, req, 0)); err != nil && backend.ErrorCode(err) != backend.ECONFLICT {
 		return err

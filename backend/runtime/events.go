@@ -57,8 +57,12 @@ type TaskRequest struct {
 	ApprovalMode ApprovalMode       `json:"approvalMode"`
 	Models       map[string]string  `json:"models,omitempty"` // role → model
 	Workspace    string             `json:"workspace,omitempty"`
-	Limits       backend.Limits     `json:"limits"`
-	MaxSteps     int                `json:"maxSteps"`
+	// WorkspaceID is the workspace folder as it was when the run was
+	// created (set by the controller; nil for runs recorded before it was
+	// kept): a step refuses a folder that is no longer this one.
+	WorkspaceID *backend.FolderID `json:"workspaceId,omitempty"`
+	Limits      backend.Limits    `json:"limits"`
+	MaxSteps    int               `json:"maxSteps"`
 	// MaxPlanSteps bounds the steps of a plan (0: taskgraph.MaxNodes).
 	MaxPlanSteps int `json:"maxPlanSteps,omitempty"`
 	MaxReplans   int `json:"maxReplans"`

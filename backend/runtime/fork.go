@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 
 	"ducklm/backend"
@@ -179,8 +178,8 @@ func (c *Controller) takeOver(ctx context.Context, st *RunState) (*Installation,
 	from, me := *o, c.d.Installation
 	st.Request.Owner = &me
 	st.Request.Workspace = filepath.Join(c.d.WorkRoot, st.RunID)
-	if err := os.MkdirAll(st.Request.Workspace, 0o700); err != nil {
-		return nil, backend.Wrap(err, backend.EUNAVAILABLE, "cannot create the workspace %s", st.Request.Workspace)
+	if err := c.makeWorkspace(&st.Request); err != nil {
+		return nil, err
 	}
 	return &from, nil
 }

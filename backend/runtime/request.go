@@ -11,6 +11,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/taskgraph"
+	"ducklm/backend/tool"
 	"ducklm/backend/web"
 )
 
@@ -201,6 +202,46 @@ func resolve(p string) string {
 		}
 		rest = filepath.Join(filepath.Base(cur), rest)
 	}
+}
+
+// makeWorkspace creates the request's workspace when it does not exist
+// and records which folder it is, for every step to check.
+func (c *Controller) makeWorkspace(req *TaskRequest) error {
+	if err := os.MkdirAll(req.Workspace, 0o700); err != nil {
+		return backend.Wrap(err, backend.EUNAVAILABLE, "cannot create the workspace %s", req.Workspace)
+	}
+	id, err := tool.IdentifyWorkspace(req.Workspace)
+	if err != nil {
+		return err
+	}
+	req.WorkspaceID = &id
+	return nil
+}
+
+// stepWorkspace is the workspace a step of st is given, with its identity,
+// checked again as Submit checked it (after it is found to be the run's
+// folder, which gives the plainer reason): a folder that now resolves to the
+// data directory (or inside, or around it) is refused, even for a run
+// recorded before its folder's identity was kept. The tools then check
+// that the folder is the run's and hold it open for the step.
+func (c *Controller) stepWorkspace(st *RunState) (string, *backend.FolderID, error) {
+	ws := st.Request.Workspace
+	if ws == "" {
+		ws = filepath.Join(c.d.WorkRoot, st.RunID)
+	}
+	if err := tool.VerifyWorkspace(ws, st.Request.WorkspaceID); err != nil {
+		return ws, nil, err
+	}
+	if root := c.d.WorkRoot; root != "" && within(filepath.Clean(ws), filepath.Clean(root)) {
+		// ducklm's own folder for the run, inside the data directory: it
+		// must still lead to a folder in there of its own.
+		if r, rr := resolve(ws), resolve(root); !within(r, rr) {
+			return ws, nil, backend.Errorf(backend.EINVALID, "the workspace %s now leads out of ducklm's workspaces folder, to %s: nothing ran", ws, r)
+		}
+	} else if _, _, err := checkWorkspace(ws, c.dataDir()); err != nil {
+		return ws, nil, backend.Errorf(backend.EINVALID, "%s: nothing ran", backend.ErrorMessage(err))
+	}
+	return ws, st.Request.WorkspaceID, nil
 }
 
 // defaultMaxSteps is the step limit of a run that sets none.

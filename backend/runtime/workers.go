@@ -159,14 +159,16 @@ func (w *workers) afterMemories() { w.memories.Wait() }
 // write, for the caller to run after (nil: none).
 func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, attempt int) (remember func()) {
 	rec := st.Steps[stepID]
+	ws, wsID, err := c.stepWorkspace(st)
 	call := backend.ToolCall{RunID: st.RunID, StepID: stepID, Tool: rec.Node.Tool, Args: rec.Args(),
-		Workspace: st.Request.Workspace, Network: rec.Network, Limits: st.Request.Limits,
+		Workspace: ws, WorkspaceID: wsID, Network: rec.Network, Limits: st.Request.Limits,
 		Hosts: rec.Hosts, PrivateHosts: rec.PrivateHosts}
 	var tool backend.Tool
-	var err error
-	if rec.Script != nil {
+	switch {
+	case err != nil:
+	case rec.Script != nil:
 		tool, err = c.scriptTool(rec.Script)
-	} else {
+	default:
 		tool, err = c.d.Tools.Get(rec.Node.Tool)
 	}
 	var res backend.ToolResult

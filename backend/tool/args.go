@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 
 	"ducklm/backend"
 	"ducklm/backend/bwrap"
@@ -25,22 +23,6 @@ func decodeArgs(tool string, raw json.RawMessage, v any) error {
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return backend.Errorf(backend.EINVALID, "the arguments of %s hold more than one JSON value", tool)
-	}
-	return nil
-}
-
-// checkWorkspace refuses a workspace that is not an existing folder named by
-// a clean absolute path.
-func checkWorkspace(ws string) error {
-	if ws == "" || !filepath.IsAbs(ws) || filepath.Clean(ws) != ws {
-		return backend.Errorf(backend.EINVALID, "the workspace %q is not a clean absolute path", ws)
-	}
-	fi, err := os.Stat(ws)
-	if err != nil {
-		return backend.Wrap(err, backend.EINVALID, "the workspace %s cannot be used", ws)
-	}
-	if !fi.IsDir() {
-		return backend.Errorf(backend.EINVALID, "the workspace %s is not a folder", ws)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -110,9 +111,11 @@ func (t *Browser) Run(ctx context.Context, call backend.ToolCall) (backend.ToolR
 	if err != nil {
 		return backend.ToolResult{}, err
 	}
-	if err := checkWorkspace(call.Workspace); err != nil {
+	ws, err := openWorkspace(call)
+	if err != nil {
 		return backend.ToolResult{}, err
 	}
+	defer ws.close()
 	lim := limits(call)
 	if s := args.TimeoutSeconds; s != nil {
 		if *s < 1 || *s > 86400 {
@@ -143,7 +146,7 @@ func (t *Browser) Run(ctx context.Context, call backend.ToolCall) (backend.ToolR
 	}
 	defer proxy.Close()
 
-	page, err := t.render(ctx, path, proxy.Addr(), call.Workspace, lim, u.String(), args.WaitFor)
+	page, err := t.render(ctx, path, proxy.Addr(), ws, lim, u.String(), args.WaitFor)
 	res := backend.ToolResult{Duration: time.Since(start), Sandboxed: true}
 	out.Refused = proxy.Refused()
 	if ctx.Err() != nil {
@@ -200,12 +203,13 @@ const pipeShim = `exec 3<&4 4>&5 5>&-; exec "$@"`
 
 // render starts Chromium in the sandbox, loads pageURL and reads it. The
 // browser's whole sandbox is gone when it returns.
-func (t *Browser) render(ctx context.Context, chromium, proxy, workspace string, lim backend.Limits, pageURL, waitFor string) (renderedPage, error) {
-	profile, err := os.MkdirTemp(workspace, ".ducklm-browser-*")
+func (t *Browser) render(ctx context.Context, chromium, proxy string, ws *workspace, lim backend.Limits, pageURL, waitFor string) (renderedPage, error) {
+	hostProfile, err := os.MkdirTemp(ws.fdPath(), ".ducklm-browser-*")
 	if err != nil {
 		return renderedPage{}, backend.Wrap(err, backend.EINTERNAL, "the browser's profile could not be made")
 	}
-	defer os.RemoveAll(profile)
+	defer os.RemoveAll(hostProfile)
+	profile := filepath.Join(ws.path, filepath.Base(hostProfile)) // as the sandbox sees it
 	toR, toW, err := os.Pipe()
 	if err != nil {
 		return renderedPage{}, backend.Wrap(err, backend.EINTERNAL, "the browser could not be started")
@@ -232,10 +236,11 @@ func (t *Browser) render(ctx context.Context, chromium, proxy, workspace string,
 			"--window-size=1280,800", "--user-data-dir=" + profile, "--remote-debugging-pipe",
 			"--proxy-server=http://" + proxy, "--proxy-bypass-list=<-loopback>",
 			"--force-webrtc-ip-handling-policy=disable_non_proxied_udp", "about:blank"},
-		Workspace:  workspace,
-		Network:    true, // only to reach the proxy: every request goes through it
-		Limits:     lim,
-		ExtraFiles: []*os.File{toR, fromW},
+		Workspace:    ws.path,
+		WorkspaceDir: ws.dir,
+		Network:      true, // only to reach the proxy: every request goes through it
+		Limits:       lim,
+		ExtraFiles:   []*os.File{toR, fromW},
 	}
 	ran := make(chan struct{})
 	var sandboxRes bwrap.Result

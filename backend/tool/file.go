@@ -87,7 +87,7 @@ func (t *FileRead) Run(ctx context.Context, call backend.ToolCall) (backend.Tool
 		}
 		keep = min(keep, *args.MaxBytes)
 	}
-	r, err := openRoot(call.Workspace)
+	r, err := openRoot(call)
 	if err != nil {
 		return backend.ToolResult{}, err
 	}
@@ -224,7 +224,7 @@ func (t *FileWrite) Run(ctx context.Context, call backend.ToolCall) (backend.Too
 		return backend.ToolResult{}, backend.Errorf(backend.ELIMIT,
 			"the content is %d bytes, more than the step's file size limit of %d", len(*args.Content), lim.FileBytes)
 	}
-	r, err := openRoot(call.Workspace)
+	r, err := openRoot(call)
 	if err != nil {
 		return backend.ToolResult{}, err
 	}

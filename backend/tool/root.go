@@ -23,28 +23,24 @@ type root struct {
 	dir  string // as the call named it
 	real string // with symlinks resolved
 	fd   int
+	ws   *workspace // holds fd open
 }
 
 // forceWalk makes openat fall back to the component walk; tests set it.
 var forceWalk atomic.Bool
 
-func openRoot(workspace string) (*root, error) {
-	if workspace == "" || !filepath.IsAbs(workspace) {
-		return nil, backend.Errorf(backend.EINVALID, "the workspace %q is not an absolute path", workspace)
-	}
-	dir := filepath.Clean(workspace)
-	real, err := filepath.EvalSymlinks(dir)
+// openRoot opens the call's workspace as openWorkspace does: only the
+// folder the run was given, never what a link swapped in under its name
+// leads to.
+func openRoot(call backend.ToolCall) (*root, error) {
+	ws, err := openWorkspace(call)
 	if err != nil {
-		return nil, backend.Wrap(err, backend.EINVALID, "the workspace %s cannot be used", dir)
+		return nil, err
 	}
-	fd, err := unix.Open(real, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, backend.Wrap(err, backend.EINVALID, "the workspace %s cannot be opened", dir)
-	}
-	return &root{dir: dir, real: real, fd: fd}, nil
+	return &root{dir: ws.path, real: ws.real, fd: int(ws.dir.Fd()), ws: ws}, nil
 }
 
-func (r *root) close() { unix.Close(r.fd) }
+func (r *root) close() { r.ws.close() }
 
 // rel turns a path from a call into a clean path relative to the workspace,
 // refusing anything that names a place outside it.

@@ -37,15 +37,17 @@ func (*Script) ArgsSchema() json.RawMessage { return json.RawMessage(`{"type":"o
 
 // Run implements backend.Tool.
 func (s *Script) Run(ctx context.Context, call backend.ToolCall) (backend.ToolResult, error) {
-	if err := checkWorkspace(call.Workspace); err != nil {
+	ws, err := openWorkspace(call)
+	if err != nil {
 		return backend.ToolResult{}, err
 	}
+	defer ws.close()
 	interpreter := "/bin/sh"
 	if s.Language == "python" {
 		interpreter = "/usr/bin/python3"
 	}
 	spec := bwrap.Spec{Script: []byte(s.Source), Interpreter: interpreter, Workspace: call.Workspace,
-		Network: call.Network, Limits: limits(call)}
+		WorkspaceDir: ws.dir, Network: call.Network, Limits: limits(call)}
 	_, ok, why := sandboxAvailable()
 	if !ok && s.Sandbox != AllowUnsandboxed {
 		return backend.ToolResult{}, backend.Errorf(backend.EUNAVAILABLE, "%s; scripts can only run unsandboxed, with your approval", why)
@@ -54,12 +56,12 @@ func (s *Script) Run(ctx context.Context, call backend.ToolCall) (backend.ToolRe
 	if !ok {
 		run = bwrap.RunUnsandboxed
 	}
-	before := takeSnapshot(call.Workspace)
+	before := takeSnapshot(ws.fdPath())
 	res, err := run(ctx, spec)
 	if err != nil && res.Duration == 0 {
 		return backend.ToolResult{}, err
 	}
-	after := takeSnapshot(call.Workspace)
+	after := takeSnapshot(ws.fdPath())
 	return backend.ToolResult{
 		ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, Truncated: res.Truncated,
 		TimedOut: res.TimedOut, Duration: res.Duration, FilesChanged: changedFiles(before, after),

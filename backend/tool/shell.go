@@ -93,9 +93,11 @@ func (s *Shell) Run(ctx context.Context, call backend.ToolCall) (backend.ToolRes
 	if args.Command == nil || *args.Command == "" {
 		return backend.ToolResult{}, backend.Errorf(backend.EINVALID, "shell_exec needs a command")
 	}
-	if err := checkWorkspace(call.Workspace); err != nil {
+	ws, err := openWorkspace(call)
+	if err != nil {
 		return backend.ToolResult{}, err
 	}
+	defer ws.close()
 	lim := limits(call)
 	if t := args.TimeoutSeconds; t != nil {
 		if *t < 1 || *t > 86400 {
@@ -109,11 +111,12 @@ func (s *Shell) Run(ctx context.Context, call backend.ToolCall) (backend.ToolRes
 		return backend.ToolResult{}, err
 	}
 	spec := bwrap.Spec{
-		Argv:      []string{"/bin/sh", "-c", *args.Command},
-		Workspace: call.Workspace,
-		Network:   call.Network,
-		Limits:    lim,
-		Env:       env,
+		Argv:         []string{"/bin/sh", "-c", *args.Command},
+		Workspace:    call.Workspace,
+		WorkspaceDir: ws.dir,
+		Network:      call.Network,
+		Limits:       lim,
+		Env:          env,
 	}
 	_, ok, why := sandboxAvailable()
 	if !ok && s.Sandbox != AllowUnsandboxed {
@@ -121,7 +124,7 @@ func (s *Shell) Run(ctx context.Context, call backend.ToolCall) (backend.ToolRes
 			"%s; shell commands can only run unsandboxed, with your approval", why)
 	}
 
-	before := takeSnapshot(call.Workspace)
+	before := takeSnapshot(ws.fdPath())
 	run := bwrap.Run
 	if !ok {
 		run = bwrap.RunUnsandboxed
@@ -130,7 +133,7 @@ func (s *Shell) Run(ctx context.Context, call backend.ToolCall) (backend.ToolRes
 	if err != nil && res.Duration == 0 {
 		return backend.ToolResult{}, err // it never ran
 	}
-	after := takeSnapshot(call.Workspace)
+	after := takeSnapshot(ws.fdPath())
 	out := shellOutput{Signal: res.Signal, Enforced: res.Enforced, ChangesCapped: before.truncated || after.truncated}
 	return backend.ToolResult{
 		ExitCode:     res.ExitCode,
