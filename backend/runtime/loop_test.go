@@ -342,9 +342,8 @@ func TestAStepPlannedAfterAWebPageAsksEvenInAutoMode(t *testing.T) {
 	require.Equal(t, "high", a.Risk)
 	require.Equal(t, []string{"the web page " + page.URL + "/ducks"}, a.Untrusted)
 	require.Contains(t, a.Why, "planned after the run read the web page "+page.URL+"/ducks")
-	st, _, err := m.rt.Load(m.ctx, run.ID)
-	require.NoError(t, err)
-	require.Equal(t, backend.RunAwaitingApproval, st.Status)
+	// The request is recorded before the run parks on it.
+	st := m.waitStatus(t, run.ID, backend.RunAwaitingApproval)
 	_, err = os.Stat(filepath.Join(st.Request.Workspace, "pwned-c"))
 	require.ErrorIs(t, err, os.ErrNotExist, "nothing ran without a person seeing it")
 	require.NoError(t, m.rt.Answer(m.ctx, run.ID, runtime.Answer{RequestID: a.RequestID, Approve: false, Reason: "a page asked for it"}))
