@@ -53,7 +53,16 @@ func TestATaskWithAURLIsPlannedToWebFetch(t *testing.T) {
 	fake := ollamatest.New(ollamatest.Options{Models: []string{realmodel.Tiny}})
 	t.Cleanup(fake.Close)
 	var asked atomic.Value // the planner's request
+	var reviewed atomic.Value // the review's request
 	fake.OnChat(func(req api.ChatRequest) ollamatest.Reply {
+		if last := req.Messages[len(req.Messages)-1].Content; strings.Contains(last, "The plan for this task has run.") {
+			// As a planning model reading the results should: answer from
+			// the page, citing the step that read it.
+			reviewed.Store(req)
+			answer, _ := json.Marshal(map[string]any{"decision": "respond", "reason": "the page says it", "confidence": 0.9,
+				"response": "Duck 2.4 reads web pages within time, size and redirect limits.", "cites": []string{"step-1"}})
+			return ollamatest.Reply{Content: string(answer)}
+		}
 		asked.Store(req)
 		url := urlInTask.FindString(req.Messages[len(req.Messages)-1].Content)
 		answer, _ := json.Marshal(map[string]any{"decision": "plan", "reason": "the task names a URL", "confidence": 0.9,
@@ -121,4 +130,14 @@ func TestATaskWithAURLIsPlannedToWebFetch(t *testing.T) {
 	require.NotNil(t, got.Critique, "the real model's critic scored the page")
 	require.Equal(t, []string{"127.0.0.1"}, got.Hosts)
 	t.Logf("critic %s scored %.2f: %s", got.Critique.Source, got.Critique.Score, strings.TrimSpace(got.Critique.Explanation))
+
+	// The run read its result and answered, citing the step: the review
+	// was shown the page's text, and its format asks for the citations.
+	rev, ok := reviewed.Load().(api.ChatRequest)
+	require.True(t, ok, "the results were reviewed")
+	require.Contains(t, rev.Messages[len(rev.Messages)-1].Content, "Duck 2.4 reads web pages for a task")
+	require.Contains(t, string(rev.Format), `"cites"`)
+	require.NotNil(t, st.Answer)
+	require.Equal(t, "Duck 2.4 reads web pages within time, size and redirect limits.", st.Answer.Text)
+	require.Equal(t, []string{"step-1"}, st.Answer.Cites)
 }
