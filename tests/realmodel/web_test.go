@@ -52,7 +52,7 @@ func TestATaskWithAURLIsPlannedToWebFetch(t *testing.T) {
 
 	fake := ollamatest.New(ollamatest.Options{Models: []string{realmodel.Tiny}})
 	t.Cleanup(fake.Close)
-	var asked atomic.Value // the planner's request
+	var asked atomic.Value    // the planner's request
 	var reviewed atomic.Value // the review's request
 	fake.OnChat(func(req api.ChatRequest) ollamatest.Reply {
 		if last := req.Messages[len(req.Messages)-1].Content; strings.Contains(last, "The plan for this task has run.") {
