@@ -137,6 +137,10 @@ func forkState(base *RunState, graph *backend.TaskGraph, runID, worldID string) 
 	st.Status, st.StatusReason, st.Error, st.Response, st.NeedsModel = backend.RunRunning, "", "", "", false
 	st.InvalidPlan = ""
 	st.CancelRequested = "" // the parent's request, not the fork's
+	// The parent's answer is the parent's, and an open review round read
+	// the parent's plan: the fork reviews its own results when its steps
+	// are done.
+	st.Answer, st.Review = nil, nil
 	st.Graph = graph
 	st.Steps = map[string]*StepRecord{}
 	if graph == nil {

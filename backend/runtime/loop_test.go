@@ -428,6 +428,25 @@ func TestAForkBeforeTheReviewReviewsOnItsOwn(t *testing.T) {
 	parent, _, err := m.rt.Load(m.ctx, run.ID)
 	require.NoError(t, err)
 	require.Equal(t, "It said parent.", parent.Answer.Text, "the parent's answer stays its own")
+
+	// A fork after the answer, with an edited plan, does not start with
+	// the parent's answer: it reviews its own results.
+	var last *backend.Checkpoint
+	cps, err = m.store.ListCheckpoints(m.ctx, run.ID)
+	require.NoError(t, err)
+	for i := range cps {
+		if at, err := m.rt.StateAt(m.ctx, cps[i].ID); err == nil && at.Answer != nil {
+			last = &cps[i]
+		}
+	}
+	require.NotNil(t, last, "a checkpoint after the answer")
+	_, _, late, err := m.rt.Fork(m.ctx, runtime.ForkRequest{CheckpointID: last.ID, Delta: json.RawMessage(edited)})
+	require.NoError(t, err)
+	m.approveAll(t, late.ID)
+	lateSt := m.waitStatus(t, late.ID, backend.RunCompleted, backend.RunFailed, backend.RunPaused)
+	require.Equal(t, backend.RunCompleted, lateSt.Status, lateSt.StatusReason)
+	require.Equal(t, "It said child.", lateSt.Answer.Text)
+	require.EqualValues(t, 3, n.Load())
 }
 
 // Explicit plans end as before unless a review is asked for.

@@ -1,7 +1,8 @@
 // Journey: a natural-language task planned by the (fake) model. The fake
 // Ollama streams a one-step shell_exec plan for "list the workspace"
 // (ollama-script.json); the page receives the streamed tokens and the run's
-// events live, and the run completes.
+// events live, the run completes, and its review's answer (citing the step)
+// is the first thing the run view shows.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { appReady, journey, startStack } from './harness.mjs';
@@ -47,6 +48,19 @@ describe('A task planned by the model', { timeout: 90_000 }, () => {
       const finished = rows.filter({ hasText: 'step.finished' }).first();
       await finished.waitFor();
       assert.match(await finished.textContent(), /"ok":true/);
+      await rows.filter({ hasText: 'run.answered' }).first().waitFor();
+
+      // The run view shows the answer first, and its citation opens the step.
+      await page.evaluate((id) => (location.hash = `#/runs/${id}`), run.id);
+      const answer = page.getByTestId('run-answer');
+      await answer.waitFor();
+      assert.match(await answer.textContent(), /The listing from step-1 shows the workspace's files and folders/);
+      assert.match(await answer.textContent(), /Rests on step-1/);
+      await answer.getByRole('button', { name: 'step-1' }).click();
+      await page.getByTestId('step-panel').filter({ hasText: 'ls -la' }).waitFor();
+      // The Runs list shows the answer's first line.
+      await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Runs' }).click();
+      await page.getByTestId('run-answer-line').filter({ hasText: 'The listing from step-1' }).first().waitFor();
       assert.deepEqual(page.problems, []);
     });
   });

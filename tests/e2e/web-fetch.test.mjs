@@ -60,6 +60,26 @@ describe('A task with a URL', { timeout: 180_000 }, () => {
         },
       },
     });
+    // The reviews of their results answer from the page, citing the step
+    // that read it (first: a review's prompt holds the task's text too).
+    script.replies.unshift(
+      {
+        match: '- step-1 (web_fetch',
+        system: 'You are the planner of ducklm',
+        json: {
+          decision: 'respond',
+          reason: 'The page says it.',
+          confidence: 0.9,
+          response: 'Duck 2.4 reads web pages within time, size and redirect limits, and keeps the raw body as a blob.',
+          cites: ['step-1'],
+        },
+      },
+      {
+        match: '- step-1 (browser',
+        system: 'You are the planner of ducklm',
+        json: { decision: 'respond', reason: 'The rendered page says it.', confidence: 0.9, response: 'The dashboard says 42 ducks.', cites: ['step-1'] },
+      },
+    );
     dir = await mkdtemp(path.join(tmpdir(), 'ducklm-e2e-web-'));
     const file = path.join(dir, 'ollama-script.json');
     await writeFile(file, JSON.stringify(script));

@@ -1166,6 +1166,22 @@ export namespace backend {
 		    return a;
 		}
 	}
+	export class FolderID {
+	    path: string;
+	    dev: number;
+	    inode: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new FolderID(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.dev = source["dev"];
+	        this.inode = source["inode"];
+	    }
+	}
 	export class Fork {
 	    id: string;
 	    parentWorldId: string;
@@ -2325,6 +2341,7 @@ export namespace runtime {
 	    normalised?: string[];
 	    error?: string;
 	    accepted?: boolean;
+	    unstreamed?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new PlanningAttempt(source);
@@ -2341,6 +2358,7 @@ export namespace runtime {
 	        this.normalised = source["normalised"];
 	        this.error = source["error"];
 	        this.accepted = source["accepted"];
+	        this.unstreamed = source["unstreamed"];
 	    }
 	}
 	export class ReviewRound {
@@ -2646,6 +2664,7 @@ export namespace runtime {
 	    approvalMode: string;
 	    models?: {[key: string]: string};
 	    workspace?: string;
+	    workspaceId?: backend.FolderID;
 	    limits: backend.Limits;
 	    maxSteps: number;
 	    maxPlanSteps?: number;
@@ -2670,6 +2689,7 @@ export namespace runtime {
 	        this.approvalMode = source["approvalMode"];
 	        this.models = source["models"];
 	        this.workspace = source["workspace"];
+	        this.workspaceId = this.convertValues(source["workspaceId"], backend.FolderID);
 	        this.limits = this.convertValues(source["limits"], backend.Limits);
 	        this.maxSteps = source["maxSteps"];
 	        this.maxPlanSteps = source["maxPlanSteps"];
