@@ -98,5 +98,11 @@ func (s *Service) LineageOutline(ctx context.Context) (Outline, error) {
 // ListWorlds returns a page of the worlds q selects, newest first: what a
 // list of worlds shows, without reading the whole lineage.
 func (s *Service) ListWorlds(ctx context.Context, q backend.WorldQuery) (backend.WorldPage, error) {
-	return s.store.ListWorlds(ctx, q)
+	p, err := s.store.ListWorlds(ctx, q)
+	for i := range p.Worlds {
+		if r := p.Worlds[i].LatestRun; r != nil && r.Status == backend.RunRunning {
+			r.Stepping = s.Stepping(r.ID)
+		}
+	}
+	return p, err
 }

@@ -92,8 +92,11 @@ export interface WorldListItem {
   /** Worlds forked directly from this one; `branches` of them are deliberation branches. */
   forks: number;
   branches?: number;
-  /** deliberationIndex: the round a deliberation branch's run serves; absent for other runs. */
-  latestRun?: { id: string; status: RunStatus; worldLocalTime: number; deliberationIndex?: number };
+  /**
+   * deliberationIndex: the round a deliberation branch's run serves; absent for other runs.
+   * stepping: a batch of steps is being computed for the run (a running simulated run without it is idle).
+   */
+  latestRun?: { id: string; status: RunStatus; worldLocalTime: number; deliberationIndex?: number; stepping?: boolean };
   /** How a forked world left its parent: divergence and the parent's world time. */
   fork?: { id: string; divergence: DivergenceType; at: number };
 }
@@ -162,6 +165,8 @@ export interface WorldDetail {
   program?: string;
   /** What every call of a simulated world's program runs under (Go: starlark.Limits). */
   limits?: WorldLimits;
+  /** A batch of steps is being computed for the run: a running simulated run without it is idle, waiting for its next action. */
+  stepping?: boolean;
 }
 
 /** WorldLimits bound each call of a world program (Go: starlark.Limits). */

@@ -90,6 +90,22 @@ export function runStatusLabel(s: string): string {
   return RUN_LABEL[s as RunStatus] ?? s.replace(/_/g, ' ');
 }
 
+/** WorldRunState is what a world run's badge shows: a key for its colour, its word and what the word means. */
+export type WorldRunState = { key: string; label: string; title?: string };
+
+/**
+ * worldRunState is the truthful state of a world run. A simulated run stays
+ * "running" in the ledger while it is open, stepped or not; it is running
+ * only while a batch of steps is being computed (stepping: the backend's
+ * flag, or the window's own batch), otherwise idle, waiting for its next
+ * action. A task world's run keeps its status: the runtime drives it.
+ */
+export function worldRunState(run: { status: string; worldLocalTime: number; stepping?: boolean }, domain: string): WorldRunState {
+  if (domain !== 'simulated' || run.status !== 'running') return { key: run.status, label: runStatusLabel(run.status) };
+  if (run.stepping) return { key: 'running', label: 'running', title: `Computing steps from world time ${run.worldLocalTime}` };
+  return { key: 'idle', label: 'idle', title: `Idle at t=${run.worldLocalTime}: open and waiting for its next steps; none are being computed` };
+}
+
 const STEP_LABEL: Record<StepState, string> = {
   pending: 'pending',
   running: 'running',

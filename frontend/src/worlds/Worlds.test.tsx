@@ -61,6 +61,17 @@ describe('Worlds', () => {
     expect(screen.getByTestId('world-count').textContent).toBe('3 worlds, newest first');
   });
 
+  it('says a world no batch of steps moves is idle, and running only while one is computed', async () => {
+    const items = worldItems().map((w, i) => (w.latestRun ? { ...w, latestRun: { ...w.latestRun, status: 'running' as const, ...(i === 0 ? { stepping: true } : {}) } } : w));
+    const { api } = fakeApi({ WorldExamples: () => [], ListWorlds: listWorlds(items) });
+    render(<Worlds api={api} />);
+    const list = await screen.findByRole('region', { name: 'Simulated worlds' });
+    await within(list).findByText('grid / noisy');
+    const states = [...list.querySelectorAll('.world-item .status')].map((b) => b.textContent);
+    expect(states).toEqual(['running', 'idle', 'idle']);
+    expect(list.querySelector('.world-item .status-idle')!.getAttribute('title')).toMatch(/^Idle at t=\d+: open and waiting for its next steps/);
+  });
+
   it('reads a long list a page at a time and finds worlds by name or id', async () => {
     const many = Array.from({ length: 230 }, (_, i) => ({
       ...worldItems()[0]!,
@@ -228,6 +239,24 @@ describe('WorldView', () => {
     expect(calls.reduce((a, b) => a + b, 0)).toBe(50);
     expect(calls.length).toBeGreaterThan(1);
     await waitFor(() => expect(screen.getByTestId('grid-view').getAttribute('aria-label')).toContain('agent at 1, 8'));
+  });
+
+  it('says the run is idle, and running while its steps are computed', async () => {
+    let release = () => {};
+    setup({
+      RunWorld: () =>
+        new Promise((resolve) => {
+          release = () => resolve({ run: worldRun({ id: 'run_root' }), state: GRID, emitted: [], done: false });
+        }),
+    });
+    await screen.findByTestId('grid-view');
+    const badge = () => document.querySelector('.run-head .status')!;
+    expect(badge().textContent).toBe('idle');
+    fireEvent.change(screen.getByRole('textbox', { name: 'Steps to run' }), { target: { value: '1' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Run 1 step' }));
+    await waitFor(() => expect(badge().textContent).toBe('running'));
+    release();
+    await waitFor(() => expect(badge().textContent).toBe('idle'));
   });
 
   it('forks a checkpoint through the delta editor', async () => {

@@ -992,6 +992,7 @@ export namespace api {
 	    state?: number[];
 	    program?: string;
 	    limits?: starlark.Limits;
+	    stepping?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new WorldDetail(source);
@@ -1007,6 +1008,7 @@ export namespace api {
 	        this.state = source["state"];
 	        this.program = source["program"];
 	        this.limits = this.convertValues(source["limits"], starlark.Limits);
+	        this.stepping = source["stepping"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1256,6 +1258,7 @@ export namespace backend {
 	    status: string;
 	    worldLocalTime: number;
 	    deliberationIndex?: number;
+	    stepping?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new RunSummary(source);
@@ -1267,6 +1270,7 @@ export namespace backend {
 	        this.status = source["status"];
 	        this.worldLocalTime = source["worldLocalTime"];
 	        this.deliberationIndex = source["deliberationIndex"];
+	        this.stepping = source["stepping"];
 	    }
 	}
 	export class TaskNode {
