@@ -103,7 +103,7 @@ func New(store Store, events Events, blobs backend.BlobStore, limits starlark.Li
 		store: store, events: events, blobs: blobs, limits: limits, runner: runner, now: time.Now, search: defaultSearchSlicing,
 		programs: map[string]*starlark.Program{}, specs: map[string]backend.WorldSpec{}, live: map[string]*instance{}, runLocks: map[string]*sync.Mutex{},
 		stepping: map[string]int{},
-		stateOf: map[string]func(context.Context, string) (json.RawMessage, error){},
+		stateOf:  map[string]func(context.Context, string) (json.RawMessage, error){},
 	}
 }
 
