@@ -352,6 +352,7 @@ export interface DeliberationBudget {
   deduplicated: number;
   depth: number;
   wallMs: number;
+  /** Why the search ended: "budget" (all its branches recorded), "time" (its time limit), "exhausted" (nothing left within the depth). */
   stopped: string;
 }
 
@@ -372,6 +373,8 @@ export interface DeliberationRound {
   chosen: unknown;
   /** Each scored branch's score, by its world (rounds recorded before scores were kept have none). */
   scores?: Record<string, number>;
+  /** The run's world time after it took the round's choice; absent while it has not. */
+  appliedAt?: number;
 }
 
 /** DeliberationResult is what a deliberation did (Go: deliberation.Result). */

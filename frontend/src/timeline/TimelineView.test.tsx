@@ -178,7 +178,7 @@ describe('TimelineView', () => {
     fireEvent.click(rows()[2]!);
     const detail = await screen.findByRole('complementary', { name: 'Event' });
     expect(within(detail).getByTestId('cause').textContent).toBe(
-      'deliberation round 1 at t=1 — beam, 180 of 200 branches: chose "S" (score -12.00). The round on the world',
+      'deliberation round 1 at t=1 — beam, 180 of 200 branches (searched everything within depth 10): chose "S", score -12.00 (higher is better; the program’s score()). The round on the world',
     );
     // Another cause is named by its event's id.
     fireEvent.click(rows()[3]!);

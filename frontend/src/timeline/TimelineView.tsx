@@ -14,7 +14,7 @@ import { useLoad, useThrottled } from '../ui/useLoad';
 import { navigate } from '../ui/useRoute';
 import { TaskRunForkDialog } from '../runs/PlanForkDialog';
 import { ForkDialog } from '../worlds/ForkDialog';
-import { roundLine } from '../worlds/RoundsPanel';
+import { roundLine } from '../lib/round';
 import { useHistory } from './useHistory';
 import { SearchStatus } from './SearchStatus';
 import { useSearch } from './useSearch';

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react';
-import type { DeliberationRound, DucklmApi } from '../bridge';
+import type { DucklmApi } from '../bridge';
 import { useLoad, useThrottled } from '../ui/useLoad';
-import { RoundResult, actionText } from './DeliberateDialog';
+import { appliedLine, roundLine } from '../lib/round';
+import { RoundResult } from './DeliberateDialog';
 
 /**
  * RoundsPanel is what this run's deliberations did, newest round first:
@@ -39,6 +40,9 @@ export function RoundsPanel({ api, runId, worldId }: { api: DucklmApi; runId: st
                 Round {r.deliberationIndex} <span className="muted">at t={r.parentTime}</span>
               </span>
               <span className="small">{roundLine(r)}</span>
+              <span className={`badge ${r.appliedAt ? 'applied-badge' : 'status'}`} data-testid="round-applied">
+                {appliedLine(r)}
+              </span>
             </button>
             {open === r.deliberationIndex && (
               <div className="pad">
@@ -50,13 +54,4 @@ export function RoundsPanel({ api, runId, worldId }: { api: DucklmApi; runId: st
       </ul>
     </section>
   );
-}
-
-/** roundLine sums a round up: `beam, 300 of 300 branches: chose "E" (score -26)`. */
-export function roundLine(r: DeliberationRound): string {
-  const best = r.candidates[0];
-  const spent = `${r.strategy}, ${r.budget.used.toLocaleString('en')} of ${r.budget.branches.toLocaleString('en')} branches`;
-  if (!best) return `${spent}: no action to choose`;
-  const score = best.failed ? 'its branches failed' : `score ${best.score.toFixed(2)}`;
-  return `${spent}: chose ${actionText(r.chosen ?? best.action)} (${score})`;
 }

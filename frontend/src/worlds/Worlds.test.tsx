@@ -311,16 +311,21 @@ describe('WorldView', () => {
       ],
       chosen,
     });
-    const { channel } = setup({ Deliberations: () => [round(1, 'S'), round(2, 'E')] });
+    const searched = { ...round(2, 'E'), budget: { branches: 200, used: 104, steps: 104, deduplicated: 3, depth: 10, wallMs: 900, stopped: 'exhausted' } };
+    const { channel } = setup({ Deliberations: () => [{ ...round(1, 'S'), appliedAt: 7 }, searched] });
     const panel = await screen.findByRole('region', { name: 'Deliberations' });
     const heads = await within(panel).findAllByRole('button', { expanded: false });
+    // Why a round stopped short of its budget, what its scores mean, and whether the world took its choice.
     expect(heads.map((h) => h.textContent)).toEqual([
-      'Round 2 at t=7mcts, 300 of 300 branches: chose "E" (score -26.00)',
-      'Round 1 at t=6mcts, 300 of 300 branches: chose "S" (score -26.00)',
+      'Round 2 at t=7mcts, 104 of 200 branches (searched everything within depth 10): chose "E", score -26.00 (higher is better; the program’s score())not applied',
+      'Round 1 at t=6mcts, 300 of 300 branches (budget spent): chose "S", score -26.00 (higher is better; the program’s score())applied: the world took "S" (t=7)',
     ]);
+    expect(within(heads[1]!).getByTestId('round-applied').className).toContain('applied-badge');
     expect(channel.calls('Deliberations')).toEqual([['run_root']]);
     fireEvent.click(heads[1]!);
-    expect(within(panel).getByTestId('round-summary').textContent).toMatch(/^Round 1 at time 6: 300 of 300 branches/);
+    expect(within(panel).getByTestId('round-summary').textContent).toMatch(/^Round 1 at time 6: 300 of 300 branches.*Its budget of 300 branches was spent\./);
+    expect(within(panel).getByRole('article', { name: 'Candidate 1' }).textContent).toContain('Best line: "S" "S"');
+    expect(within(panel).getByRole('article', { name: 'Candidate 1' }).textContent).not.toContain('Divergence');
     expect(within(panel).getByRole('article', { name: 'Candidate 2' })).toBeTruthy();
 
     // A round recorded elsewhere (the CLI, a task) joins the list.

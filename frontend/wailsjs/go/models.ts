@@ -1858,6 +1858,7 @@ export namespace deliberation {
 	    candidates: Candidate[];
 	    chosen: number[];
 	    scores?: {[key: string]: number};
+	    appliedAt?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new Round(source);
@@ -1879,6 +1880,7 @@ export namespace deliberation {
 	        this.candidates = this.convertValues(source["candidates"], Candidate);
 	        this.chosen = source["chosen"];
 	        this.scores = source["scores"];
+	        this.appliedAt = source["appliedAt"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
