@@ -250,7 +250,11 @@ describe('ImportDialog', () => {
     expect(importButton.disabled).toBe(true);
     const decision = screen.getByRole('group', { name: 'Your decision' });
     expect(decision.textContent).toContain('not a key this installation trusts');
-    fireEvent.click(within(decision).getByRole('checkbox'));
+    // The choice that enables Import sits beside it, in the dialog's footer (never below the fold).
+    const footer = importButton.closest('footer')!;
+    const anyway = within(footer).getByRole('checkbox', { name: 'I trust where this file came from: import it anyway' });
+    expect(footer.contains(anyway)).toBe(true);
+    fireEvent.click(anyway);
     expect(importButton.disabled).toBe(false);
     fireEvent.click(importButton);
 
