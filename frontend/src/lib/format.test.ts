@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatCount, formatDuration, formatNanos, lineOf, runDuration, runStatusLabel, sentence, stepStateLabel, waitingFor, worldRunState } from './format';
+import { formatBytes, formatCount, formatDuration, formatNanos, lineOf, runDuration, runStatusLabel, sentence, stepStateLabel, waitingFor, worldRunState, countOf } from './format';
 
 describe('durations', () => {
   it.each([
@@ -88,5 +88,14 @@ describe('worldRunState', () => {
     expect(worldRunState({ status: 'completed', worldLocalTime: 12 }, 'simulated')).toMatchObject({ key: 'completed', label: 'completed' });
     // A task world's run is driven by the runtime: its status stands.
     expect(worldRunState({ status: 'running', worldLocalTime: 2 }, 'agentic')).toMatchObject({ key: 'running', label: 'running' });
+  });
+});
+
+describe('countOf', () => {
+  it('counts in English', () => {
+    expect(countOf(1, 'fork')).toBe('1 fork');
+    expect(countOf(0, 'fork')).toBe('0 forks');
+    expect(countOf(5000, 'world')).toBe('5,000 worlds');
+    expect(countOf(2, 'branch', 'branches')).toBe('2 branches');
   });
 });

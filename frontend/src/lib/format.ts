@@ -85,6 +85,11 @@ const RUN_LABEL: Record<RunStatus, string> = {
   terminated: 'cancelled',
 };
 
+/** countOf counts a noun in English: "1 fork", "2 forks", "5,000 worlds". */
+export function countOf(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n.toLocaleString('en')} ${n === 1 ? noun : plural}`;
+}
+
 /** runStatusLabel is the word shown for a run status. */
 export function runStatusLabel(s: string): string {
   return RUN_LABEL[s as RunStatus] ?? s.replace(/_/g, ' ');

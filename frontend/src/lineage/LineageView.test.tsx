@@ -78,6 +78,21 @@ describe('LineageView', () => {
     expect(within(graph).getByText('state_patch')).toBeTruthy();
   });
 
+  it('counts one fork as "1 fork"', async () => {
+    const at = '2025-03-12T14:00:00Z';
+    const { api } = fakeApi({
+      LineageOutline: () => ({
+        worlds: [
+          { id: 'wld_a', name: 'a', domain: 'simulated', createdAt: at, runs: 1 },
+          { id: 'wld_b', name: 'b', domain: 'simulated', createdAt: at, runs: 1, parent: 'wld_a' },
+        ],
+        forks: [{ id: 'frk_1', from: 'wld_a', to: 'wld_b', divergence: 'seed_change', at: 0 }],
+      }),
+    });
+    render(<LineageView api={api} />);
+    expect(await screen.findByText(/^2 worlds, 1 fork( ·|$)/)).toBeTruthy();
+  });
+
   it('shows what each fork changed on its edge and in the selected world', async () => {
     setup();
     const graph = await screen.findByRole('group', { name: 'Lineage graph' });

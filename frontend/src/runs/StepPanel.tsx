@@ -77,10 +77,8 @@ export function StepPanel({
         {approvals.length > 0 && <ApprovalHistory entries={approvals} />}
         {step.script && (
           <div>
-            <span className="field-label">
-              Script ({step.script.language}
-              {step.script.model ? `, by ${step.script.model}` : ''})
-            </span>
+            <span className="field-label">Script ({step.script.language})</span>
+            {step.script.model && <span className="muted small"> by {step.script.model}</span>}
             <pre className="code-block">{step.script.source}</pre>
           </div>
         )}

@@ -141,6 +141,15 @@ describe('TimelineView', () => {
     expect(await decisionIn(4)).toBe(critic);
   });
 
+  it("names the event's clocks: parent time, deliberation index, world-local time", async () => {
+    const { api } = fakeApi(backend(history.length, 3, (i) => history[i]!));
+    render(<TimelineView api={api} runId={OWN} />);
+    await waitFor(() => expect(rows()).toHaveLength(history.length));
+    fireEvent.click(rows().find((r) => r.textContent?.includes('world.forked'))!);
+    const detail = await screen.findByRole('complementary', { name: 'Event' });
+    expect(within(detail).getByTestId('event-clocks').textContent).toBe('parent time 1 · deliberation index 0 · world-local time 1');
+  });
+
   it('says which round of deliberation chose a step, and what it spent', async () => {
     const roundEvent = 'evt_round_one';
     const own = [
