@@ -14,7 +14,11 @@ import { RoundResult } from './DeliberateDialog';
 export function RoundsPanel({ api, runId, worldId }: { api: DucklmApi; runId: string; worldId: string }) {
   const [rounds, reload] = useLoad(() => api.deliberations(runId), [api, runId]);
   const refresh = useThrottled(reload, 1000);
-  useEffect(() => api.onLedgerEvents((batch) => batch.some((e) => e.type === 'deliberation.round') && refresh()), [api, refresh]);
+  // A new round, or a step of this run (one may take a round's choice: the round then reads applied).
+  useEffect(
+    () => api.onLedgerEvents((batch) => batch.some((e) => e.type === 'deliberation.round' || (e.stream === runId && e.type === 'world.step')) && refresh()),
+    [api, refresh, runId],
+  );
   const [open, setOpen] = useState<number>();
   const list = [...(rounds.value ?? [])].reverse();
   if (rounds.status === 'loading' || (rounds.status === 'ready' && list.length === 0)) return null;

@@ -331,6 +331,9 @@ describe('WorldView', () => {
     // A round recorded elsewhere (the CLI, a task) joins the list.
     channel.emit('ledger:events', [event({ seq: 3, pos: 30, type: 'deliberation.round', stream: 'dlb_root' })]);
     await waitFor(() => expect(channel.calls('Deliberations')).toHaveLength(2));
+    // A step of this run may take a round's choice: the rounds are read again, to say which is applied.
+    channel.emit('ledger:events', [event({ seq: 12, pos: 31, type: 'world.step', stream: 'run_root' })]);
+    await waitFor(() => expect(channel.calls('Deliberations')).toHaveLength(3));
   });
 
   it('shows no Deliberations panel for a run that never deliberated', async () => {
