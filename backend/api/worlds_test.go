@@ -83,6 +83,10 @@ func TestAnIdleWorldRunIsNotStepping(t *testing.T) {
 		p, err := a.ListWorlds(backend.WorldQuery{Domain: backend.DomainSimulated})
 		require.NoError(t, err)
 		require.Len(t, p.Worlds, 1)
+		o, err := a.LineageOutline()
+		require.NoError(t, err)
+		require.Len(t, o.Worlds, 1)
+		require.Equal(t, p.Worlds[0].LatestRun.Stepping, o.Worlds[0].Stepping, "the list and the lineage agree")
 		return d.Stepping, p.Worlds[0].LatestRun.Stepping
 	}
 	d, l := stepping()
@@ -94,6 +98,9 @@ func TestAnIdleWorldRunIsNotStepping(t *testing.T) {
 		d, l := svc.Worlds.Stepping(w.Run.ID), false
 		if p, err := svc.Worlds.ListWorlds(context.Background(), backend.WorldQuery{Domain: backend.DomainSimulated}); err == nil {
 			l = p.Worlds[0].LatestRun.Stepping
+		}
+		if o, err := svc.Worlds.LineageOutline(context.Background()); err != nil || !o.Worlds[0].Stepping {
+			l = false
 		}
 		during = append(during, [2]bool{d, l})
 	}})

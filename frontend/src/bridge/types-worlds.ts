@@ -45,6 +45,8 @@ export interface OutlineWorld {
   status?: RunStatus;
   /** The latest run's deliberation index: a branch of that round of a search; absent for any other world. */
   round?: number;
+  /** A batch of steps is being computed for the latest run (a running simulated run without it is idle). */
+  stepping?: boolean;
 }
 
 /** OutlineFork is a fork as a drawing of the lineage needs it (Go: world.OutlineFork). */

@@ -105,10 +105,11 @@ export type WorldRunState = { key: string; label: string; title?: string };
  * flag, or the window's own batch), otherwise idle, waiting for its next
  * action. A task world's run keeps its status: the runtime drives it.
  */
-export function worldRunState(run: { status: string; worldLocalTime: number; stepping?: boolean }, domain: string): WorldRunState {
+export function worldRunState(run: { status: string; worldLocalTime?: number; stepping?: boolean | undefined }, domain: string): WorldRunState {
   if (domain !== 'simulated' || run.status !== 'running') return { key: run.status, label: runStatusLabel(run.status) };
-  if (run.stepping) return { key: 'running', label: 'running', title: `Computing steps from world time ${run.worldLocalTime}` };
-  return { key: 'idle', label: 'idle', title: `Idle at t=${run.worldLocalTime}: open and waiting for its next steps; none are being computed` };
+  const at = run.worldLocalTime === undefined ? '' : ` at t=${run.worldLocalTime}`;
+  if (run.stepping) return { key: 'running', label: 'running', title: `Computing steps${at}` };
+  return { key: 'idle', label: 'idle', title: `Idle${at}: open and waiting for its next steps; none are being computed` };
 }
 
 const STEP_LABEL: Record<StepState, string> = {

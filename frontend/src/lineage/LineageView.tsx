@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { DeliberationRound, DucklmApi } from '../bridge';
 import { EMPTY_OVERLAY, LARGE_ROUND, SCORE_TONES, deliberatingWorlds, searchOverlay } from '../lib/deliberationTree';
-import { type ForkEdge, buildLineageOutline, descendants, hiddenBy, layoutInput, searchLineage, toggleSelection } from '../lib/lineage';
+import { type ForkEdge, buildLineageOutline, descendants, nodeState, hiddenBy, layoutInput, searchLineage, toggleSelection } from '../lib/lineage';
 import { shortId } from '../lib/ids';
-import { countOf, formatCount, runStatusLabel } from '../lib/format';
+import { countOf, formatCount } from '../lib/format';
 import { formatRelative } from '../lib/time';
 import { useLoad, useThrottled } from '../ui/useLoad';
 import { useRelativeNow } from '../ui/useNow';
@@ -240,7 +240,7 @@ export function LineageView({ api, select, compare }: { api: DucklmApi; select?:
                       </div>
                       <div className="fact">
                         <dt>Latest run</dt>
-                        <dd>{n.status ? `${runStatusLabel(n.status)} (${n.runs} ${n.runs === 1 ? 'run' : 'runs'})` : 'none'}</dd>
+                        <dd>{n.status ? `${nodeState(n)!.label} (${countOf(n.runs, 'run')})` : 'none'}</dd>
                       </div>
                       <div className="fact">
                         <dt>Created</dt>

@@ -3508,6 +3508,7 @@ export namespace world {
 	    runId?: string;
 	    status?: string;
 	    round?: number;
+	    stepping?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new OutlineWorld(source);
@@ -3524,6 +3525,7 @@ export namespace world {
 	        this.runId = source["runId"];
 	        this.status = source["status"];
 	        this.round = source["round"];
+	        this.stepping = source["stepping"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
