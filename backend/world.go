@@ -214,6 +214,10 @@ type RunSummary struct {
 	// DeliberationIndex is the round of deliberation a branch's run
 	// serves; 0 for every other run.
 	DeliberationIndex int64 `json:"deliberationIndex,omitempty"`
+	// Stepping is set while a batch of steps is being computed for the
+	// run (as this process sees it): a running simulated run without it
+	// is idle, waiting for its next action.
+	Stepping bool `json:"stepping,omitempty"`
 }
 
 // ForkSummary is how a world was forked: the fork, its divergence and the

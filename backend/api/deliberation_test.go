@@ -53,3 +53,36 @@ func TestDeliberateFromTheWindow(t *testing.T) {
 	_, err = a.Deliberate(api.DeliberateInput{RunID: c.Run.ID, Strategy: "greedy"})
 	require.ErrorContains(t, err, `unknown strategy "greedy"`)
 }
+
+// TestADeliberationRoundSaysWhetherTheWorldTookItsChoice: a recorded round
+// says whether the run took its choice and at what world time (applied
+// from the window later, or by the deliberation itself), and why its
+// search stopped.
+func TestADeliberationRoundSaysWhetherTheWorldTookItsChoice(t *testing.T) {
+	a, _ := setupSvc(t)
+	c, err := a.CreateWorld(api.WorldInput{Example: "branching_grid", Seed: 4})
+	require.NoError(t, err)
+
+	res, err := a.Deliberate(api.DeliberateInput{RunID: c.Run.ID, Strategy: "beam", Width: 2, Depth: 3, Budget: 30})
+	require.NoError(t, err)
+	require.Zero(t, res.Rounds[0].AppliedAt, "a round not applied")
+	rounds, err := a.Deliberations(c.Run.ID)
+	require.NoError(t, err)
+	require.Zero(t, rounds[0].AppliedAt, "a round not applied")
+	require.Contains(t, []string{"budget", "time", "exhausted"}, rounds[0].Budget.Stopped)
+
+	_, err = a.ApplyDeliberation(c.Run.ID, rounds[0].DeliberationIndex)
+	require.NoError(t, err)
+	rounds, err = a.Deliberations(c.Run.ID)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, rounds[0].AppliedAt, "applied from the window: the world took it at t=1")
+
+	res, err = a.Deliberate(api.DeliberateInput{RunID: c.Run.ID, Strategy: "beam", Width: 2, Depth: 3, Budget: 30, Apply: true})
+	require.NoError(t, err)
+	require.EqualValues(t, 2, res.Rounds[0].AppliedAt)
+	rounds, err = a.Deliberations(c.Run.ID)
+	require.NoError(t, err)
+	require.Len(t, rounds, 2)
+	require.EqualValues(t, 1, rounds[0].AppliedAt)
+	require.EqualValues(t, 2, rounds[1].AppliedAt, "applied by the deliberation")
+}

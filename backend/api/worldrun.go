@@ -32,6 +32,8 @@ func (a *API) runWorldOnWorkers(in StepInput, action json.RawMessage) (world.Ste
 		return world.StepOutcome{}, err
 	}
 	defer q.Close()
+	// The window waits for the job: until it ends, the run is stepping.
+	defer a.svc.Worlds.MarkStepping(in.RunID)()
 	report := service.Reporter(a.svc.Progress, in.Op)
 	// Stop (CancelWorldRun) cancels the job; its worker stops at its next
 	// save, and the run keeps what was saved.

@@ -120,6 +120,10 @@ type WorldDetail struct {
 	// Limits are what every call of a simulated world's program runs under
 	// (its memory limit is the setting worldMemoryMiB).
 	Limits *starlark.Limits `json:"limits,omitempty"`
+	// Stepping is set while a batch of steps is being computed for the
+	// run: a running simulated run without it is idle, waiting for its
+	// next action.
+	Stepping bool `json:"stepping,omitempty"`
 }
 
 // WorldDetail returns a run of a world with its spec, checkpoints, fork
@@ -147,6 +151,7 @@ func (a *API) WorldDetail(runID string) (WorldDetail, error) {
 		d.Fork = &f
 	}
 	if d.World.Domain == backend.DomainSimulated {
+		d.Stepping = d.Run.Status == backend.RunRunning && a.svc.Worlds.Stepping(runID)
 		if d.State, err = a.svc.Worlds.State(ctx, runID); err != nil {
 			return d, a.fail("world detail", err)
 		}

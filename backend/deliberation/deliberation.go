@@ -167,8 +167,9 @@ type Budget struct {
 	Deduplicated int   `json:"deduplicated"`
 	Depth        int   `json:"depth"` // deepest node reached
 	WallMs       int64 `json:"wallMs"`
-	// Stopped says why the search ended: "budget", "time", "exhausted"
-	// (nothing left to expand within the depth).
+	// Stopped says why the search ended: "budget" (every branch of it
+	// recorded), "time" (the time limit), "exhausted" (nothing left to
+	// expand within the depth). A cancelled round has no record.
 	Stopped string `json:"stopped"`
 }
 
@@ -195,6 +196,10 @@ type Round struct {
 	Branches []Branch `json:"-"`
 	// Applied is what applying the chosen action did (nil without Apply).
 	Applied *world.StepOutcome `json:"-"`
+	// AppliedAt is the run's world time after it took the round's choice
+	// (its step points back to the round's record); 0 while it has not.
+	// Not in the record: Rounds and Deliberate fill it in.
+	AppliedAt int64 `json:"appliedAt,omitempty"`
 }
 
 // Result is what a deliberation did.

@@ -72,7 +72,7 @@ func (s *Service) Deliberate(ctx context.Context, opt Options) (res Result, err 
 				res.Rounds = append(res.Rounds, round)
 				return res, err
 			}
-			round.Applied = &out
+			round.Applied, round.AppliedAt = &out, out.Run.WorldLocalTime
 			res.Run, res.Done, res.State = out.Run, out.Done, out.State
 		}
 		res.Rounds = append(res.Rounds, round)
@@ -235,9 +235,35 @@ func (s *Service) Rounds(ctx context.Context, runID string) ([]Round, error) {
 			return nil, backend.Errorf(backend.ECORRUPT, "deliberation record %s is unreadable", e.ID)
 		}
 		r.EventID = e.ID
+		r.AppliedAt = s.appliedAt(ctx, r)
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// appliedLook is how many events after a round's checkpoint appliedAt
+// reads: the step that applies a round comes first after it (Apply
+// refuses a run that has moved), checkpoint records aside.
+const appliedLook = 8
+
+// appliedAt finds the step that took r's choice: the run's first step
+// after the round's checkpoint, pointing back to the round's record. It
+// answers that step's world time, or 0 when the run has not taken it.
+func (s *Service) appliedAt(ctx context.Context, r Round) int64 {
+	cp, err := s.worlds.GetCheckpoint(ctx, r.CheckpointID)
+	if err != nil || cp.RunID != r.ParentRunID {
+		return 0
+	}
+	events, err := s.ledger.Query(ctx, backend.EventQuery{Stream: r.ParentRunID, FromSeq: cp.LedgerSeq + 1, Limit: appliedLook})
+	if err != nil {
+		return 0
+	}
+	for _, e := range events {
+		if e.CausationID == r.EventID {
+			return e.WorldLocalTime
+		}
+	}
+	return 0
 }
 
 func itoa(i int64) string {

@@ -25,6 +25,9 @@ type OutlineWorld struct {
 	// Round is the latest run's deliberation index: a branch of that round
 	// of its deliberating ancestor's search; 0 for any other world.
 	Round int64 `json:"round,omitempty"`
+	// Stepping is set while a batch of steps is being computed for the
+	// latest run (see backend.RunSummary.Stepping).
+	Stepping bool `json:"stepping,omitempty"`
 }
 
 // OutlineFork is a fork as a drawing of the lineage needs it.
@@ -83,6 +86,7 @@ func (s *Service) LineageOutline(ctx context.Context) (Outline, error) {
 		w := OutlineWorld{ID: n.World.ID, Name: n.World.Name, Domain: n.World.Domain, Parent: n.World.ParentWorldID, CreatedAt: n.World.CreatedAt, Runs: n.Runs}
 		if n.LatestRun != nil {
 			w.RunID, w.Status, w.Round = n.LatestRun.ID, n.LatestRun.Status, n.LatestRun.DeliberationIndex
+			w.Stepping = w.Status == backend.RunRunning && s.Stepping(w.RunID)
 		}
 		o.Worlds[i] = w
 	}
@@ -98,5 +102,11 @@ func (s *Service) LineageOutline(ctx context.Context) (Outline, error) {
 // ListWorlds returns a page of the worlds q selects, newest first: what a
 // list of worlds shows, without reading the whole lineage.
 func (s *Service) ListWorlds(ctx context.Context, q backend.WorldQuery) (backend.WorldPage, error) {
-	return s.store.ListWorlds(ctx, q)
+	p, err := s.store.ListWorlds(ctx, q)
+	for i := range p.Worlds {
+		if r := p.Worlds[i].LatestRun; r != nil && r.Status == backend.RunRunning {
+			r.Stepping = s.Stepping(r.ID)
+		}
+	}
+	return p, err
 }

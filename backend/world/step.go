@@ -275,6 +275,7 @@ func (s *Service) RunSteps(ctx context.Context, runID string, opts RunOptions) (
 	if opts.SaveEvery <= 0 {
 		opts.SaveEvery = DefaultSaveEvery
 	}
+	defer s.MarkStepping(runID)()
 	defer s.lockRun(runID)()
 	inst, err := s.open(ctx, runID)
 	if err != nil {

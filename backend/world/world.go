@@ -79,6 +79,11 @@ type Service struct {
 	starts   map[string]branchStartEntry  // checkpoints branches started from (branchStart)
 	live     map[string]*instance         // open runs, by run id
 	runLocks map[string]*sync.Mutex
+	// stepping counts the batches of steps being computed for a run in
+	// this process (RunSteps, or a job this process waits for on the
+	// team's workers): a run whose status is running but that no batch
+	// moves is idle, waiting for its next action.
+	stepping map[string]int
 }
 
 // instance is an open run: its world in memory and the stream head it
@@ -97,7 +102,8 @@ func New(store Store, events Events, blobs backend.BlobStore, limits starlark.Li
 	return &Service{
 		store: store, events: events, blobs: blobs, limits: limits, runner: runner, now: time.Now, search: defaultSearchSlicing,
 		programs: map[string]*starlark.Program{}, specs: map[string]backend.WorldSpec{}, live: map[string]*instance{}, runLocks: map[string]*sync.Mutex{},
-		stateOf: map[string]func(context.Context, string) (json.RawMessage, error){},
+		stepping: map[string]int{},
+		stateOf:  map[string]func(context.Context, string) (json.RawMessage, error){},
 	}
 }
 
@@ -147,6 +153,29 @@ func (s *Service) lockRun(runID string) func() {
 	s.mu.Unlock()
 	m.Lock()
 	return m.Unlock
+}
+
+// MarkStepping records that a batch of steps is being computed for runID
+// until the returned func is called: Stepping and ListWorlds report it.
+func (s *Service) MarkStepping(runID string) func() {
+	s.mu.Lock()
+	s.stepping[runID]++
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.stepping[runID]--; s.stepping[runID] <= 0 {
+			delete(s.stepping, runID)
+		}
+	}
+}
+
+// Stepping reports whether a batch of steps is being computed for runID in
+// this process (another process's batches are not seen).
+func (s *Service) Stepping(runID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stepping[runID] > 0
 }
 
 // NewWorld describes a simulated world to create.

@@ -45,6 +45,8 @@ export interface OutlineWorld {
   status?: RunStatus;
   /** The latest run's deliberation index: a branch of that round of a search; absent for any other world. */
   round?: number;
+  /** A batch of steps is being computed for the latest run (a running simulated run without it is idle). */
+  stepping?: boolean;
 }
 
 /** OutlineFork is a fork as a drawing of the lineage needs it (Go: world.OutlineFork). */
@@ -92,8 +94,11 @@ export interface WorldListItem {
   /** Worlds forked directly from this one; `branches` of them are deliberation branches. */
   forks: number;
   branches?: number;
-  /** deliberationIndex: the round a deliberation branch's run serves; absent for other runs. */
-  latestRun?: { id: string; status: RunStatus; worldLocalTime: number; deliberationIndex?: number };
+  /**
+   * deliberationIndex: the round a deliberation branch's run serves; absent for other runs.
+   * stepping: a batch of steps is being computed for the run (a running simulated run without it is idle).
+   */
+  latestRun?: { id: string; status: RunStatus; worldLocalTime: number; deliberationIndex?: number; stepping?: boolean };
   /** How a forked world left its parent: divergence and the parent's world time. */
   fork?: { id: string; divergence: DivergenceType; at: number };
 }
@@ -162,6 +167,8 @@ export interface WorldDetail {
   program?: string;
   /** What every call of a simulated world's program runs under (Go: starlark.Limits). */
   limits?: WorldLimits;
+  /** A batch of steps is being computed for the run: a running simulated run without it is idle, waiting for its next action. */
+  stepping?: boolean;
 }
 
 /** WorldLimits bound each call of a world program (Go: starlark.Limits). */
@@ -347,6 +354,7 @@ export interface DeliberationBudget {
   deduplicated: number;
   depth: number;
   wallMs: number;
+  /** Why the search ended: "budget" (all its branches recorded), "time" (its time limit), "exhausted" (nothing left within the depth). */
   stopped: string;
 }
 
@@ -367,6 +375,8 @@ export interface DeliberationRound {
   chosen: unknown;
   /** Each scored branch's score, by its world (rounds recorded before scores were kept have none). */
   scores?: Record<string, number>;
+  /** The run's world time after it took the round's choice; absent while it has not. */
+  appliedAt?: number;
 }
 
 /** DeliberationResult is what a deliberation did (Go: deliberation.Result). */

@@ -98,8 +98,13 @@ export function BundleReportView({ report: r, links = false, added = [], summary
   const steps = reportSteps(r);
   return (
     <section className="bundle-report" aria-label="Verification report">
-      <p className={r.ok ? 'status-note ok' : 'problems bundle-verdict'} role="status">
-        {r.ok ? 'This bundle checks out.' : `This bundle cannot be imported: it failed the ${failedName(r)} check.`}
+      {/* Intact is not enough to import: an untrusted signer is a choice to make, not a green light. */}
+      <p className={r.ok ? (r.trusted ? 'status-note ok' : 'inline-warn') : 'problems bundle-verdict'} role="status">
+        {!r.ok
+          ? `This bundle cannot be imported: it failed the ${failedName(r)} check.`
+          : r.trusted
+            ? 'This bundle checks out.'
+            : `This bundle is intact, but ${r.signed ? 'its signer is not one this installation trusts' : 'it is unsigned'}: importing it is your choice.`}
       </p>
       <ul className="check-list bundle-checks">
         {steps.map((s) => {

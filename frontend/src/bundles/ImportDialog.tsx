@@ -100,6 +100,8 @@ export function ImportDialog({ api, onClose, onImported }: ImportDialogProps) {
 
   const report = phase.step === 'checked' || phase.step === 'importing' ? phase.report : undefined;
   const canImport = report !== undefined && report.ok && (report.trusted || anyway) && !busy;
+  // The trust choice sits beside the Import button it enables, never below the fold.
+  const askTrust = report !== undefined && report.ok && !report.trusted && phase.step !== 'done';
 
   return (
     <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && !busy && onClose()}>
@@ -140,10 +142,7 @@ export function ImportDialog({ api, onClose, onImported }: ImportDialogProps) {
                       ? 'The bundle is intact, but its signer is not a key this installation trusts, so nothing here vouches for where it came from.'
                       : 'The bundle is intact, but unsigned, so nothing vouches for where it came from.'}
                   </p>
-                  <label className="check-row">
-                    <input type="checkbox" checked={anyway} onChange={(e) => setAnyway(e.target.checked)} disabled={busy} />
-                    <span>I trust where this file came from: import it anyway</span>
-                  </label>
+                  <p className="small">Tick “I trust where this file came from” beside Import to import it anyway.</p>
                   {report.signed && report.signer && (
                     <p className="small">
                       <button type="button" className="button" onClick={() => trust(report)} disabled={busy}>
@@ -191,9 +190,18 @@ export function ImportDialog({ api, onClose, onImported }: ImportDialogProps) {
                   {phase.step === 'verifying' ? 'Checking…' : 'Check bundle'}
                 </button>
               ) : (
-                <button type="button" className="button primary" onClick={() => runImport(report)} disabled={!canImport}>
-                  {phase.step === 'importing' ? 'Importing…' : 'Import'}
-                </button>
+                <>
+                  {askTrust && (
+                    <label className="check-row foot-choice" data-testid="trust-anyway">
+                      <input type="checkbox" checked={anyway} onChange={(e) => setAnyway(e.target.checked)} disabled={busy} />
+                      <span>I trust where this file came from: import it anyway</span>
+                    </label>
+                  )}
+                  {report.ok ? null : <span className="muted small foot-why">The bundle did not check out: nothing to import.</span>}
+                  <button type="button" className="button primary" onClick={() => runImport(report)} disabled={!canImport}>
+                    {phase.step === 'importing' ? 'Importing…' : 'Import'}
+                  </button>
+                </>
               )}
             </>
           )}

@@ -111,7 +111,9 @@ describe('BundleReportView', () => {
 
   it('says an unknown signer needs judgement and shows its fingerprint', () => {
     const { container } = render(<BundleReportView report={report()} />);
-    expect(screen.getByRole('status').textContent).toBe('This bundle checks out.');
+    // Intact, but not a green light: the signer is unknown.
+    expect(screen.getByRole('status').textContent).toBe('This bundle is intact, but its signer is not one this installation trusts: importing it is your choice.');
+    expect(screen.getByRole('status').className).toBe('inline-warn');
     const signer = container.querySelector('[data-check="Signer"]')!;
     expect(signer.className).toContain('check-warn');
     expect(signer.textContent).toContain('Not a key this installation trusts');
@@ -242,7 +244,8 @@ describe('ImportDialog', () => {
 
     fireEvent.change(screen.getByRole('textbox', { name: 'Bundle file (.ducklm)' }), { target: { value: '~/Documents/grid.ducklm' } });
     fireEvent.click(screen.getByRole('button', { name: 'Check bundle' }));
-    expect(await screen.findByText('This bundle checks out.')).toBeTruthy();
+    expect(await screen.findByText(/^This bundle is intact, but its signer is not one this installation trusts/)).toBeTruthy();
+    expect(screen.queryByText('This bundle checks out.')).toBeNull();
     expect(channel.calls('VerifyBundle')[0]![0]).toBe('~/Documents/grid.ducklm');
     expect(importBundle).not.toHaveBeenCalled();
 
@@ -250,7 +253,11 @@ describe('ImportDialog', () => {
     expect(importButton.disabled).toBe(true);
     const decision = screen.getByRole('group', { name: 'Your decision' });
     expect(decision.textContent).toContain('not a key this installation trusts');
-    fireEvent.click(within(decision).getByRole('checkbox'));
+    // The choice that enables Import sits beside it, in the dialog's footer (never below the fold).
+    const footer = importButton.closest('footer')!;
+    const anyway = within(footer).getByRole('checkbox', { name: 'I trust where this file came from: import it anyway' });
+    expect(footer.contains(anyway)).toBe(true);
+    fireEvent.click(anyway);
     expect(importButton.disabled).toBe(false);
     fireEvent.click(importButton);
 

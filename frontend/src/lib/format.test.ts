@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatCount, formatDuration, formatNanos, lineOf, runDuration, runStatusLabel, sentence, stepStateLabel, waitingFor } from './format';
+import { formatBytes, formatCount, formatDuration, formatNanos, lineOf, runDuration, runStatusLabel, sentence, stepStateLabel, waitingFor, worldRunState, countOf } from './format';
 
 describe('durations', () => {
   it.each([
@@ -78,5 +78,24 @@ describe('waitingFor', () => {
     expect(waitingFor('2025-03-12T14:01:00Z', 'paused', now)).toBe(540_000);
     expect(waitingFor('2025-03-12T14:01:00Z', 'running', now)).toBeUndefined();
     expect(waitingFor('2025-03-12T14:01:00Z', 'completed', now)).toBeUndefined();
+  });
+});
+
+describe('worldRunState', () => {
+  it('calls an open simulated run idle unless a batch of its steps is being computed', () => {
+    expect(worldRunState({ status: 'running', worldLocalTime: 12 }, 'simulated')).toMatchObject({ key: 'idle', label: 'idle', title: expect.stringContaining('Idle at t=12') });
+    expect(worldRunState({ status: 'running', worldLocalTime: 12, stepping: true }, 'simulated')).toMatchObject({ key: 'running', label: 'running' });
+    expect(worldRunState({ status: 'completed', worldLocalTime: 12 }, 'simulated')).toMatchObject({ key: 'completed', label: 'completed' });
+    // A task world's run is driven by the runtime: its status stands.
+    expect(worldRunState({ status: 'running', worldLocalTime: 2 }, 'agentic')).toMatchObject({ key: 'running', label: 'running' });
+  });
+});
+
+describe('countOf', () => {
+  it('counts in English', () => {
+    expect(countOf(1, 'fork')).toBe('1 fork');
+    expect(countOf(0, 'fork')).toBe('0 forks');
+    expect(countOf(5000, 'world')).toBe('5,000 worlds');
+    expect(countOf(2, 'branch', 'branches')).toBe('2 branches');
   });
 });

@@ -85,9 +85,31 @@ const RUN_LABEL: Record<RunStatus, string> = {
   terminated: 'cancelled',
 };
 
+/** countOf counts a noun in English: "1 fork", "2 forks", "5,000 worlds". */
+export function countOf(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n.toLocaleString('en')} ${n === 1 ? noun : plural}`;
+}
+
 /** runStatusLabel is the word shown for a run status. */
 export function runStatusLabel(s: string): string {
   return RUN_LABEL[s as RunStatus] ?? s.replace(/_/g, ' ');
+}
+
+/** WorldRunState is what a world run's badge shows: a key for its colour, its word and what the word means. */
+export type WorldRunState = { key: string; label: string; title?: string };
+
+/**
+ * worldRunState is the truthful state of a world run. A simulated run stays
+ * "running" in the ledger while it is open, stepped or not; it is running
+ * only while a batch of steps is being computed (stepping: the backend's
+ * flag, or the window's own batch), otherwise idle, waiting for its next
+ * action. A task world's run keeps its status: the runtime drives it.
+ */
+export function worldRunState(run: { status: string; worldLocalTime?: number; stepping?: boolean | undefined }, domain: string): WorldRunState {
+  if (domain !== 'simulated' || run.status !== 'running') return { key: run.status, label: runStatusLabel(run.status) };
+  const at = run.worldLocalTime === undefined ? '' : ` at t=${run.worldLocalTime}`;
+  if (run.stepping) return { key: 'running', label: 'running', title: `Computing steps${at}` };
+  return { key: 'idle', label: 'idle', title: `Idle${at}: open and waiting for its next steps; none are being computed` };
 }
 
 const STEP_LABEL: Record<StepState, string> = {

@@ -2,6 +2,7 @@
 // with the questions the screen asks of it (subtrees to collapse, search).
 // Selection, collapse and search never touch the layout.
 import type { Domain, Lineage, LineageOutline, RunStatus } from '../bridge/types';
+import { type WorldRunState, worldRunState } from './format';
 import { compact } from './json';
 import { type Layout, type LayoutEdge, type LayoutNode, type LayoutOptions, layoutDag } from './layout';
 
@@ -19,6 +20,13 @@ export interface WorldNode {
   createdAt: string;
   /** For a branch of a deliberation, its round (the latest run's deliberation index). */
   round?: number;
+  /** A batch of steps is being computed for the latest run (see worldRunState). */
+  stepping?: boolean;
+}
+
+/** nodeState is a world's state as the lineage says it: "idle" for an open simulated run no batch moves, else its run's status. */
+export function nodeState(n: WorldNode): WorldRunState | undefined {
+  return n.status ? worldRunState({ status: n.status, stepping: n.stepping }, n.domain) : undefined;
 }
 
 /** ForkEdge is a fork, parent → child, labelled by its divergence. */
@@ -90,6 +98,7 @@ export function buildLineageOutline(o: LineageOutline): LineageModel {
     }
     if (x.parent) w.parent = x.parent;
     if (x.round) w.round = x.round;
+    if (x.stepping) w.stepping = true;
     return w;
   });
   const byId = new Map(nodes.map((n) => [n.id, n]));

@@ -1,11 +1,10 @@
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { Layout } from '../lib/layout';
 import { midpoint, pathOf } from '../lib/layout';
-import { type LineageModel, type WorldNode, divergenceText } from '../lib/lineage';
+import { type LineageModel, type WorldNode, divergenceText, nodeState } from '../lib/lineage';
 import { truncate } from '../lib/payload';
 import { EMPTY_OVERLAY, SCORE_TONES, type SearchOverlay } from '../lib/deliberationTree';
 import { type Size, type View, boundsOf, centerOn, cull, fitView, hitTest, intersects, toWorld, visibleRect, zoomAt } from '../lib/viewport';
-import { runStatusLabel } from '../lib/format';
 import { drawFrame, edgePaths, paletteOf } from './draw';
 import { theme } from '../ui/theme';
 import './lineage.css';
@@ -295,7 +294,8 @@ interface WorldBoxProps {
 }
 
 const WorldBox = memo(function WorldBox({ node: n, x, y, w, h, labels, selected, match, collapsed, tone, score, chosen, onSelect, onOpen, dragging }: WorldBoxProps) {
-  const status = n.status ?? 'none';
+  const state = nodeState(n);
+  const status = state?.key ?? 'none';
   const scored = score !== undefined ? `, score ${score}` : '';
   return (
     <g
@@ -304,7 +304,7 @@ const WorldBox = memo(function WorldBox({ node: n, x, y, w, h, labels, selected,
       role="button"
       tabIndex={0}
       aria-pressed={selected}
-      aria-label={`${n.name || n.id}, ${n.domain}, ${n.status ? runStatusLabel(n.status) : 'no runs'}${scored}${chosen ? ', on the chosen line' : ''}`}
+      aria-label={`${n.name || n.id}, ${n.domain}, ${state?.label ?? 'no runs'}${scored}${chosen ? ', on the chosen line' : ''}`}
       data-world={n.id}
       onClick={(e) => {
         if (dragging.current?.moved) return;
@@ -331,7 +331,7 @@ const WorldBox = memo(function WorldBox({ node: n, x, y, w, h, labels, selected,
             {clip(n.name || n.id, 24)}
           </text>
           <text x={14} y={33} className="world-sub">
-            {n.domain === 'real' ? 'task' : 'sim'} · {n.status ? runStatusLabel(n.status) : 'no runs'}
+            {n.domain === 'real' ? 'task' : 'sim'} · {state?.label ?? 'no runs'}
           </text>
         </>
       )}

@@ -72,10 +72,42 @@ describe('LineageView', () => {
     setup();
     const graph = await screen.findByRole('group', { name: 'Lineage graph' });
     expect(within(graph).getAllByRole('button')).toHaveLength(3);
-    expect(node(/^grid \/ noisy, simulated, running$/)).toBeTruthy();
+    // Open simulated runs that no batch of steps moves are idle, not running.
+    expect(node(/^grid \/ noisy, simulated, idle$/)).toBeTruthy();
     expect(node(/^grid \/ calm, simulated, failed$/)).toBeTruthy();
     expect(within(graph).getByText('parameter_change')).toBeTruthy();
     expect(within(graph).getByText('state_patch')).toBeTruthy();
+  });
+
+  it('says a world is running only while a batch of its steps is computed', async () => {
+    const at = '2025-03-12T14:00:00Z';
+    const { api } = fakeApi({
+      LineageOutline: () => ({
+        worlds: [
+          { id: 'wld_a', name: 'a', domain: 'simulated', createdAt: at, runs: 1, runId: 'run_a', status: 'running', stepping: true },
+          { id: 'wld_b', name: 'b', domain: 'simulated', createdAt: at, runs: 1, runId: 'run_b', status: 'running', parent: 'wld_a' },
+        ],
+        forks: [{ id: 'frk_1', from: 'wld_a', to: 'wld_b', divergence: 'seed_change', at: 0 }],
+      }),
+    });
+    render(<LineageView api={api} />);
+    expect(await screen.findByRole('button', { name: 'a, simulated, running' })).toBeTruthy();
+    expect(node(/^b, simulated, idle$/).getAttribute('class')).toContain('wstatus-idle');
+  });
+
+  it('counts one fork as "1 fork"', async () => {
+    const at = '2025-03-12T14:00:00Z';
+    const { api } = fakeApi({
+      LineageOutline: () => ({
+        worlds: [
+          { id: 'wld_a', name: 'a', domain: 'simulated', createdAt: at, runs: 1 },
+          { id: 'wld_b', name: 'b', domain: 'simulated', createdAt: at, runs: 1, parent: 'wld_a' },
+        ],
+        forks: [{ id: 'frk_1', from: 'wld_a', to: 'wld_b', divergence: 'seed_change', at: 0 }],
+      }),
+    });
+    render(<LineageView api={api} />);
+    expect(await screen.findByText(/^2 worlds, 1 fork( ·|$)/)).toBeTruthy();
   });
 
   it('shows what each fork changed on its edge and in the selected world', async () => {
@@ -302,7 +334,7 @@ describe('LineageView with a deliberation', () => {
 
     // Round 2 is drawn: its branches carry their score, the chosen line is marked.
     const b2x = node(/^b2x,/);
-    expect(b2x.getAttribute('aria-label')).toBe('b2x, simulated, running, score -4, on the chosen line');
+    expect(b2x.getAttribute('aria-label')).toBe('b2x, simulated, idle, score -4, on the chosen line');
     expect(b2x.querySelector('.score-bar')?.getAttribute('data-tone')).toBe('4');
     expect(node(/^a2,/).querySelector('.score-bar')?.getAttribute('data-tone')).toBe('0');
     expect(node(/^a2,/).getAttribute('class')).not.toContain('chosen');
@@ -312,7 +344,7 @@ describe('LineageView with a deliberation', () => {
     expect(node(/^a1,/)).toBeTruthy();
     fireEvent.click(within(legend).getByRole('button', { name: 'Unfold 1 older round' }));
     // The unfolded subtree is laid out again, then drawn.
-    await waitFor(() => expect(node(/^a1x,/).getAttribute('aria-label')).toBe('a1x, simulated, running, score -8, on the chosen line'));
+    await waitFor(() => expect(node(/^a1x,/).getAttribute('aria-label')).toBe('a1x, simulated, idle, score -8, on the chosen line'));
     fireEvent.click(within(legend).getByRole('button', { name: 'Fold older rounds' }));
     await waitFor(() => expect(screen.queryByRole('button', { name: /^a1x,/ })).toBeNull());
   });

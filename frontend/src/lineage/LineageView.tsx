@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { DeliberationRound, DucklmApi } from '../bridge';
 import { EMPTY_OVERLAY, LARGE_ROUND, SCORE_TONES, deliberatingWorlds, searchOverlay } from '../lib/deliberationTree';
-import { type ForkEdge, buildLineageOutline, descendants, hiddenBy, layoutInput, searchLineage, toggleSelection } from '../lib/lineage';
+import { type ForkEdge, buildLineageOutline, descendants, nodeState, hiddenBy, layoutInput, searchLineage, toggleSelection } from '../lib/lineage';
 import { shortId } from '../lib/ids';
-import { formatCount, runStatusLabel } from '../lib/format';
+import { countOf, formatCount } from '../lib/format';
 import { formatRelative } from '../lib/time';
 import { useLoad, useThrottled } from '../ui/useLoad';
 import { useRelativeNow } from '../ui/useNow';
@@ -124,7 +124,7 @@ export function LineageView({ api, select, compare }: { api: DucklmApi; select?:
       <header className="screen-head">
         <h1>Lineage</h1>
         <span className="muted">
-          {model ? `${model.nodes.length} worlds, ${model.edges.length} forks` : ''}
+          {model ? `${countOf(model.nodes.length, 'world')}, ${countOf(model.edges.length, 'fork')}` : ''}
           {layout.status === 'ready' && ` · laid out in ${Math.round(layout.layout.ms)} ms`}
         </span>
         <LineageFind model={model} query={query} matches={matches} index={matchIndex} current={selected[0]} onQuery={setQuery} onGo={goToMatch} />
@@ -240,7 +240,7 @@ export function LineageView({ api, select, compare }: { api: DucklmApi; select?:
                       </div>
                       <div className="fact">
                         <dt>Latest run</dt>
-                        <dd>{n.status ? `${runStatusLabel(n.status)} (${n.runs} ${n.runs === 1 ? 'run' : 'runs'})` : 'none'}</dd>
+                        <dd>{n.status ? `${nodeState(n)!.label} (${countOf(n.runs, 'run')})` : 'none'}</dd>
                       </div>
                       <div className="fact">
                         <dt>Created</dt>

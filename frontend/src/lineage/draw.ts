@@ -3,7 +3,7 @@
 // paths are built once per layout (and collapse state); a frame only sets
 // the view's transform and fills, so panning 5,000 worlds stays smooth.
 import { type Layout, type Point } from '../lib/layout';
-import type { LineageModel } from '../lib/lineage';
+import { type LineageModel, nodeState } from '../lib/lineage';
 import { SCORE_TONES, type SearchOverlay } from '../lib/deliberationTree';
 
 /** Palette is the theme's colours, read from the page's CSS variables. */
@@ -165,7 +165,8 @@ export function drawFrame(ctx: CanvasRenderingContext2D, f: Frame): void {
     const n = f.model.byId.get(id);
     if (!b || !n) continue;
     (n.domain === 'real' ? real : local).rect(b.x, b.y, b.width, b.height);
-    const colour = (n.status && p.status[n.status]) || p.statusNone;
+    const state = nodeState(n);
+    const colour = (state && p.status[state.key]) || p.statusNone;
     let bar = bars.get(colour);
     if (!bar) bars.set(colour, (bar = new Path2D()));
     bar.rect(b.x, b.y, 6, b.height);

@@ -30,13 +30,14 @@ export function FileChange({ args, current }: { args: { path: string; content: s
   const changed = diff?.filter((l) => l.kind !== 'same').length ?? 0;
   return (
     <div className="file-change" data-testid="file-change">
-      <span className="field-label">
-        {what} <span className="mono">{args.path}</span>
+      {/* The path stands outside the label: the label's small capitals would upper-case it (NOTE.TXT). */}
+      <span className="file-change-head" data-testid="file-change-head">
+        <span className="field-label">{what}</span> <span className="mono">{args.path}</span>
       </span>
       {diff ? (
         <>
           <span className="muted small">
-            {changed === 0 ? 'The file already holds exactly this.' : `${diff.filter((l) => l.kind === 'removed').length} lines removed, ${diff.filter((l) => l.kind === 'added').length} added`}
+            {changed === 0 ? 'The file already holds exactly this.' : linesChanged(diff.filter((l) => l.kind === 'removed').length, diff.filter((l) => l.kind === 'added').length)}
           </span>
           <pre className="code-block line-diff" aria-label={`Changes to ${args.path}`} data-testid="file-diff">
             {diff.map((l, i) => (
@@ -60,4 +61,9 @@ export function FileChange({ args, current }: { args: { path: string; content: s
       )}
     </div>
   );
+}
+
+/** linesChanged counts a diff's lines: "1 line removed, 3 added". */
+export function linesChanged(removed: number, added: number): string {
+  return `${removed} ${removed === 1 ? 'line' : 'lines'} removed, ${added} added`;
 }

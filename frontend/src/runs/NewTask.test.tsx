@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fakeApi } from '../test/fakeChannel';
 import { polyfillLayout, typeInto } from '../test/dom';
@@ -165,5 +165,52 @@ describe('NewTask', () => {
     fireEvent.click(start());
     expect(await screen.findByText(/the workspace cannot be \/etc/)).toBeTruthy();
     expect(screen.queryByTestId('ask-create-workspace')).toBeNull();
+  });
+});
+
+describe('NewTask without a model', () => {
+  it('says before submitting that a described task would wait for a model, and offers the choices', async () => {
+    let up = false;
+    const { api, channel } = setup({
+      Models: () =>
+        up
+          ? { host: 'http://127.0.0.1:11434', reachable: true, models: ['llama3.1:8b'], sandboxed: true }
+          : { host: 'http://127.0.0.1:11434', reachable: false, error: 'connection refused', models: null, sandboxed: true },
+    });
+    render(<NewTask api={api} />);
+    fireEvent.change(screen.getByRole('textbox', { name: 'Task' }), { target: { value: 'Summarise what hostnamectl says' } });
+    const note = await screen.findByRole('status', { name: 'No model to plan the task' });
+    expect(note.textContent).toContain('Ollama does not answer at http://127.0.0.1:11434, so no model can plan this task: started now, the run waits (paused) until one answers.');
+    expect(screen.queryByText(/offline planner serves/)).toBeNull();
+    expect(within(note).getByRole('link', { name: 'Settings' }).getAttribute('href')).toBe('#/settings');
+    expect(screen.getByRole('button', { name: 'Start anyway (it waits for a model)' })).toBeTruthy();
+
+    // A one-liner runs without a model: nothing to warn about.
+    fireEvent.change(screen.getByRole('textbox', { name: 'Task' }), { target: { value: '$ hostnamectl' } });
+    expect(screen.queryByTestId('no-model')).toBeNull();
+    fireEvent.change(screen.getByRole('textbox', { name: 'Task' }), { target: { value: 'Summarise what hostnamectl says' } });
+
+    // Ollama started: Check again asks the backend, and the warning goes.
+    up = true;
+    fireEvent.click(screen.getByRole('button', { name: 'Check again' }));
+    await waitFor(() => expect(screen.queryByTestId('no-model')).toBeNull());
+    expect(channel.calls('Models')).toHaveLength(2);
+    expect(start()).toBeTruthy();
+  });
+
+  it('switches to an explicit plan, or submits anyway', async () => {
+    const { api, channel } = setup({ Models: () => ({ host: 'http://127.0.0.1:11434', reachable: true, models: null, sandboxed: true }) });
+    render(<NewTask api={api} />);
+    fireEvent.change(screen.getByRole('textbox', { name: 'Task' }), { target: { value: 'Tidy the notes' } });
+    expect((await screen.findByTestId('no-model')).textContent).toContain('Ollama at http://127.0.0.1:11434 has no models');
+    fireEvent.click(screen.getByRole('button', { name: 'Start anyway (it waits for a model)' }));
+    await waitFor(() => expect(channel.calls('SubmitTask')).toHaveLength(1));
+    cleanup();
+
+    render(<NewTask api={setup({ Models: () => ({ host: 'h', reachable: false, models: null, sandboxed: true }) }).api} />);
+    fireEvent.change(screen.getByRole('textbox', { name: 'Task' }), { target: { value: 'Tidy the notes' } });
+    fireEvent.click(await screen.findByRole('button', { name: 'Give an explicit plan' }));
+    expect((screen.getByRole('radio', { name: /Explicit plan/ }) as HTMLInputElement).checked).toBe(true);
+    expect(screen.queryByTestId('no-model')).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { type ApprovalMode, type DucklmApi, type PlanCheck, missingWorkspace, toBridgeError } from '../bridge';
+import { modelGap, plannedWithoutModel } from '../lib/modelGap';
 import { EXAMPLE_PLAN, checkPlanSyntax } from '../lib/plan';
 import { href } from '../lib/route';
 import { CodeEditor } from '../ui/CodeEditor';
@@ -35,7 +36,7 @@ export function NewTask({ api }: { api: DucklmApi }) {
   const [folderError, setFolderError] = useState<string>();
   const [planState, setPlanState] = useState<PlanState>({ status: 'idle' });
 
-  const [info] = useLoad(() => api.models(), [api]);
+  const [info, checkModels] = useLoad(() => api.models(), [api]);
   // The settings' defaults show in the form; the backend applies the same ones.
   const [prefs] = useLoad(() => api.getSettings(), [api]);
   const defaults = prefs.value?.settings;
@@ -120,6 +121,10 @@ export function NewTask({ api }: { api: DucklmApi }) {
   };
 
   const available = info.value?.reachable ? info.value.models : [];
+  // A described task with no model to plan it would only wait: say so before it is submitted.
+  const gap = modelGap(info.value);
+  const checking = info.status === 'loading' || (info.status === 'ready' && info.reloading);
+  const waitsForModel = kind === 'text' && gap !== undefined && !plannedWithoutModel(task);
 
   return (
     <form className="screen new-task" onSubmit={submit} aria-labelledby="new-title" noValidate>
@@ -197,9 +202,34 @@ export function NewTask({ api }: { api: DucklmApi }) {
               </div>
             </div>
           )}
+          {waitsForModel && (
+            <div className="inline-warn model-gap" role="status" aria-label="No model to plan the task" data-testid="no-model">
+              <p>
+                {gap}, so no model can plan this task: started now, the run waits (paused) until one answers.
+              </p>
+              <ul>
+                <li>
+                  Start Ollama (<code>ollama serve</code>) and{' '}
+                  <button type="button" className="button small" onClick={checkModels} disabled={checking}>
+                    {checking ? 'Checking…' : 'Check again'}
+                  </button>
+                </li>
+                <li>
+                  Choose a model or another Ollama host in <a href={href({ screen: 'settings' })}>Settings</a>
+                </li>
+                <li>
+                  <button type="button" className="button small" onClick={() => setKind('plan')}>
+                    Give an explicit plan
+                  </button>{' '}
+                  <span className="muted small">(it runs without a model), or start a one-liner with “$ ”</span>
+                </li>
+                <li>Or start it anyway below: it waits for a model.</li>
+              </ul>
+            </div>
+          )}
           <div className="actions">
             <button type="submit" className="button primary" disabled={!canSubmit}>
-              {submitting ? 'Starting…' : 'Start run'}
+              {submitting ? 'Starting…' : waitsForModel ? 'Start anyway (it waits for a model)' : 'Start run'}
             </button>
           </div>
         </div>
@@ -224,7 +254,8 @@ export function NewTask({ api }: { api: DucklmApi }) {
             {info.status === 'loading' && <span className="muted small">Asking Ollama…</span>}
             {info.value && !info.value.reachable && (
               <p className="muted small">
-                Ollama does not answer at {info.value.host}; the offline planner serves. Start it with ollama serve to choose models.
+                Ollama does not answer at {info.value.host}: a described task waits for a model (an explicit plan or a “$ ” one-liner runs without
+                one). Start it with ollama serve to choose models.
               </p>
             )}
             {info.value?.reachable && available.length === 0 && <p className="muted small">Ollama has no models; pull one with ollama pull.</p>}

@@ -97,16 +97,19 @@ describe('ApprovalCard for a file_write', () => {
 
   it('shows the change to a file that exists as a line diff, not only the path', () => {
     write({ exists: true, content: 'one\ntwo\n', bytes: 8 });
-    expect(screen.getByText(/^Replaces/).textContent).toContain('notes.txt');
+    expect(screen.getByTestId('file-change-head').textContent).toBe('Replaces (now 8 B) notes.txt');
     const diff = screen.getByTestId('file-diff');
     expect([...diff.querySelectorAll('.diff-removed')].map((e) => e.textContent)).toEqual(['- two\n']);
     expect([...diff.querySelectorAll('.diff-added')].map((e) => e.textContent)).toEqual(['+ three\n']);
-    expect(screen.getByText('1 lines removed, 1 added')).toBeTruthy();
+    expect(screen.getByText('1 line removed, 1 added')).toBeTruthy();
   });
 
   it('shows the whole content of a file it creates', () => {
     write({ exists: false, bytes: 0 });
     expect(screen.getByText(/^Creates/)).toBeTruthy();
+    // The path is not inside the upper-cased label (it read CREATES NOTES.TXT).
+    expect(screen.getByText('notes.txt').closest('.field-label')).toBeNull();
+    expect(screen.getByText('Creates').className).toBe('field-label');
     expect(screen.getByTestId('file-content').textContent).toBe('one\nthree\n');
   });
 

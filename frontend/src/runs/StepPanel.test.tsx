@@ -57,3 +57,61 @@ describe('where a finished step ran', () => {
     expect(screen.getByTestId('step-confinement').textContent).toBe('none: it ran on this machine as you');
   });
 });
+
+describe('a web step', () => {
+  it('shows a web_fetch by its status, final URL and type, not "Exit 0" and stdout', () => {
+    const step = finished('web_fetch', true, 'hosts');
+    step.result!.stdoutTail = 'Example Domain\n\nThis domain is for use in examples.\n';
+    step.result!.output = {
+      url: 'http://example.com/',
+      final_url: 'https://example.com/',
+      method: 'GET',
+      status: 200,
+      status_text: 'OK',
+      content_type: 'text/html; charset=UTF-8',
+      title: 'Example Domain',
+      text: 'This domain is for use in examples.',
+      text_kind: 'article',
+    };
+    render(<StepPanel step={step} />);
+    expect(screen.getByTestId('web-status').textContent).toBe('200 OK');
+    expect(screen.queryByText('Exit')).toBeNull();
+    expect(screen.getByTestId('web-final-url').textContent).toBe('https://example.com/ (asked for http://example.com/)');
+    expect(screen.getByTestId('web-content-type').textContent).toBe('text/html; charset=UTF-8');
+    expect(screen.getByText('Example Domain')).toBeTruthy();
+    expect(screen.getByTestId('web-text').textContent).toBe('This domain is for use in examples.');
+    expect(screen.queryByTestId('stdout')).toBeNull();
+  });
+
+  it("shows Chromium's own calls home as a muted note on a browser step that succeeded, not as red stderr", () => {
+    const step = finished('browser', true, 'hosts');
+    step.result!.stderrTail =
+      'Requests to hosts not approved (the page\'s, or Chromium\'s own calls home) were refused, so nothing was sent to them: accounts.google.com, update.googleapis.com, cdn.example.net (approve a step that names one, or allow it for the run or in Settings)\n';
+    step.result!.output = {
+      url: 'https://example.com/',
+      final_url: 'https://example.com/',
+      status: 200,
+      title: 'Example Domain',
+      text: 'Rendered text',
+      refused: ['accounts.google.com', 'update.googleapis.com', 'cdn.example.net'],
+    };
+    render(<StepPanel step={step} />);
+    expect(screen.queryByTestId('stderr')).toBeNull();
+    const noise = screen.getByTestId('web-chromium-noise');
+    expect(noise.className).toContain('muted');
+    expect(noise.textContent).toBe('Chromium’s own background calls (accounts.google.com, update.googleapis.com) were blocked, as always; the page does not need them.');
+    expect(noise.textContent).not.toMatch(/allow/);
+    expect(screen.getByTestId('web-refused').textContent).toMatch(/^The page’s requests to cdn\.example\.net were refused/);
+    expect(screen.getByTestId('web-content-type').textContent).toBe('text/html (rendered)');
+  });
+
+  it('keeps a failed fetch red, with its status', () => {
+    const step = finished('web_fetch', true, 'hosts');
+    Object.assign(step.result!, { ok: false, exitCode: 1, stderrTail: 'https://example.com/x answered 404 Not Found.\n' });
+    step.result!.output = { url: 'https://example.com/x', final_url: 'https://example.com/x', status: 404, status_text: 'Not Found', content_type: 'text/html', text: '' };
+    render(<StepPanel step={step} />);
+    expect(screen.getByTestId('web-status').textContent).toBe('404 Not Found');
+    expect(screen.getByTestId('web-status').className).toBe('fail');
+    expect(screen.getByTestId('stderr').textContent).toContain('answered 404');
+  });
+});

@@ -6,6 +6,7 @@ import { formatDuration } from '../lib/format';
 import { href } from '../lib/route';
 import { type SearchSummary, actionText, searchOf } from '../lib/search';
 import { formatAbsolute, formatSeconds } from '../lib/time';
+import { type WebResult, otherNotes, webResultOf } from '../lib/webResult';
 import { StepStateBadge } from '../ui/StatusBadge';
 import { FileChange, fileWriteArgs } from './FileChange';
 import { PageScreenshot, screenshotOf } from './PageScreenshot';
@@ -34,6 +35,8 @@ export function StepPanel({
   const search = searchOf(step);
   const r = step.result;
   const shot = screenshotOf(n.tool, r?.output);
+  // A web step is shown by what its tool returned: status, final URL, type, title and text.
+  const web = r ? webResultOf(n.tool, r.output) : undefined;
   const loadShot = useMemo(() => (screenshot ? () => screenshot(n.id) : undefined), [screenshot, n.id]);
   const write = n.tool === 'file_write' ? fileWriteArgs(step.approvedArgs ?? n.args) : undefined;
   const cmd = write ? undefined : commandOf(step.approvedArgs ?? n.args);
@@ -74,10 +77,8 @@ export function StepPanel({
         {approvals.length > 0 && <ApprovalHistory entries={approvals} />}
         {step.script && (
           <div>
-            <span className="field-label">
-              Script ({step.script.language}
-              {step.script.model ? `, by ${step.script.model}` : ''})
-            </span>
+            <span className="field-label">Script ({step.script.language})</span>
+            {step.script.model && <span className="muted small"> by {step.script.model}</span>}
             <pre className="code-block">{step.script.source}</pre>
           </div>
         )}
@@ -92,10 +93,19 @@ export function StepPanel({
         {r && (
           <>
             <dl className="facts-inline">
-              <div>
-                <dt>Exit</dt>
-                <dd className={r.ok ? 'ok' : 'fail'}>{r.error ? 'did not run' : r.timedOut ? 'timed out' : r.exitCode}</dd>
-              </div>
+              {web?.status ? (
+                <div>
+                  <dt>Status</dt>
+                  <dd className={r.ok ? 'ok' : 'fail'} data-testid="web-status">
+                    {web.status}
+                  </dd>
+                </div>
+              ) : (
+                <div>
+                  <dt>Exit</dt>
+                  <dd className={r.ok ? 'ok' : 'fail'}>{r.error ? 'did not run' : r.timedOut ? 'timed out' : r.exitCode}</dd>
+                </div>
+              )}
               <div>
                 <dt>Took</dt>
                 <dd>{formatDuration(r.durationMs)}</dd>
@@ -127,7 +137,9 @@ export function StepPanel({
               )}
             </dl>
             {search && <SearchResult search={search} stepId={n.id} onDeliberate={onDeliberate} />}
-            {r.stdoutTail && (
+            {web && <WebPage web={web} />}
+            {web && r.ok && <WebNotes web={web} notes={otherNotes(r.stderrTail)} />}
+            {r.stdoutTail && !(web && web.text) && (
               <div>
                 <span className="field-label">stdout (tail)</span>
                 <pre className="code-block out" data-testid="stdout">
@@ -135,7 +147,7 @@ export function StepPanel({
                 </pre>
               </div>
             )}
-            {r.stderrTail && (
+            {r.stderrTail && !(web && r.ok) && (
               <div>
                 <span className="field-label">stderr (tail)</span>
                 <pre className="code-block err" data-testid="stderr">
@@ -144,7 +156,7 @@ export function StepPanel({
               </div>
             )}
             {shot && loadShot && <PageScreenshot load={loadShot} finalUrl={shot.finalUrl} />}
-            {!r.stdoutTail && !r.stderrTail && r.output !== undefined && (
+            {!web && !r.stdoutTail && !r.stderrTail && r.output !== undefined && (
               <div>
                 <span className="field-label">Output</span>
                 <pre className="code-block">{argsText(r.output)}</pre>
@@ -189,6 +201,73 @@ export function StepPanel({
         {!r && !step.critique && !step.error && step.state === 'pending' && <p className="muted">Not run yet.</p>}
       </div>
     </section>
+  );
+}
+
+/** WebPage is the page a web_fetch or browser step fetched: where it ended, its type, title and text. */
+function WebPage({ web }: { web: WebResult }) {
+  return (
+    <div data-testid="web-page">
+      <dl className="facts">
+        <div>
+          <dt>Final URL</dt>
+          <dd className="mono break" data-testid="web-final-url">
+            {web.finalUrl}
+            {web.from && <span className="muted small"> (asked for {web.from})</span>}
+          </dd>
+        </div>
+        {web.contentType && (
+          <div>
+            <dt>Type</dt>
+            <dd className="mono" data-testid="web-content-type">
+              {web.contentType}
+            </dd>
+          </div>
+        )}
+        {web.title && (
+          <div>
+            <dt>Title</dt>
+            <dd>{web.title}</dd>
+          </div>
+        )}
+      </dl>
+      {web.text && (
+        <div>
+          <span className="field-label">Text{web.textCut ? ' (the start; stdout has it whole)' : ''}</span>
+          <pre className="code-block out" data-testid="web-text">
+            {web.text}
+          </pre>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/**
+ * WebNotes is what a successful web step noted, none of it an error:
+ * Chromium's own calls home, refused as always, and the page's requests
+ * to hosts not approved (which may have left the page incomplete).
+ */
+function WebNotes({ web, notes }: { web: WebResult; notes: string[] }) {
+  return (
+    <>
+      {notes.map((n) => (
+        <p key={n} className="muted small">
+          {n}
+        </p>
+      ))}
+      {web.refused.length > 0 && (
+        <p className="status-note small" data-testid="web-refused">
+          The page’s requests to {web.refused.join(', ')} were refused, so nothing was sent to them. If the page looks incomplete, approve a step that names one, or
+          allow it for the run or in Settings.
+        </p>
+      )}
+      {web.chromiumNoise.length > 0 && (
+        <p className="muted small" data-testid="web-chromium-noise">
+          Chromium’s own background calls ({web.chromiumNoise.join(', ')}) were blocked, as always; the page does not need them.
+        </p>
+      )}
+    </>
   );
 }
 

@@ -141,6 +141,15 @@ describe('TimelineView', () => {
     expect(await decisionIn(4)).toBe(critic);
   });
 
+  it("names the event's clocks: parent time, deliberation index, world-local time", async () => {
+    const { api } = fakeApi(backend(history.length, 3, (i) => history[i]!));
+    render(<TimelineView api={api} runId={OWN} />);
+    await waitFor(() => expect(rows()).toHaveLength(history.length));
+    fireEvent.click(rows().find((r) => r.textContent?.includes('world.forked'))!);
+    const detail = await screen.findByRole('complementary', { name: 'Event' });
+    expect(within(detail).getByTestId('event-clocks').textContent).toBe('parent time 1 · deliberation index 0 · world-local time 1');
+  });
+
   it('says which round of deliberation chose a step, and what it spent', async () => {
     const roundEvent = 'evt_round_one';
     const own = [
@@ -178,7 +187,7 @@ describe('TimelineView', () => {
     fireEvent.click(rows()[2]!);
     const detail = await screen.findByRole('complementary', { name: 'Event' });
     expect(within(detail).getByTestId('cause').textContent).toBe(
-      'deliberation round 1 at t=1 — beam, 180 of 200 branches: chose "S" (score -12.00). The round on the world',
+      'deliberation round 1 at t=1 — beam, 180 of 200 branches (searched everything within depth 10): chose "S", score -12.00 (higher is better; the program’s score()). The round on the world',
     );
     // Another cause is named by its event's id.
     fireEvent.click(rows()[3]!);

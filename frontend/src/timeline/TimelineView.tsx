@@ -14,7 +14,7 @@ import { useLoad, useThrottled } from '../ui/useLoad';
 import { navigate } from '../ui/useRoute';
 import { TaskRunForkDialog } from '../runs/PlanForkDialog';
 import { ForkDialog } from '../worlds/ForkDialog';
-import { roundLine } from '../worlds/RoundsPanel';
+import { roundLine } from '../lib/round';
 import { useHistory } from './useHistory';
 import { SearchStatus } from './SearchStatus';
 import { useSearch } from './useSearch';
@@ -437,8 +437,10 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
                   </div>
                   <div className="fact">
                     <dt>Clocks</dt>
-                    <dd className="mono">
-                      parent {detail.event.parentTime} · delib {detail.event.deliberationIndex} · local {detail.event.worldLocalTime}
+                    <dd data-testid="event-clocks">
+                      <span title="The parent world's time where this world forked from it (0 for a root)">parent time {detail.event.parentTime}</span> ·{' '}
+                      <span title="The round of deliberation this event belongs to (0: none)">deliberation index {detail.event.deliberationIndex}</span> ·{' '}
+                      <span title="This world's own step count when the event happened">world-local time {detail.event.worldLocalTime}</span>
                     </dd>
                   </div>
                   <div className="fact">

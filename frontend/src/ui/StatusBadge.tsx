@@ -1,10 +1,19 @@
-import { runStatusLabel, stepStateLabel } from '../lib/format';
+import { type WorldRunState, runStatusLabel, stepStateLabel } from '../lib/format';
 
 /** RunStatusBadge shows a run's status as a coloured word. */
 export function RunStatusBadge({ status }: { status: string }) {
   return (
     <span className={`badge status status-${status}`} data-status={status}>
       {runStatusLabel(status)}
+    </span>
+  );
+}
+
+/** WorldRunBadge shows a world run's state (see worldRunState): "idle" for an open simulated run that no batch moves. */
+export function WorldRunBadge({ state }: { state: WorldRunState }) {
+  return (
+    <span className={`badge status status-${state.key}`} data-status={state.key} title={state.title}>
+      {state.label}
     </span>
   );
 }

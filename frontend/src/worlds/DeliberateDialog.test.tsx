@@ -96,7 +96,9 @@ describe('DeliberateDialog', () => {
     const second = within(cands).getByRole('article', { name: 'Candidate 2' });
     expect(within(first).getByTestId('grid-view').getAttribute('aria-label')).toContain('agent at 1, 1');
     expect(within(second).getByTestId('grid-view').getAttribute('aria-label')).toContain('agent at 0, 1');
-    expect(first.textContent).toContain('Divergence: "E" "S"');
+    expect(first.textContent).toContain('Best line: "E" "S"');
+    expect(screen.getByTestId('round-summary').textContent).toContain('Nothing was left to search within depth 10.');
+    expect(screen.getByTestId('score-meaning').textContent).toBe('Scores: higher is better; the program’s score(), at the end of each line (the mean over the seeds).');
     expect(within(cands).getAllByRole('row')).toHaveLength(4);
     expect(within(cands).getAllByRole('row')[3]!.textContent).toContain('failed');
 
@@ -156,7 +158,7 @@ describe('DeliberateDialog on the team’s workers', () => {
     channel.emit(EVENT_PROGRESS, [{ op: input.op, phase: 'round 1', done: 40, total: 200, unit: 'branches' }]);
     await waitFor(() => expect(screen.getByTestId('deliberation-progress').textContent).toMatch(/^40 of 200 branches on workers · \d+\/s · 160 left$/));
     finish({ rounds: [ROUND] });
-    expect((await screen.findByTestId('round-summary')).textContent).toContain("180 ms, the branches on the team's workers. The search tree");
+    expect((await screen.findByTestId('round-summary')).textContent).toContain("180 ms, the branches on the team's workers. Nothing was left to search within depth 10. The search tree");
   });
 
   it('runs here by default, and cannot choose workers when none is alive', async () => {

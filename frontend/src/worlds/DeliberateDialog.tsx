@@ -4,6 +4,7 @@ import { useOpProgress } from '../bundles/useOpProgress';
 import { asGrid } from '../lib/grid';
 import { shortId } from '../lib/ids';
 import { href } from '../lib/route';
+import { SCORE_MEANING, actionText, stopReason } from '../lib/round';
 import { JsonTree } from '../ui/JsonTree';
 import { alive } from '../workers/model';
 import { WhereChoice } from '../workers/WhereChoice';
@@ -59,10 +60,6 @@ function capitalised(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-/** actionText shows an action as its JSON. */
-export function actionText(a: unknown): string {
-  return JSON.stringify(a ?? null);
-}
 
 /**
  * DeliberateDialog searches forks of the run's world before acting: the
@@ -259,7 +256,7 @@ export function RoundResult({ round, worldId, onWorkers }: { round: Deliberation
       <p className="status-note" data-testid="round-summary">
         Round {round.deliberationIndex} at time {round.parentTime}: {b.used} of {b.branches} branches, {b.steps} steps, {b.deduplicated}{' '}
         {b.deduplicated === 1 ? 'duplicate state' : 'duplicate states'} merged, deepest {b.depth}, {b.wallMs} ms
-        {onWorkers ? ", the branches on the team's workers" : ''}.{' '}
+        {onWorkers ? ", the branches on the team's workers" : ''}. {capitalised(stopReason(b, round.depth, true))}.{' '}
         <a href={href({ screen: 'lineage', select: worldId })}>The search tree in the lineage</a>
       </p>
       <div className="candidate-pair">
@@ -267,6 +264,9 @@ export function RoundResult({ round, worldId, onWorkers }: { round: Deliberation
           <CandidateCard key={i} rank={i + 1} c={c} />
         ))}
       </div>
+      <p className="muted small" data-testid="score-meaning">
+        Scores: {SCORE_MEANING}, at the end of each line (the mean over the seeds).
+      </p>
       <table className="data-table candidates-table small">
         <thead>
           <tr>
@@ -304,12 +304,14 @@ function CandidateCard({ rank, c }: { rank: number; c: DeliberationCandidate }) 
         <h3>
           {rank}. <span className="mono">{actionText(c.action)}</span>
         </h3>
-        <span className="panel-meta mono">score {c.failed ? 'failed' : c.score.toFixed(2)}</span>
+        <span className="panel-meta mono" title={SCORE_MEANING}>
+          score {c.failed ? 'failed' : c.score.toFixed(2)}
+        </span>
       </header>
       <div className="pad">
         {grid ? <GridView grid={grid} size={180} /> : c.state !== undefined ? <JsonTree value={c.state} label="Best line's end state" /> : null}
         <p className="small">
-          Divergence: <span className="mono">{c.line.map(actionText).join(' ')}</span>
+          Best line: <span className="mono">{c.line.map(actionText).join(' ')}</span>
         </p>
         {c.failed && <p className="inline-error small">{c.failed}</p>}
         {branch && (

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react';
-import type { DeliberationRound, DucklmApi } from '../bridge';
+import type { DucklmApi } from '../bridge';
 import { useLoad, useThrottled } from '../ui/useLoad';
-import { RoundResult, actionText } from './DeliberateDialog';
+import { appliedLine, roundLine } from '../lib/round';
+import { RoundResult } from './DeliberateDialog';
 
 /**
  * RoundsPanel is what this run's deliberations did, newest round first:
@@ -13,7 +14,11 @@ import { RoundResult, actionText } from './DeliberateDialog';
 export function RoundsPanel({ api, runId, worldId }: { api: DucklmApi; runId: string; worldId: string }) {
   const [rounds, reload] = useLoad(() => api.deliberations(runId), [api, runId]);
   const refresh = useThrottled(reload, 1000);
-  useEffect(() => api.onLedgerEvents((batch) => batch.some((e) => e.type === 'deliberation.round') && refresh()), [api, refresh]);
+  // A new round, or a step of this run (one may take a round's choice: the round then reads applied).
+  useEffect(
+    () => api.onLedgerEvents((batch) => batch.some((e) => e.type === 'deliberation.round' || (e.stream === runId && e.type === 'world.step')) && refresh()),
+    [api, refresh, runId],
+  );
   const [open, setOpen] = useState<number>();
   const list = [...(rounds.value ?? [])].reverse();
   if (rounds.status === 'loading' || (rounds.status === 'ready' && list.length === 0)) return null;
@@ -39,6 +44,9 @@ export function RoundsPanel({ api, runId, worldId }: { api: DucklmApi; runId: st
                 Round {r.deliberationIndex} <span className="muted">at t={r.parentTime}</span>
               </span>
               <span className="small">{roundLine(r)}</span>
+              <span className={`badge ${r.appliedAt ? 'applied-badge' : 'status'}`} data-testid="round-applied">
+                {appliedLine(r)}
+              </span>
             </button>
             {open === r.deliberationIndex && (
               <div className="pad">
@@ -50,13 +58,4 @@ export function RoundsPanel({ api, runId, worldId }: { api: DucklmApi; runId: st
       </ul>
     </section>
   );
-}
-
-/** roundLine sums a round up: `beam, 300 of 300 branches: chose "E" (score -26)`. */
-export function roundLine(r: DeliberationRound): string {
-  const best = r.candidates[0];
-  const spent = `${r.strategy}, ${r.budget.used.toLocaleString('en')} of ${r.budget.branches.toLocaleString('en')} branches`;
-  if (!best) return `${spent}: no action to choose`;
-  const score = best.failed ? 'its branches failed' : `score ${best.score.toFixed(2)}`;
-  return `${spent}: chose ${actionText(r.chosen ?? best.action)} (${score})`;
 }

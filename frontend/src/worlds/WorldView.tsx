@@ -5,7 +5,7 @@ import { alive } from '../workers/model';
 import { WhereChoice } from '../workers/WhereChoice';
 import { useTeamWorkers } from '../workers/useTeamWorkers';
 import { type Cell, asGrid, trailOf } from '../lib/grid';
-import { formatBytes, formatCount } from '../lib/format';
+import { formatBytes, formatCount, worldRunState } from '../lib/format';
 import { shortId } from '../lib/ids';
 import { href } from '../lib/route';
 import { formatRelative } from '../lib/time';
@@ -13,7 +13,7 @@ import { ExportButton } from '../bundles/BundleButtons';
 import { CompareView } from '../lineage/CompareView';
 import { JsonTree } from '../ui/JsonTree';
 import { OpenFailed, Opening } from '../ui/LoadState';
-import { RunStatusBadge } from '../ui/StatusBadge';
+import { WorldRunBadge } from '../ui/StatusBadge';
 import { useLoad, useThrottled } from '../ui/useLoad';
 import { useRelativeNow } from '../ui/useNow';
 import { navigate } from '../ui/useRoute';
@@ -103,6 +103,8 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
   const stepsOk = Number.isInteger(n) && n >= 1 && n <= 100_000;
   const ended = d.run.status === 'completed' || d.run.status === 'failed' || d.run.status === 'terminated';
 
+  // The run is running while a batch of its steps is computed: this window's, or one the backend reports.
+  const stepping = progress !== undefined || workerOp !== '';
   const workers = alive(team);
   const useWorkers = onWorkers && workers.length > 0;
 
@@ -200,7 +202,7 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
         <div className="min0">
           <h1 className="ellipsis">{d.world.name || shortId(d.world.id)}</h1>
           <div className="meta-line">
-            <RunStatusBadge status={d.run.status} />
+            <WorldRunBadge state={worldRunState({ ...d.run, stepping: stepping || d.stepping === true }, d.world.domain)} />
             <span className="mono" title={d.world.id}>
               {shortId(d.world.id)}
             </span>
@@ -478,7 +480,7 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
                     <a href={href({ screen: 'world', runId: r.id })} className="mono">
                       {shortId(r.id)}
                     </a>
-                    <RunStatusBadge status={r.status} />
+                    <WorldRunBadge state={worldRunState({ ...r, stepping: r.id === runId && (stepping || d.stepping === true) }, d.world.domain)} />
                     <span className="muted small">t={r.worldLocalTime}</span>
                   </li>
                 ))}

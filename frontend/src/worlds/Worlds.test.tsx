@@ -61,6 +61,17 @@ describe('Worlds', () => {
     expect(screen.getByTestId('world-count').textContent).toBe('3 worlds, newest first');
   });
 
+  it('says a world no batch of steps moves is idle, and running only while one is computed', async () => {
+    const items = worldItems().map((w, i) => (w.latestRun ? { ...w, latestRun: { ...w.latestRun, status: 'running' as const, ...(i === 0 ? { stepping: true } : {}) } } : w));
+    const { api } = fakeApi({ WorldExamples: () => [], ListWorlds: listWorlds(items) });
+    render(<Worlds api={api} />);
+    const list = await screen.findByRole('region', { name: 'Simulated worlds' });
+    await within(list).findByText('grid / noisy');
+    const states = [...list.querySelectorAll('.world-item .status')].map((b) => b.textContent);
+    expect(states).toEqual(['running', 'idle', 'idle']);
+    expect(list.querySelector('.world-item .status-idle')!.getAttribute('title')).toMatch(/^Idle at t=\d+: open and waiting for its next steps/);
+  });
+
   it('reads a long list a page at a time and finds worlds by name or id', async () => {
     const many = Array.from({ length: 230 }, (_, i) => ({
       ...worldItems()[0]!,
@@ -230,6 +241,24 @@ describe('WorldView', () => {
     await waitFor(() => expect(screen.getByTestId('grid-view').getAttribute('aria-label')).toContain('agent at 1, 8'));
   });
 
+  it('says the run is idle, and running while its steps are computed', async () => {
+    let release = () => {};
+    setup({
+      RunWorld: () =>
+        new Promise((resolve) => {
+          release = () => resolve({ run: worldRun({ id: 'run_root' }), state: GRID, emitted: [], done: false });
+        }),
+    });
+    await screen.findByTestId('grid-view');
+    const badge = () => document.querySelector('.run-head .status')!;
+    expect(badge().textContent).toBe('idle');
+    fireEvent.change(screen.getByRole('textbox', { name: 'Steps to run' }), { target: { value: '1' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Run 1 step' }));
+    await waitFor(() => expect(badge().textContent).toBe('running'));
+    release();
+    await waitFor(() => expect(badge().textContent).toBe('idle'));
+  });
+
   it('forks a checkpoint through the delta editor', async () => {
     const { channel } = setup();
     fireEvent.click(await screen.findByRole('button', { name: 'Fork…' }));
@@ -282,21 +311,29 @@ describe('WorldView', () => {
       ],
       chosen,
     });
-    const { channel } = setup({ Deliberations: () => [round(1, 'S'), round(2, 'E')] });
+    const searched = { ...round(2, 'E'), budget: { branches: 200, used: 104, steps: 104, deduplicated: 3, depth: 10, wallMs: 900, stopped: 'exhausted' } };
+    const { channel } = setup({ Deliberations: () => [{ ...round(1, 'S'), appliedAt: 7 }, searched] });
     const panel = await screen.findByRole('region', { name: 'Deliberations' });
     const heads = await within(panel).findAllByRole('button', { expanded: false });
+    // Why a round stopped short of its budget, what its scores mean, and whether the world took its choice.
     expect(heads.map((h) => h.textContent)).toEqual([
-      'Round 2 at t=7mcts, 300 of 300 branches: chose "E" (score -26.00)',
-      'Round 1 at t=6mcts, 300 of 300 branches: chose "S" (score -26.00)',
+      'Round 2 at t=7mcts, 104 of 200 branches (searched everything within depth 10): chose "E", score -26.00 (higher is better; the program’s score())not applied',
+      'Round 1 at t=6mcts, 300 of 300 branches (budget spent): chose "S", score -26.00 (higher is better; the program’s score())applied: the world took "S" (t=7)',
     ]);
+    expect(within(heads[1]!).getByTestId('round-applied').className).toContain('applied-badge');
     expect(channel.calls('Deliberations')).toEqual([['run_root']]);
     fireEvent.click(heads[1]!);
-    expect(within(panel).getByTestId('round-summary').textContent).toMatch(/^Round 1 at time 6: 300 of 300 branches/);
+    expect(within(panel).getByTestId('round-summary').textContent).toMatch(/^Round 1 at time 6: 300 of 300 branches.*Its budget of 300 branches was spent\./);
+    expect(within(panel).getByRole('article', { name: 'Candidate 1' }).textContent).toContain('Best line: "S" "S"');
+    expect(within(panel).getByRole('article', { name: 'Candidate 1' }).textContent).not.toContain('Divergence');
     expect(within(panel).getByRole('article', { name: 'Candidate 2' })).toBeTruthy();
 
     // A round recorded elsewhere (the CLI, a task) joins the list.
     channel.emit('ledger:events', [event({ seq: 3, pos: 30, type: 'deliberation.round', stream: 'dlb_root' })]);
     await waitFor(() => expect(channel.calls('Deliberations')).toHaveLength(2));
+    // A step of this run may take a round's choice: the rounds are read again, to say which is applied.
+    channel.emit('ledger:events', [event({ seq: 12, pos: 31, type: 'world.step', stream: 'run_root' })]);
+    await waitFor(() => expect(channel.calls('Deliberations')).toHaveLength(3));
   });
 
   it('shows no Deliberations panel for a run that never deliberated', async () => {

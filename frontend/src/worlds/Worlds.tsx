@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'react';
 import { type DucklmApi, type Example, toBridgeError } from '../bridge';
 import { ImportButton } from '../bundles/BundleButtons';
-import { lineOf, sentence } from '../lib/format';
+import { lineOf, sentence, worldRunState } from '../lib/format';
 import { shortId } from '../lib/ids';
 import { href } from '../lib/route';
 import { formatRelative } from '../lib/time';
 import { CodeEditor } from '../ui/CodeEditor';
-import { RunStatusBadge } from '../ui/StatusBadge';
+import { WorldRunBadge } from '../ui/StatusBadge';
 import { useDebounced } from '../ui/useDebounced';
 import { useLoad, useThrottled } from '../ui/useLoad';
 import { useRelativeNow } from '../ui/useNow';
@@ -210,7 +210,7 @@ export function Worlds({ api }: { api: DucklmApi }) {
                           {forksLine(w.forks, w.branches ?? 0)}
                         </span>
                       )}
-                      <RunStatusBadge status={w.latestRun.status} />
+                      <WorldRunBadge state={worldRunState(w.latestRun, w.domain)} />
                       <span className="muted small mono world-time">t={w.latestRun.worldLocalTime}</span>
                       <span className="muted small">{formatRelative(w.createdAt, now)}</span>
                     </a>

@@ -992,6 +992,7 @@ export namespace api {
 	    state?: number[];
 	    program?: string;
 	    limits?: starlark.Limits;
+	    stepping?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new WorldDetail(source);
@@ -1007,6 +1008,7 @@ export namespace api {
 	        this.state = source["state"];
 	        this.program = source["program"];
 	        this.limits = this.convertValues(source["limits"], starlark.Limits);
+	        this.stepping = source["stepping"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1272,6 +1274,7 @@ export namespace backend {
 	    status: string;
 	    worldLocalTime: number;
 	    deliberationIndex?: number;
+	    stepping?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new RunSummary(source);
@@ -1283,6 +1286,7 @@ export namespace backend {
 	        this.status = source["status"];
 	        this.worldLocalTime = source["worldLocalTime"];
 	        this.deliberationIndex = source["deliberationIndex"];
+	        this.stepping = source["stepping"];
 	    }
 	}
 	export class TaskNode {
@@ -1870,6 +1874,7 @@ export namespace deliberation {
 	    candidates: Candidate[];
 	    chosen: number[];
 	    scores?: {[key: string]: number};
+	    appliedAt?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new Round(source);
@@ -1891,6 +1896,7 @@ export namespace deliberation {
 	        this.candidates = this.convertValues(source["candidates"], Candidate);
 	        this.chosen = source["chosen"];
 	        this.scores = source["scores"];
+	        this.appliedAt = source["appliedAt"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -3526,6 +3532,7 @@ export namespace world {
 	    runId?: string;
 	    status?: string;
 	    round?: number;
+	    stepping?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new OutlineWorld(source);
@@ -3542,6 +3549,7 @@ export namespace world {
 	        this.runId = source["runId"];
 	        this.status = source["status"];
 	        this.round = source["round"];
+	        this.stepping = source["stepping"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
