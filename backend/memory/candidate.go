@@ -103,3 +103,34 @@ func clipRunes(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
+
+// AnswerWeight is the runtime weight FromAnswer gives a run's answer: the
+// orchestrator read the results and answered the task with them.
+const AnswerWeight = 0.7
+
+// Answer is what a run's answer offers the memory store.
+type Answer struct {
+	RunID   string
+	EventID string // the run.answered event
+	Task    string
+	Text    string
+	// Cites are the steps it rests on; CriticScore is the critic's mean
+	// score of them (0.5 when it rests on none).
+	Cites       []string
+	CriticScore float64
+	Tick        int64
+}
+
+// FromAnswer turns a run's answer into a candidate fact, with the run and
+// its answer as provenance. The policy decides whether it is kept.
+func FromAnswer(a Answer) Candidate {
+	text := a.Text
+	if task := strings.TrimSpace(a.Task); task != "" {
+		text = fmt.Sprintf("For the task %q, the answer was: %s", clipRunes(task, 200), a.Text)
+	}
+	if len(a.Cites) > 0 {
+		text += " (from steps " + strings.Join(a.Cites, ", ") + ")"
+	}
+	return Candidate{Type: memorypolicy.Fact, RunID: a.RunID, EventID: a.EventID, CriticScore: a.CriticScore,
+		RuntimeWeight: AnswerWeight, Tick: a.Tick, Text: clipRunes(strings.TrimSpace(text), stepTextMax)}
+}

@@ -33,6 +33,10 @@ func TestRouteClosesTheLoop(t *testing.T) {
 		payload string
 		reason  string
 	}{
+		{"an answered run completes with how it was answered", reviewed(func(s *router.State) {
+			s.Answered, s.AnswerReason = true, "tiny answered the task from the results of step-1 (review 1)."
+			s.Reviewing = true
+		}), online, backend.DecisionComplete, `{}`, "tiny answered the task from the results of step-1 (review 1)."},
 		{"a model's plan is reviewed when its steps are done", reviewed(nil), online,
 			backend.DecisionReview, `{"model": "qwen2.5-coder:7b", "round": 1}`, "reads their results to answer the task (review 1 of 4)"},
 		{"the next review round", reviewed(func(s *router.State) { s.Reviews = 2 }), online,

@@ -2,6 +2,7 @@ package router
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -103,6 +104,10 @@ func Route(s State, c Context) backend.Decision {
 		return fail(FailPayload{Cause: CauseCancelled}, "The run was cancelled.")
 	case s.Phase == PhaseFinished:
 		return decide(backend.DecisionNoop, struct{}{}, "The run has finished; there is nothing left to do.")
+	case s.Answered:
+		// The answer is recorded: the run ends with it, whatever else was
+		// under way (a restart between the two finds it here).
+		return decide(backend.DecisionComplete, struct{}{}, cmp.Or(s.AnswerReason, "The task is answered."))
 	case s.ValidationError != "":
 		if s.Replans < maxReplans {
 			model, _ := PickModel(RolePlanner, c.AvailableModels, c.Settings)

@@ -113,6 +113,10 @@ type State struct {
 	// CriticThreshold is the critic score below which a finished step of a
 	// model's plan counts as failed (0: none does).
 	CriticThreshold float64
+	// Answered is true once the run has its answer (run.answered);
+	// AnswerReason says how it was reached.
+	Answered     bool
+	AnswerReason string
 }
 
 // DoneStep is a finished step as the router sees it.

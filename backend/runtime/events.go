@@ -151,6 +151,8 @@ type RunAnswer struct {
 	Model string   `json:"model,omitempty"`
 	// Review is the review round that answered, 0 for a direct answer.
 	Review int `json:"review,omitempty"`
+	// Reason says how the answer was reached; the run completes with it.
+	Reason string `json:"reason,omitempty"`
 }
 
 // PlanningAttempt is one answer of a planning model, as the run view shows

@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend"
+	"ducklm/backend/memory"
+	mp "ducklm/backend/memorypolicy"
 	"ducklm/backend/ollama/ollamatest"
 	"ducklm/backend/router"
 	"ducklm/backend/runtime"
@@ -498,4 +500,39 @@ func TestACutStreamIsAskedAgainWithoutStreaming(t *testing.T) {
 	}
 	require.Equal(t, 1, streams)
 	require.Equal(t, 1, syncs)
+}
+
+// The answer is offered to memory as a fact, with the run.answered event as
+// its provenance and the cited steps' critic scores as its score; the loop
+// applies the policy's decision, and the run completes after it.
+func TestTheAnswerIsOfferedToMemoryAsAFact(t *testing.T) {
+	t.Parallel()
+	spy := &memorySpy{}
+	s := &scripted{
+		plans:   []string{planOf(t, node("step-1", "shell_exec", map[string]any{"command": "echo raft"}))},
+		reviews: []string{answerCiting("A group of ducks on water is a raft.", "step-1")},
+	}
+	m := setupReviewing(t, s.answer, func(d *runtime.Deps) { d.Memory = spy })
+	run, err := m.rt.Submit(m.ctx, runtime.TaskRequest{Task: "What is a group of ducks on water called?", ApprovalMode: runtime.AutoSandboxed})
+	require.NoError(t, err)
+	m.approveAll(t, run.ID)
+	st := m.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed, backend.RunPaused)
+	require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
+	spy.mu.Lock()
+	defer spy.mu.Unlock()
+	var fact *memory.Candidate
+	for i := range spy.seen {
+		if spy.seen[i].Type == mp.Fact {
+			fact = &spy.seen[i]
+		}
+	}
+	require.NotNil(t, fact, "the answer was offered as a fact")
+	require.Equal(t, `For the task "What is a group of ducks on water called?", the answer was: A group of ducks on water is a raft. (from steps step-1)`, fact.Text)
+	require.Equal(t, 0.85, fact.CriticScore, "the cited step's score")
+	e, err := m.ledger.Get(m.ctx, fact.EventID)
+	require.NoError(t, err)
+	require.Equal(t, runtime.EvAnswered, e.Type, "its provenance is the answer")
+	events := m.events(t, run.ID)
+	require.Less(t, e.Seq, events[len(events)-2].Seq, "offered before the run completed")
+	require.Equal(t, runtime.EvCompleted, events[len(events)-2].Type)
 }

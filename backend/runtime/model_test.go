@@ -76,12 +76,12 @@ func setupModel(t *testing.T, answer func(req api.ChatRequest) ollamatest.Reply)
 }
 
 // setupReviewing is setupModel whose answer also answers the reviews.
-func setupReviewing(t *testing.T, answer func(req api.ChatRequest) ollamatest.Reply) *modelFixture {
+func setupReviewing(t *testing.T, answer func(req api.ChatRequest) ollamatest.Reply, opts ...option) *modelFixture {
 	t.Helper()
 	srv := ollamatest.NewServerWith(t, ollamatest.Options{Models: []string{testModel, "nomic-embed-text"}})
 	srv.OnChat(answer)
 	sink := &tokenSink{}
-	f := setup(t, withModel(ollama.New(srv.URL(), nil)), withTokens(sink.add))
+	f := setup(t, append([]option{withModel(ollama.New(srv.URL(), nil)), withTokens(sink.add)}, opts...)...)
 	return &modelFixture{fixture: f, srv: srv, tokens: sink}
 }
 

@@ -127,8 +127,7 @@ func (c *Controller) plan(ctx context.Context, st *RunState, dec backend.Decisio
 			reason = fmt.Sprintf("%s answered the task from the results of %s (review %d).", cmp.Or(rp.Model, "The planner"),
 				strings.Join(rp.Cites, ", "), st.Review.Round)
 		}
-		c.answered(ctx, st, RunAnswer{Text: rp.Text, Cites: rp.Cites, Model: rp.Model, Review: st.reviewRound()}, reason)
-		return true
+		return c.answered(ctx, st, RunAnswer{Text: rp.Text, Cites: rp.Cites, Model: rp.Model, Review: st.reviewRound(), Reason: reason})
 	case backend.DecisionFail:
 		var fp planner.FailPayload
 		_ = json.Unmarshal(out.Payload, &fp)

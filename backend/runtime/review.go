@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"ducklm/backend"
+	"ducklm/backend/memory"
 	"ducklm/backend/planner"
 	"ducklm/backend/router"
 )
@@ -131,14 +132,52 @@ func isAre(n int) string {
 	return "are"
 }
 
-// answered records the run's answer and its end in one commit: a crash
-// leaves either both or neither, so a run has exactly one answer.
-func (c *Controller) answered(ctx context.Context, st *RunState, a RunAnswer, reason string) {
+// answered records the run's answer; the router then completes the run
+// with it (RunAnswer.Reason), so a run has exactly one answer whenever
+// ducklm stops. The answer is offered to memory first: a completed run has
+// offered every result.
+func (c *Controller) answered(ctx context.Context, st *RunState, a RunAnswer) (stop bool) {
 	a.Cites = slices.Clone(a.Cites)
-	if err := c.appendWith(ctx, st, nil, event(EvAnswered, a, st.Ticks), event(EvCompleted, endPayload{Reason: reason}, st.Ticks)); err != nil {
+	ans := event(EvAnswered, a, st.Ticks)
+	ans.ID = backend.NewID(backend.KindEvent) // the memory's provenance points here
+	if err := c.appendWith(ctx, st, nil, ans); err != nil {
 		c.d.Log("answer", "run", st.RunID, "err", err)
+		return true
+	}
+	if err := c.catchUp(ctx, st); err != nil {
+		return true
+	}
+	c.rememberAnswer(ctx, st, ans.ID, a)
+	return false
+}
+
+// rememberAnswer offers the answer to the memory write policy as a fact
+// resting on the steps it cites (their critic scores are its score); the
+// loop applies the policy's decision. A memory failure is logged: the run
+// has its answer either way.
+func (c *Controller) rememberAnswer(ctx context.Context, st *RunState, eventID string, a RunAnswer) {
+	if c.d.Memory == nil {
 		return
 	}
-	_ = c.catchUp(ctx, st)
-	c.checkpoint(ctx, st)
+	score, n := 0.0, 0
+	for _, id := range a.Cites {
+		if rec := st.Steps[id]; rec != nil && rec.Critique != nil {
+			score += rec.Critique.Score
+			n++
+		}
+	}
+	if n > 0 {
+		score /= float64(n)
+	} else {
+		score = 0.5
+	}
+	cand := memory.FromAnswer(memory.Answer{RunID: st.RunID, EventID: eventID, Task: st.Request.Task, Text: a.Text,
+		Cites: a.Cites, CriticScore: score, Tick: st.Ticks})
+	verdict, err := c.d.Memory.Decide(ctx, cand)
+	if err == nil {
+		_, err = verdict.Apply(ctx, verdict.Decision())
+	}
+	if err != nil {
+		c.d.Log("memory write of the answer skipped", "run", st.RunID, "err", backend.ErrorMessage(err))
+	}
 }

@@ -69,6 +69,9 @@ func routerState(st *RunState, idx *stepIndex, running int, sandboxed bool) rout
 		MaxRetries: st.Request.MaxRetries, CriticThreshold: max(st.Request.CriticThreshold, 0),
 	}
 	rs.Review = !rs.UserPlan || st.Request.Review
+	if st.Answer != nil {
+		rs.Answered, rs.AnswerReason = true, st.Answer.Reason
+	}
 	folded, asking := 0, false
 	if idx != nil {
 		for _, n := range idx.searches {

@@ -32,6 +32,9 @@ func routerStateByMap(st *RunState, g *taskgraph.Graph, running int, sandboxed b
 		MaxRetries: st.Request.MaxRetries, CriticThreshold: max(st.Request.CriticThreshold, 0),
 	}
 	rs.Review = !rs.UserPlan || st.Request.Review
+	if st.Answer != nil {
+		rs.Answered, rs.AnswerReason = true, st.Answer.Reason
+	}
 	switch {
 	case st.Status.Terminal():
 		rs.Phase = router.PhaseFinished
