@@ -2,6 +2,7 @@ package desktop_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -51,7 +52,13 @@ func TestDesktopScreens(t *testing.T) {
 	// the round it made and the timeline the step it chose.
 	cli("world", "deliberate", demo.Children[1].Run, "--strategy", "beam", "--width", "8", "--depth", "6", "--budget", "120", "--apply")
 	require.NoError(t, os.WriteFile(filepath.Join(workspace, "notes.txt"), []byte("ducklm workspace\n"), 0o644))
-	cli("run", "list the workspace", "--approve", "auto", "--workspace", workspace, "--json")
+	// The planned task is reviewed and answered: its run view shows the answer.
+	var first struct {
+		Stream string `json:"stream"`
+	}
+	listed := cli("run", "list the workspace", "--approve", "auto", "--workspace", workspace, "--json")
+	require.NoError(t, json.Unmarshal(listed[:bytes.IndexByte(listed, '\n')], &first), "ducklm run --json printed %q", listed)
+	require.Contains(t, string(listed), `"run.answered"`, "the planned task was answered")
 	plan := filepath.Join(t.TempDir(), "plan.json")
 	require.NoError(t, os.WriteFile(plan, []byte(`{"nodes":[
 		{"id":"count","kind":"tool","tool":"shell_exec","args":{"command":"wc -l notes.txt"},"title":"count the lines of the notes"},
@@ -72,6 +79,7 @@ func TestDesktopScreens(t *testing.T) {
 	}{
 		{"home", []string{"runs"}},
 		{"approval", []string{waiting}},
+		{"answer", []string{first.Stream}},
 		{"new-task", []string{"new"}},
 		{"worlds", []string{"worlds"}},
 		{"world", []string{demo.Children[1].Run}},

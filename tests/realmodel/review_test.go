@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,27 +21,6 @@ import (
 	"ducklm/tests/realmodel"
 )
 
-// onePlanScripted answers the first planning request with one step that
-// succeeds, as a model that planned well would, and sends the rest — the
-// reviews of its results — to the real model. The tiny model's own plans
-// fail, so this is how a review meets the real server.
-type onePlanScripted struct {
-	real  planner.LLM
-	calls atomic.Int32
-}
-
-func (p *onePlanScripted) Plan(ctx context.Context, req planner.Request) (backend.Decision, error) {
-	if p.calls.Add(1) > 1 {
-		return p.real.Plan(ctx, req)
-	}
-	g := backend.TaskGraph{Nodes: []backend.TaskNode{
-		{ID: "step-1", Kind: backend.KindToolStep, Tool: "shell_exec", Args: json.RawMessage(`{"command":"echo a group of ducks on water is a raft"}`),
-			DependsOn: []string{}, Title: "look it up"},
-	}}
-	return backend.NewDecision(backend.DecisionPlan, planner.PlanPayload{Graph: g, Source: planner.SourceModel, Model: req.Model,
-		Call: &planner.Call{Model: req.Model, Attempt: req.Attempt, Answer: "(scripted)"}}, 0.9, "one step"), nil
-}
-
 // The real model reviews a run's results: the review's prompt and format
 // (citations, references to earlier results) go to the real server, which
 // holds the tiny model to them, and the run ends within its bounds with an
@@ -57,7 +35,9 @@ func TestTheRealModelReviewsTheResults(t *testing.T) {
 	}
 	rt := runtime.New(runtime.Deps{
 		Store: sqlite.NewWorlds(s.svc.DB, s.svc.Ledger), Events: s.svc.Ledger, Blobs: s.svc.Blobs, Tools: s.svc.Tools,
-		Planner: &onePlanScripted{real: planner.LLM{Client: oc}}, Offline: planner.Offline{},
+		Planner: &firstPlanScripted{real: planner.LLM{Client: oc}, steps: []backend.TaskNode{
+			shellStep("step-1", "echo a group of ducks on water is a raft"),
+		}}, Offline: planner.Offline{},
 		Critic: critic.WithFallback{Model: &critic.Model{Client: oc}}, Coder: coder.Model{Client: oc}, Models: s.svc,
 		Sandboxed: func() bool { return s.svc.Sandboxed }, WorkRoot: filepath.Join(t.TempDir(), "workspaces"),
 		ScriptTool: func(language, source string) backend.Tool { return tool.NewScript(language, source, mode) },

@@ -24,12 +24,13 @@ import (
 )
 
 // firstPlanScripted answers the first planning request with a fixed plan,
-// as a model that planned well would, and sends every later request — the
-// revision — to the real model. The tiny model's own first plans are one
-// step, so this is how a revision with a finished step to keep meets the
-// real server.
+// as a model that planned well would, and sends every later request (a
+// revision, a review) to the real model. The tiny model's own plans are one
+// failing step, so this is how a revision with a finished step to keep, or
+// a review of results, meets the real server.
 type firstPlanScripted struct {
 	real  planner.LLM
+	steps []backend.TaskNode
 	calls atomic.Int32
 }
 
@@ -37,12 +38,15 @@ func (p *firstPlanScripted) Plan(ctx context.Context, req planner.Request) (back
 	if p.calls.Add(1) > 1 {
 		return p.real.Plan(ctx, req)
 	}
-	g := backend.TaskGraph{Nodes: []backend.TaskNode{
-		{ID: "step-1", Kind: backend.KindToolStep, Tool: "shell_exec", Args: json.RawMessage(`{"command":"echo kept > kept.txt; echo kept"}`), DependsOn: []string{}},
-		{ID: "step-2", Kind: backend.KindToolStep, Tool: "shell_exec", Args: json.RawMessage(`{"command":"echo broken >&2; exit 3"}`), DependsOn: []string{"step-1"}},
-	}}
+	g := backend.TaskGraph{Nodes: p.steps}
 	return backend.NewDecision(backend.DecisionPlan, planner.PlanPayload{Graph: g, Source: planner.SourceModel, Model: req.Model,
-		Call: &planner.Call{Model: req.Model, Attempt: req.Attempt, Answer: "(scripted)"}}, 0.9, "two steps"), nil
+		Call: &planner.Call{Model: req.Model, Attempt: req.Attempt, Answer: "(scripted)"}}, 0.9, "the scripted first plan"), nil
+}
+
+// shellStep is a shell_exec step of a scripted plan.
+func shellStep(id, command string, deps ...string) backend.TaskNode {
+	args, _ := json.Marshal(map[string]string{"command": command})
+	return backend.TaskNode{ID: id, Kind: backend.KindToolStep, Tool: "shell_exec", Args: args, DependsOn: append([]string{}, deps...)}
 }
 
 func TestRevisionByTheRealModelKeepsTheFinishedSteps(t *testing.T) {
@@ -52,7 +56,10 @@ func TestRevisionByTheRealModelKeepsTheFinishedSteps(t *testing.T) {
 	if !s.svc.Sandboxed {
 		mode = tool.AllowUnsandboxed
 	}
-	p := &firstPlanScripted{real: planner.LLM{Client: oc}}
+	p := &firstPlanScripted{real: planner.LLM{Client: oc}, steps: []backend.TaskNode{
+		shellStep("step-1", "echo kept > kept.txt; echo kept"),
+		shellStep("step-2", "echo broken >&2; exit 3", "step-1"),
+	}}
 	rt := runtime.New(runtime.Deps{
 		Store: sqlite.NewWorlds(s.svc.DB, s.svc.Ledger), Events: s.svc.Ledger, Blobs: s.svc.Blobs, Tools: s.svc.Tools,
 		Planner: p, Offline: planner.Offline{}, Critic: critic.WithFallback{Model: &critic.Model{Client: oc}},

@@ -2408,6 +2408,7 @@ export namespace runtime {
 	    cites?: string[];
 	    model?: string;
 	    review?: number;
+	    reason?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new RunAnswer(source);
@@ -2419,6 +2420,7 @@ export namespace runtime {
 	        this.cites = source["cites"];
 	        this.model = source["model"];
 	        this.review = source["review"];
+	        this.reason = source["reason"];
 	    }
 	}
 	export class coderScript {
