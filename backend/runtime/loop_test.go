@@ -536,3 +536,38 @@ func TestTheAnswerIsOfferedToMemoryAsAFact(t *testing.T) {
 	require.Less(t, e.Seq, events[len(events)-2].Seq, "offered before the run completed")
 	require.Equal(t, runtime.EvCompleted, events[len(events)-2].Type)
 }
+
+// A step whose argument takes an earlier result asks with that result
+// filled in: the person approves the exact command and its values, and the
+// step runs with what was approved.
+func TestTheApprovalCardShowsTheResolvedArguments(t *testing.T) {
+	t.Parallel()
+	s := &scripted{
+		plans: []string{planOf(t,
+			node("step-1", "shell_exec", map[string]any{"command": "echo hello > notes.txt; echo notes.txt; echo other.txt"}),
+			node("step-2", "shell_exec", map[string]any{"command": `wc -c "$FILE"`, "env": map[string]any{"FILE": ref("step-1", "stdout", 1)}}, "step-1"))},
+		reviews: []string{answerCiting("counted", "step-2")},
+	}
+	m := setupReviewing(t, s.answer)
+	run, err := m.rt.Submit(m.ctx, runtime.TaskRequest{Task: "Count the first file.", ApprovalMode: runtime.AskEvery})
+	require.NoError(t, err)
+	var a runtime.Approval
+	require.Eventually(t, func() bool {
+		as, err := m.rt.Approvals(m.ctx, run.ID)
+		if err != nil || len(as) != 1 {
+			return false
+		}
+		if as[0].Step == "step-1" {
+			_ = m.rt.Answer(m.ctx, run.ID, runtime.Answer{RequestID: as[0].RequestID, Approve: true})
+			return false
+		}
+		a = as[0]
+		return true
+	}, 30*time.Second, 10*time.Millisecond)
+	require.Equal(t, "step-2", a.Step)
+	require.JSONEq(t, `{"command": "wc -c \"$FILE\"", "env": {"FILE": "notes.txt"}}`, string(a.Args), "the card shows the value, not the reference")
+	require.NoError(t, m.rt.Answer(m.ctx, run.ID, runtime.Answer{RequestID: a.RequestID, Approve: true}))
+	st := m.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed, backend.RunPaused)
+	require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
+	require.Equal(t, map[string]any{"FILE": "notes.txt"}, startedArgs(t, m.events(t, run.ID), "step-2")["env"])
+}
