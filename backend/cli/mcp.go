@@ -77,7 +77,7 @@ func runMCPServe(env Env, args []string) error {
 	}
 	lock, err := service.AcquireLock(dir)
 	if errors.Is(err, service.ErrLocked) {
-		return backend.Wrap(err, backend.ECONFLICT, "%s; while the window or `ducklm serve` is open, connect the MCP client to the /mcp endpoint `ducklm serve` prints instead", backend.ErrorMessage(err))
+		return backend.Wrap(err, backend.ECONFLICT, "%s; an MCP client can reach ducklm over HTTP instead, at the /mcp endpoint `ducklm serve` prints (in place of the window), where the person approves steps in the browser", backend.ErrorMessage(err))
 	}
 	if err != nil {
 		return err

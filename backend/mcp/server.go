@@ -100,3 +100,12 @@ func (s *Server) HTTPHandler() http.Handler {
 	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk },
 		&sdk.StreamableHTTPOptions{SessionTimeout: sessionTimeout, Logger: s.log})
 }
+
+// Close ends every session of the server, so that a shutting-down `ducklm
+// serve` does not wait for the streams its clients hold open. Register it
+// with http.Server.RegisterOnShutdown.
+func (s *Server) Close() {
+	for ss := range s.sdk.Sessions() {
+		ss.Close()
+	}
+}
