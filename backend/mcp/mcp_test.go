@@ -123,6 +123,17 @@ func TestTheToolsListedAreDucklmsAndNoneApproves(t *testing.T) {
 		names = append(names, tool.Name)
 		require.NotEmpty(t, tool.Description, tool.Name)
 		require.NotNil(t, tool.OutputSchema, tool.Name)
+		// The TypeScript SDK takes a property's schema only as an object
+		// (not the schema true an untyped Go field infers).
+		var schema struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		raw, err := json.Marshal(tool.OutputSchema)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(raw, &schema))
+		for name, p := range schema.Properties {
+			require.True(t, strings.HasPrefix(string(p), "{"), "%s's output property %s has the schema %s", tool.Name, name, p)
+		}
 		for _, word := range []string{"approve", "deny", "answer_approval"} {
 			require.NotContains(t, tool.Name, word, "no tool answers an approval")
 		}

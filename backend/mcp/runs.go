@@ -212,7 +212,7 @@ type Event struct {
 	Stream     string `json:"stream"`
 	Type       string `json:"type"`
 	RecordedAt string `json:"recordedAt"`
-	Payload    any    `json:"payload"`
+	Payload    any    `json:"payload" jsonschema:"the event's content, by its type"`
 }
 
 // EventsPage is run_events' answer.

@@ -56,8 +56,8 @@ type Stepped struct {
 	Status  string `json:"status"`
 	Time    int64  `json:"time"`
 	Done    bool   `json:"done"`
-	State   any    `json:"state"`
-	Emitted []any  `json:"emitted"`
+	State   any    `json:"state" jsonschema:"the world's state after the steps"`
+	Emitted []any  `json:"emitted" jsonschema:"what the program emitted during the steps"`
 	// CheckpointID is the run's latest checkpoint, where a fork may start.
 	CheckpointID string `json:"checkpointId,omitempty"`
 }
@@ -149,7 +149,7 @@ type Diff struct {
 	RunB string `json:"runB"`
 	// Diff is the comparison as the window's Compare reads it: the shared
 	// events, the states and how they differ, the events after the fork.
-	Diff any `json:"diff"`
+	Diff any `json:"diff" jsonschema:"the comparison: sharedEvents, forkPoint, stateA, stateB, stateChanges, eventsA, eventsB"`
 }
 
 func (s *Server) diffRuns(_ context.Context, _ *sdk.CallToolRequest, in DiffInput) (*sdk.CallToolResult, Diff, error) {
@@ -171,7 +171,7 @@ type WorldDetail struct {
 	RunID   string `json:"runId"`
 	// Detail is what the window's world view shows: the world's spec and
 	// runs, the run's checkpoints, state and program, its fork provenance.
-	Detail any `json:"detail"`
+	Detail any `json:"detail" jsonschema:"the world view: world, run, runs, fork, checkpoints, state, program, limits"`
 }
 
 func (s *Server) worldDetail(_ context.Context, _ *sdk.CallToolRequest, in WorldInput) (*sdk.CallToolResult, WorldDetail, error) {
@@ -257,13 +257,13 @@ type DeliberateInput struct {
 type Deliberated struct {
 	RunID string `json:"runId"`
 	// Chosen are the rounds' chosen actions, in order.
-	Chosen []any `json:"chosen"`
+	Chosen []any `json:"chosen" jsonschema:"each round's chosen action"`
 	Done   bool  `json:"done"`
 	// Cancelled says the client cancelled and what was kept.
 	Cancelled string `json:"cancelled,omitempty"`
 	// Result is the whole result: every round's candidates, scores and
 	// branches, the run and its state.
-	Result any `json:"result"`
+	Result any `json:"result" jsonschema:"the rounds (candidates, scores, branches), the run, done and its state"`
 }
 
 // deliberations numbers the ops deliberations run under.
@@ -367,7 +367,7 @@ type Exported struct {
 	Bytes  int64  `json:"bytes"`
 	Signer string `json:"signer"`
 	Scope  string `json:"scope"`
-	Counts any    `json:"counts"`
+	Counts any    `json:"counts" jsonschema:"how many worlds, runs, events, checkpoints and blobs the bundle holds"`
 }
 
 func (s *Server) exportBundle(_ context.Context, _ *sdk.CallToolRequest, in ExportInput) (*sdk.CallToolResult, Exported, error) {
