@@ -25,6 +25,9 @@ const (
 	// KindDeliberation names a run's deliberation stream: it shares the
 	// run id's body (dlb_X records the rounds of run_X).
 	KindDeliberation IDKind = "dlb"
+	// KindMCP names the stream of one MCP server (ducklm mcp serve, or the
+	// endpoint of ducklm serve): every call an MCP client made of it.
+	KindMCP IDKind = "mcp"
 )
 
 var kindNames = map[IDKind]string{
@@ -39,6 +42,7 @@ var kindNames = map[IDKind]string{
 	KindMemory:       "memory",
 	KindBundle:       "bundle",
 	KindDeliberation: "deliberation stream",
+	KindMCP:          "MCP server stream",
 }
 
 // String returns the human name of the kind ("world", "run", ...).

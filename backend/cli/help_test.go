@@ -84,7 +84,7 @@ func TestEveryCommandsHelpFlagPrintsItsUsageAndSucceeds(t *testing.T) {
 	for _, m := range regexp.MustCompile(`\(ducklm ([a-z]+) help\)`).FindAllStringSubmatch(ducklm(t, "help").stdout, -1) {
 		groups[m[1]] = true
 	}
-	require.Len(t, groups, 3, "world, memory, gen")
+	require.Len(t, groups, 4, "world, memory, gen, mcp")
 	for _, name := range helpCommands(t) {
 		invocations = append(invocations, []string{name})
 		if !groups[name] {
@@ -98,6 +98,7 @@ func TestEveryCommandsHelpFlagPrintsItsUsageAndSucceeds(t *testing.T) {
 	require.Contains(t, invocations, []string{"worker"})
 	require.Contains(t, invocations, []string{"world", "step"})
 	require.Contains(t, invocations, []string{"memory", "search"})
+	require.Contains(t, invocations, []string{"mcp", "serve"})
 	for _, inv := range invocations {
 		for _, flag := range []string{"--help", "-h", "-help"} {
 			args := append(append([]string{}, inv...), flag)

@@ -19,6 +19,7 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/api"
 	"ducklm/backend/httpapi"
+	"ducklm/backend/mcp"
 	"ducklm/backend/service"
 )
 
@@ -115,7 +116,12 @@ func runServe(env Env, args []string) error {
 	facade := api.New(svc, nil, log)
 	// Calls start runs that outlive the request: they get the server's context.
 	api.Configure(facade, func() context.Context { return runCtx }, nil)
-	opts := httpapi.Options{API: facade, Service: svc, Assets: assets, Token: token, Log: log, Hosts: allowedHosts(host, port)}
+	agents, err := mcp.New(mcp.Options{API: facade, Service: svc, Transport: mcp.TransportHTTP, Log: log})
+	if err != nil {
+		return backend.Wrap(err, backend.EINTERNAL, "cannot start the MCP endpoint")
+	}
+	opts := httpapi.Options{API: facade, Service: svc, Assets: assets, Token: token, Log: log, Hosts: allowedHosts(host, port),
+		MCP: agents.HTTPHandler()}
 	handler, err := httpapi.New(opts)
 	if err != nil {
 		return backend.Wrap(err, backend.EINTERNAL, "cannot start the server")
@@ -123,11 +129,13 @@ func runServe(env Env, args []string) error {
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	srv.RegisterOnShutdown(handler.Close)
+	srv.RegisterOnShutdown(agents.Close)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
 	url := pageURL(host, port, token)
 	fmt.Fprintf(env.Stdout, "ducklm serving on %s\n", url)
+	fmt.Fprintf(env.Stdout, "MCP endpoint (streamable HTTP): %s\n", mcpURL(host, port, token))
 	if *open {
 		defer os.Remove(openPage(dir))
 		if err := openBrowser(dir, url); err != nil {
@@ -198,6 +206,13 @@ func pageURL(host string, port int, token string) string {
 		host = "127.0.0.1"
 	}
 	return "http://" + net.JoinHostPort(host, strconv.Itoa(port)) + "/?token=" + token
+}
+
+// mcpURL is the address of the MCP endpoint with the token in its path, for
+// clients that can be given only a URL.
+func mcpURL(host string, port int, token string) string {
+	page := pageURL(host, port, token)
+	return page[:strings.Index(page, "/?token=")] + httpapi.MCPPath + "/" + token
 }
 
 func openPage(dir string) string { return filepath.Join(dir, "serve-open.html") }

@@ -15,6 +15,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend/cli"
@@ -45,10 +46,12 @@ func (l *lockedBuffer) String() string {
 // serving is a `ducklm serve` running in this process.
 type serving struct {
 	url, token string
-	stderr     *lockedBuffer
-	stop       context.CancelFunc
-	done       chan struct{} // closed when the command has returned
-	exit       int
+	// mcp is the MCP endpoint's address, from the second line.
+	mcp    string
+	stderr *lockedBuffer
+	stop   context.CancelFunc
+	done   chan struct{} // closed when the command has returned
+	exit   int
 }
 
 // wait stops the server and returns its exit code.
@@ -74,7 +77,7 @@ func serve(t *testing.T, args ...string) *serving {
 		s.exit = cli.Run(cli.Env{Ctx: ctx, Stdout: pw, Stderr: s.stderr, Stdin: strings.NewReader("")}, append([]string{"serve"}, args...))
 		pw.Close()
 	}()
-	lines := make(chan string, 1)
+	lines := make(chan string, 2)
 	go func() {
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
@@ -91,6 +94,10 @@ func serve(t *testing.T, args ...string) *serving {
 		m := servingLine.FindStringSubmatch(line)
 		require.NotNil(t, m, "unexpected first line %q", line)
 		s.url, s.token = m[1], m[2]
+		select {
+		case s.mcp = <-lines:
+		case <-time.After(5 * time.Second):
+		}
 	case <-time.After(30 * time.Second):
 		cancel()
 		t.Fatalf("serve printed no address within 30s: %s", s.stderr)
@@ -243,4 +250,69 @@ func TestServeTakesTheTokenInTheQueryOnlyForTheEventStream(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "a call's token belongs in its header")
 	require.Equal(t, cli.ExitOK, s.wait(t, 15*time.Second), s.stderr.String())
+}
+
+// The MCP endpoint of ducklm serve answers an MCP client that carries the
+// token in the endpoint's path or in a header, and nothing without it or
+// from a page of another origin.
+func TestServeAnswersMCPClientsWithTheToken(t *testing.T) {
+	home(t)
+	assetsWithIndex(t)
+	t.Setenv("OLLAMA_HOST", "127.0.0.1:1")
+	s := serve(t)
+	require.Equal(t, "MCP endpoint (streamable HTTP): "+s.url+"mcp/"+s.token, s.mcp)
+	endpoint := strings.TrimPrefix(s.mcp, "MCP endpoint (streamable HTTP): ")
+
+	connect := func(endpoint string, client *http.Client) (*sdk.ClientSession, error) {
+		c := sdk.NewClient(&sdk.Implementation{Name: "http-test", Version: "1"}, nil)
+		return c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: client, MaxRetries: -1}, nil)
+	}
+	cs, err := connect(endpoint, nil)
+	require.NoError(t, err)
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "create_world", Arguments: map[string]any{"example": "branching_grid", "name": "over http"}})
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	require.NoError(t, cs.Close())
+
+	withHeader := &http.Client{Transport: headerTransport{"Authorization", "Bearer " + s.token}}
+	cs, err = connect(s.url+"mcp", withHeader)
+	require.NoError(t, err)
+	tools, err := cs.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	require.Len(t, tools.Tools, 13)
+	require.NoError(t, cs.Close())
+
+	_, err = connect(s.url+"mcp", nil)
+	require.Error(t, err, "no token")
+	_, err = connect(s.url+"mcp/"+strings.Repeat("0", 32), nil)
+	require.Error(t, err, "a wrong token")
+	_, err = connect(endpoint, &http.Client{Transport: headerTransport{"X-Ducklm-Token", strings.Repeat("0", 32)}})
+	require.Error(t, err, "a header that names another token than the path")
+
+	post := func(url string, header ...string) int {
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	require.Equal(t, http.StatusUnauthorized, post(s.url+"mcp"))
+	require.Equal(t, http.StatusForbidden, post(endpoint, "Origin", "http://evil.example"), "a page of another origin")
+	require.Equal(t, cli.ExitOK, s.wait(t, 15*time.Second), s.stderr.String())
+	require.Contains(t, ok(t, "world", "ls").stdout, "over http")
+}
+
+// headerTransport adds one header to every request.
+type headerTransport struct{ name, value string }
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(h.name, h.value)
+	return http.DefaultTransport.RoundTrip(r)
 }

@@ -55,6 +55,9 @@ type Options struct {
 	// through DNS rebinding names its own host and is refused. Required.
 	Hosts []string
 	Log   *slog.Logger
+	// MCP, when set, is the MCP endpoint (backend/mcp) served at /mcp
+	// behind the same host, origin and token checks as /api.
+	MCP http.Handler
 	// Heartbeat is how often a quiet event stream sends a comment (15 s
 	// when zero).
 	Heartbeat time.Duration
@@ -69,6 +72,7 @@ type Server struct {
 	methods map[string]method
 	static  http.Handler
 	assets  fs.FS
+	mcp     http.Handler
 	// heartbeat is how often a quiet event stream sends a comment.
 	heartbeat time.Duration
 
@@ -103,7 +107,7 @@ func New(opts Options) (*Server, error) {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s := &Server{svc: opts.Service, token: []byte(opts.Token), log: log,
-		methods: methodsOf(opts.API), assets: opts.Assets, heartbeat: opts.Heartbeat, streams: map[chan struct{}]struct{}{}}
+		methods: methodsOf(opts.API), assets: opts.Assets, mcp: opts.MCP, heartbeat: opts.Heartbeat, streams: map[chan struct{}]struct{}{}}
 	if s.heartbeat <= 0 {
 		s.heartbeat = defaultHeartbeat
 	}
@@ -157,7 +161,45 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	if p == MCPPath || strings.HasPrefix(p, MCPPath+"/") {
+		h.Set("Cache-Control", "no-store")
+		s.serveMCP(w, r, strings.TrimPrefix(p, MCPPath))
+		return
+	}
 	s.serveStatic(w, r)
+}
+
+// MCPPath is where the MCP endpoint answers: at MCPPath with the token in
+// the TokenHeader (or as an Authorization bearer), or at MCPPath/TOKEN for
+// a client that can be given only a URL.
+const MCPPath = "/mcp"
+
+// serveMCP checks the token of a request to the MCP endpoint, whose path
+// after MCPPath is rest, and hands it over.
+func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, rest string) {
+	if s.mcp == nil {
+		writeError(w, http.StatusNotFound, "this ducklm serve has no MCP endpoint")
+		return
+	}
+	t := r.Header.Get(TokenHeader)
+	if b, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && t == "" {
+		t = strings.TrimSpace(b)
+	}
+	if rest != "" {
+		// A token in the path is the endpoint's address; a header
+		// naming another token is a mistake, not a second chance.
+		if t != "" && t != rest[1:] {
+			t = ""
+		} else {
+			t = rest[1:]
+		}
+	}
+	if t == "" || subtle.ConstantTimeCompare([]byte(t), s.token) != 1 {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="ducklm"`)
+		writeError(w, http.StatusUnauthorized, "this request has no valid token; use the MCP address `ducklm serve` printed, with its token")
+		return
+	}
+	s.mcp.ServeHTTP(w, r)
 }
 
 // authorized reports whether r carries the token, compared in constant time.
