@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-// The design-token check: a `var(--x)` whose --x is defined nowhere draws
+// The design-token check: a var() of a custom property defined nowhere draws
 // nothing, silently (issue 30: --accent marked no checkpoint, no Find match,
 // no fork row, no search progress). So every custom property the sources use
 // must be defined in the light palette (`:root`), and every light token must
