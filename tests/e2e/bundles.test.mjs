@@ -84,7 +84,8 @@ describe('Bundles between two installations', { timeout: 240_000 }, () => {
       await dialog.getByText('This page runs in a browser, which has no file dialog for this machine.').waitFor();
       await dialog.getByRole('textbox', { name: 'Bundle file (.ducklm)' }).fill(bundle);
       await dialog.getByRole('button', { name: 'Check bundle' }).click();
-      await dialog.getByText('This bundle checks out.').waitFor();
+      // Intact, but from a signer this installation does not know: a choice, not a green light.
+      await dialog.getByText('This bundle is intact, but its signer is not one this installation trusts: importing it is your choice.').waitFor();
 
       // The signer is honest about being unknown here, and nothing is written yet.
       const signerRow = dialog.locator('[data-check="Signer"]');

@@ -55,7 +55,11 @@ describe('Deliberation', { timeout: 150_000 }, () => {
       const panel = page.getByRole('region', { name: 'Deliberations' });
       const head = panel.getByRole('button', { name: /^Round 1 at t=0/ });
       await head.waitFor();
-      assert.match(await head.textContent(), new RegExp(`beam, ${used} of 60 branches: chose ${chosen.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(score `));
+      // What it spent, why it stopped, what it chose (with the score's scale), and whether the world took it.
+      assert.match(
+        await head.textContent(),
+        new RegExp(`beam, ${used} of 60 branches \\([^)]+\\): chose ${chosen.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, score -?[\\d.]+ \\(higher is better`),
+      );
       await head.click();
       await panel.getByRole('article', { name: 'Candidate 1' }).waitFor();
       // Its forks hide the branches, and say how many.

@@ -20,7 +20,12 @@ describe('A stopped run says why and what next', { timeout: 150_000 }, () => {
       await appReady(page);
       await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'New task' }).click();
       await page.getByRole('textbox', { name: 'Task' }).fill('summarise the notes in the workspace');
-      await page.getByRole('button', { name: 'Start run' }).click();
+      // Before it is submitted, the form says no model would plan it, and what to do.
+      const gap = page.getByTestId('no-model');
+      await gap.waitFor({ timeout: 30_000 });
+      assert.match(await gap.textContent(), /no model can plan this task: started now, the run waits \(paused\) until one answers/);
+      await gap.getByRole('button', { name: 'Check again' }).waitFor();
+      await page.getByRole('button', { name: 'Start anyway (it waits for a model)' }).click();
       await page.waitForURL(/#\/runs\/run_/);
       const next = page.getByTestId('next-step');
       await next.getByText('This task needs a planning model').waitFor({ timeout: 30_000 });

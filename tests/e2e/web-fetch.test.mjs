@@ -116,10 +116,16 @@ describe('A task with a URL', { timeout: 180_000 }, () => {
 
       await card.getByRole('button', { name: 'Approve', exact: true }).click();
       await page.locator('.run-head [data-status="completed"]').waitFor({ timeout: 60_000 });
-      const stdout = page.getByTestId('stdout');
-      await stdout.filter({ hasText: 'Duck 2.4 reads web pages for a task' }).waitFor({ timeout: 30_000 });
-      const text = await stdout.textContent();
+      // The step shows what the page said as a page: its status, final URL, type and text.
+      const pageText = page.getByTestId('web-text');
+      await pageText.filter({ hasText: 'Duck 2.4 reads web pages for a task' }).waitFor({ timeout: 30_000 });
+      const text = await pageText.textContent();
       assert.doesNotMatch(text, /Log in/, 'the page furniture is not the text');
+      assert.match(await page.getByTestId('web-status').textContent(), /200/);
+      // The run answers from the page, citing the step that read it.
+      const answer = page.getByTestId('run-answer');
+      await answer.filter({ hasText: 'Duck 2.4 reads web pages within time, size and redirect limits' }).waitFor();
+      assert.match(await answer.textContent(), /Rests on step-1/);
       assert.equal(hits, 1);
       assert.deepEqual(page.problems, []);
     });
@@ -139,7 +145,8 @@ describe('A task with a URL', { timeout: 180_000 }, () => {
       assert.match(await card.getByTestId('approval-web').textContent(), /rendered in the sandboxed Chromium/);
       await card.getByRole('button', { name: 'Approve', exact: true }).click();
       await page.locator('.run-head [data-status="completed"]').waitFor({ timeout: 120_000 });
-      await page.getByTestId('stdout').filter({ hasText: 'The dashboard says 42 ducks.' }).waitFor({ timeout: 30_000 });
+      await page.getByTestId('web-text').filter({ hasText: 'The dashboard says 42 ducks.' }).waitFor({ timeout: 30_000 });
+      await page.getByTestId('run-answer').filter({ hasText: 'The dashboard says 42 ducks.' }).waitFor();
       const shot = page.getByRole('img', { name: `Screenshot of ${app}` });
       await shot.waitFor({ timeout: 30_000 });
       await page.waitForFunction((el) => el.complete && el.naturalWidth > 0, await shot.elementHandle());

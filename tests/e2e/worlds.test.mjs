@@ -68,7 +68,7 @@ describe('Worlds, forks and lineage', { timeout: 150_000 }, () => {
       await graph.waitFor();
       await graph.getByRole('button', { name: /^e2e child, simulated/ }).waitFor();
       await graph.getByRole('button', { name: /^branching_grid, simulated/ }).waitFor();
-      await page.getByText('2 worlds, 1 forks').waitFor();
+      await page.getByText('2 worlds, 1 fork').waitFor();
       const lineage = await stack.call('Lineage');
       assert.equal(lineage.edges?.length ?? 0, 1, JSON.stringify(lineage).slice(0, 400));
       assert.deepEqual(page.problems, []);
