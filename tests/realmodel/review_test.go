@@ -17,7 +17,7 @@ import (
 	"ducklm/backend/ollama"
 	"ducklm/backend/planner"
 	"ducklm/backend/runtime"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 	"ducklm/backend/tool"
 	"ducklm/tests/realmodel"
 )
@@ -56,7 +56,7 @@ func TestTheRealModelReviewsTheResults(t *testing.T) {
 		mode = tool.AllowUnsandboxed
 	}
 	rt := runtime.New(runtime.Deps{
-		Store: sqlite.NewWorlds(s.svc.DB, s.svc.Ledger), Events: s.svc.Ledger, Blobs: s.svc.Blobs, Tools: s.svc.Tools,
+		Store: store.NewWorlds(s.svc.DB, s.svc.Ledger), Events: s.svc.Ledger, Blobs: s.svc.Blobs, Tools: s.svc.Tools,
 		Planner: &onePlanScripted{real: planner.LLM{Client: oc}}, Offline: planner.Offline{},
 		Critic: critic.WithFallback{Model: &critic.Model{Client: oc}}, Coder: coder.Model{Client: oc}, Models: s.svc,
 		Sandboxed: func() bool { return s.svc.Sandboxed }, WorkRoot: filepath.Join(t.TempDir(), "workspaces"),

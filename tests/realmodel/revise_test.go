@@ -18,7 +18,7 @@ import (
 	"ducklm/backend/planner"
 	"ducklm/backend/router"
 	"ducklm/backend/runtime"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 	"ducklm/backend/tool"
 	"ducklm/tests/realmodel"
 )
@@ -54,7 +54,7 @@ func TestRevisionByTheRealModelKeepsTheFinishedSteps(t *testing.T) {
 	}
 	p := &firstPlanScripted{real: planner.LLM{Client: oc}}
 	rt := runtime.New(runtime.Deps{
-		Store: sqlite.NewWorlds(s.svc.DB, s.svc.Ledger), Events: s.svc.Ledger, Blobs: s.svc.Blobs, Tools: s.svc.Tools,
+		Store: store.NewWorlds(s.svc.DB, s.svc.Ledger), Events: s.svc.Ledger, Blobs: s.svc.Blobs, Tools: s.svc.Tools,
 		Planner: p, Offline: planner.Offline{}, Critic: critic.WithFallback{Model: &critic.Model{Client: oc}},
 		Coder: coder.Model{Client: oc}, Models: s.svc, Sandboxed: func() bool { return s.svc.Sandboxed },
 		WorkRoot:   filepath.Join(t.TempDir(), "workspaces"),
