@@ -13,11 +13,11 @@ import (
 // first (a sort of the specs alone), then each one's run and fork counts,
 // newest run and fork are read for those only. Keyset paging on
 // (created_at, id) keeps a page the same when worlds are added meanwhile.
-const worldListSelect = `
+var worldListSelect = `
 SELECT s.id, s.name, s.domain, COALESCE(s.parent_world_id, ''), s.created_at,
        (SELECT count(*) FROM world_runs r WHERE r.world_id = s.id),
        (SELECT count(*) FROM world_specs k WHERE k.parent_world_id = s.id),
-       (SELECT count(*) FROM world_specs k WHERE k.parent_world_id = s.id AND EXISTS (SELECT 1 FROM world_runs b WHERE b.world_id = k.id AND b.deliberation_index > 0)),
+       (SELECT count(*) FROM world_specs k WHERE k.parent_world_id = s.id AND ` + branchTest("k") + `),
        COALESCE(lr.id, ''), COALESCE(lr.status, ''), COALESCE(lr.world_local_time, 0), COALESCE(lr.deliberation_index, 0),
        COALESCE(f.id, ''), COALESCE(f.divergence_type, ''), COALESCE(c.world_local_time, 0)
 FROM (SELECT * FROM world_specs s%s ORDER BY s.created_at DESC, s.id DESC LIMIT ?) s
@@ -26,10 +26,16 @@ LEFT JOIN forks f ON f.child_world_id = s.id
 LEFT JOIN checkpoints c ON c.id = f.checkpoint_id
 ORDER BY s.created_at DESC, s.id DESC`
 
-// isBranch holds for the world s of a deliberation branch: a run of its
-// serves a round (the lineage's test too, on the latest run). The list's
-// select counts a world's branches (k) with the same test.
-const isBranch = "EXISTS (SELECT 1 FROM world_runs b WHERE b.world_id = s.id AND b.deliberation_index > 0)"
+// branchTest holds for the world w (a table alias) of a deliberation
+// branch, as backend.BranchRound defines one: the greatest deliberation
+// index of its runs is above 0, which is when a run of its serves a round.
+// The list's select counts a world's branches (k) with the same test.
+func branchTest(w string) string {
+	return "EXISTS (SELECT 1 FROM world_runs b WHERE b.world_id = " + w + ".id AND b.deliberation_index > 0)"
+}
+
+// isBranch is branchTest on the listed world s.
+var isBranch = branchTest("s")
 
 // Page sizes of a world list.
 const (
