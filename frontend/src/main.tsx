@@ -5,7 +5,7 @@ import { api } from './bridge';
 import { parseRoute } from './lib/route';
 import { primeTimeline } from './timeline/prime';
 import { startTheme } from './ui/theme';
-import './styles.css';
+import './base.css';
 
 // The theme remembered here shows at once; the stored setting follows.
 void startTheme(api);

@@ -51,7 +51,7 @@ const where = (m: Map<string, Set<string>>, key: string) => `${key} (${[...m.get
 
 describe('design tokens', () => {
   it('reads the sources it checks', () => {
-    expect(files.some((f) => f.name === 'styles.css')).toBe(true);
+    expect(files.some((f) => f.name === 'base.css')).toBe(true);
     expect(light.size).toBeGreaterThan(20);
     expect(dark.size).toBeGreaterThan(20);
     expect(used.size).toBeGreaterThan(20);
