@@ -7,7 +7,7 @@ import (
 )
 
 // The window's colour before the page paints: --bg of the light and dark
-// palettes in frontend/src/styles.css.
+// palettes in frontend/src/tokens.css.
 var (
 	lightBackground = options.RGBA{R: 248, G: 248, B: 246, A: 255}
 	darkBackground  = options.RGBA{R: 22, G: 22, B: 20, A: 255}

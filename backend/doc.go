@@ -3,7 +3,7 @@
 // narrow interfaces the behaviour packages depend on.
 //
 // It imports no storage, no model client and no UI toolkit. Implementations
-// live in packages named after what they wrap (backend/sqlite, backend/blob,
+// live in packages named after what they wrap (backend/store, backend/blob,
 // backend/starlark, ...); behaviour lives in packages named after the seed's
 // components. Only app/ imports Wails.
 package backend

@@ -175,15 +175,34 @@ type WorldQuery struct {
 	// Text keeps worlds whose name contains it (any case) or whose id
 	// starts with it.
 	Text string `json:"text,omitempty"`
-	// WithoutBranches leaves out the worlds of deliberation branches (a run
-	// of theirs serves a round: deliberation index > 0), which a search
-	// records by the hundred and the lineage shows under their rounds. A
-	// world forked from a branch by hand is not one.
+	// WithoutBranches leaves out the worlds of deliberation branches
+	// (BranchRound), which a search records by the hundred and the lineage
+	// shows under their rounds. A world forked from a branch by hand is not
+	// one.
 	WithoutBranches bool `json:"withoutBranches,omitempty"`
 	// After is the Next of the page before; empty starts at the newest.
 	After string `json:"after,omitempty"`
 	// Limit is the most worlds on a page (1–500; 0 means 100).
 	Limit int `json:"limit,omitempty"`
+}
+
+// BranchRound is the one definition of a deliberation branch. Given the
+// deliberation indexes of a world's runs, it is the round of deliberation
+// the world serves as a branch: the greatest of them. A world is a branch
+// when its BranchRound is above 0, which is when one of its runs serves a
+// round. Folding one index at a time gives the same answer
+// (BranchRound(BranchRound(a, b), c)), so a reader of many runs keeps one
+// number a world.
+//
+// The lineage, its outline (the window's drawing) and `ducklm world ls` read
+// it; the store's paged world list says the same in SQL (backend/store,
+// branchTest), and TestOneDefinitionOfABranch holds the two together.
+func BranchRound(deliberationIndexes ...int64) int64 {
+	var round int64
+	for _, i := range deliberationIndexes {
+		round = max(round, i)
+	}
+	return round
 }
 
 // WorldSummary is a world as a list shows it: its latest run and, for a

@@ -58,7 +58,7 @@ dbaddr() { case $1 in q) echo 10.215.1.1 ;; w1) echo 10.215.2.1 ;; w2) echo 10.2
 mkdir -p "$out/pg" && chown postgres "$out/pg"
 su postgres -s /bin/sh -c "$pgbin/initdb -D $out/pg/data -U postgres --auth=trust --encoding=UTF8 --locale=C --no-sync" >"$out/initdb.log" 2>&1
 echo "host all all 10.215.0.0/16 trust" >>"$out/pg/data/pg_hba.conf"
-# As the tests' throw-away cluster (backend/postgres/pgtest): durability is
+# As the tests' throw-away cluster (backend/store/postgres/pgtest): durability is
 # not measured here.
 ip netns exec "$tag-db" su postgres -s /bin/sh -c "exec $pgbin/postgres -D $out/pg/data -p 5432 \
   -c listen_addresses=10.215.1.1,10.215.2.1,10.215.3.1 -c unix_socket_directories=$out/pg \

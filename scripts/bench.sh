@@ -30,7 +30,7 @@ task_bench() {
     | tee "$t/bytes.txt" | grep -E '^Benchmark'
   # The ledger's single append and its raw twin alternate in one loop
   # (fsync latency drifts on a shared machine); three runs, the median.
-  go test -run '^$' -bench '^BenchmarkAppendSingle/interleaved$' -benchtime "$benchtime" -count 3 ./backend/sqlite/ \
+  go test -run '^$' -bench '^BenchmarkAppendSingle/interleaved$' -benchtime "$benchtime" -count 3 ./backend/store/ \
     | tee "$t/ledger.txt" | grep -E '^Benchmark'
   go test -run '^$' -bench '^BenchmarkRunSteps10k/grid$' -benchtime 1x -count 3 ./backend/world/ \
     | tee "$t/world.txt" | grep -E '^Benchmark'
@@ -96,8 +96,8 @@ if [ "${1:-all}" = task ]; then
   exit 0
 fi
 
-echo "== ledger (backend/sqlite): modernc.org/sqlite's own driver, under GORM through github.com/libtnb/sqlite"
-go test -run '^$' -bench 'Append|Read|Newest' -benchtime "$benchtime" -count 1 ./backend/sqlite/ | tee "$out/ledger.txt" | grep -E '^Benchmark'
+echo "== ledger (backend/store): modernc.org/sqlite's own driver, under GORM through github.com/libtnb/sqlite"
+go test -run '^$' -bench 'Append|Read|Newest' -benchtime "$benchtime" -count 1 ./backend/store/ | tee "$out/ledger.txt" | grep -E '^Benchmark'
 
 echo "== worlds (backend/world)"
 go test -run '^$' -bench '^Benchmark(Fork|ForkFloor|ListCheckpoints1000)$' -benchtime "$benchtime" -count 1 ./backend/world/ \

@@ -15,7 +15,7 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/doctor"
 	"ducklm/backend/service"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 )
 
 // API is the facade. Its exported methods are the UI's whole vocabulary.
@@ -105,7 +105,7 @@ func (a *API) Checks() ([]doctor.Check, error) {
 		dir = a.svc.Dir
 		schema = func(ctx context.Context) (int64, int64, error) {
 			have, err := a.svc.DB.SchemaVersion(ctx)
-			return have, sqlite.LatestSchemaVersion(), err
+			return have, store.LatestSchemaVersion(), err
 		}
 	} else if d, err := service.DataDir(); err == nil {
 		dir = d

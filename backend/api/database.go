@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"ducklm/backend"
-	"ducklm/backend/postgres"
 	"ducklm/backend/service"
 	"ducklm/backend/settings"
+	"ducklm/backend/store/postgres"
 )
 
 // DatabaseView is the Settings screen's Database field. No field ever

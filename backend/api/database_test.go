@@ -16,10 +16,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend/api"
-	"ducklm/backend/postgres"
-	"ducklm/backend/postgres/pgtest"
 	"ducklm/backend/service"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
+	"ducklm/backend/store/postgres"
+	"ducklm/backend/store/postgres/pgtest"
 )
 
 // TestMain stops the throw-away PostgreSQL the Database field's tests started.
@@ -61,7 +61,7 @@ func TestTestConnectionAnswersWithASentence(t *testing.T) {
 	res, err = a.TestDatabase(api.DatabaseInput{Address: pwURL})
 	require.NoError(t, err)
 	require.True(t, res.OK, res.Message)
-	latest := sqlite.LatestSchemaVersion()
+	latest := store.LatestSchemaVersion()
 	require.Contains(t, res.Message, fmt.Sprintf(", ducklm schema %d, this ducklm's.", latest))
 	require.EqualValues(t, latest, res.SchemaVersion)
 

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend/api"
-	"ducklm/backend/postgres/pgtest"
 	"ducklm/backend/river"
 	"ducklm/backend/service"
+	"ducklm/backend/store/postgres/pgtest"
 	"ducklm/backend/world"
 )
 

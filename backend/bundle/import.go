@@ -7,15 +7,15 @@ import (
 	"io"
 
 	"ducklm/backend"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 )
 
 // Writer writes an import in one database transaction.
 type Writer interface {
-	Import(ctx context.Context, fn func(tx *sqlite.ImportTx) error) error
+	Import(ctx context.Context, fn func(tx *store.ImportTx) error) error
 }
 
-var _ Writer = (*sqlite.Ledger)(nil)
+var _ Writer = (*store.Ledger)(nil)
 
 // ErrUntrusted is the cause of refusing an unsigned bundle, or one signed
 // by a key this installation does not know, without AllowUnsigned.
@@ -97,7 +97,7 @@ func Import(ctx context.Context, local Local, w Writer, open func() (io.ReadClos
 		return res, err
 	}
 	defer f.Close()
-	err = w.Import(ctx, func(tx *sqlite.ImportTx) error {
+	err = w.Import(ctx, func(tx *store.ImportTx) error {
 		return c.write(ctx, tx, f, local.Blobs, opts, &res)
 	})
 	if err != nil {
@@ -109,7 +109,7 @@ func Import(ctx context.Context, local Local, w Writer, open func() (io.ReadClos
 }
 
 // write is the second pass, inside the import transaction.
-func (c *checked) write(ctx context.Context, tx *sqlite.ImportTx, r io.Reader, blobs Blobs, opts ImportOptions, res *Result) error {
+func (c *checked) write(ctx context.Context, tx *store.ImportTx, r io.Reader, blobs Blobs, opts ImportOptions, res *Result) error {
 	rd, err := newReader(r, opts.Limits)
 	if err != nil {
 		return err
@@ -179,7 +179,7 @@ func (c *checked) write(ctx context.Context, tx *sqlite.ImportTx, r io.Reader, b
 }
 
 // writeRecords writes the verified records: parents before children.
-func (c *checked) writeRecords(tx *sqlite.ImportTx, res *Result) error {
+func (c *checked) writeRecords(tx *store.ImportTx, res *Result) error {
 	sc := &scope{specs: map[string]backend.WorldSpec{}, runs: map[string]backend.WorldRun{}}
 	for _, s := range c.specs {
 		sc.specs[s.ID] = s
@@ -226,7 +226,7 @@ func (c *checked) writeRecords(tx *sqlite.ImportTx, res *Result) error {
 }
 
 // writeEvents streams one events entry into the transaction in batches.
-func (c *checked) writeEvents(tx *sqlite.ImportTx, runID string, r io.Reader, limits Limits, res *Result) error {
+func (c *checked) writeEvents(tx *store.ImportTx, runID string, r io.Reader, limits Limits, res *Result) error {
 	reality := c.real[runID]
 	batch := make([]backend.Event, 0, eventBatch)
 	added := 0

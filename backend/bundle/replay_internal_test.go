@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend/blob"
-	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
+	"ducklm/backend/store"
 	"ducklm/backend/world"
 	"ducklm/backend/worldproc"
 )
@@ -19,13 +19,13 @@ import (
 func TestReplayReadsLongStreamsFromTheFileAPageAtATime(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "ducklm.db"))
+	db, err := store.Open(ctx, filepath.Join(dir, "ducklm.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	blobs, err := blob.Open(filepath.Join(dir, "blobs"))
 	require.NoError(t, err)
-	ledger := sqlite.NewLedger(db)
-	reg := sqlite.NewWorlds(db, ledger)
+	ledger := store.NewLedger(db)
+	reg := store.NewWorlds(db, ledger)
 	worlds := world.New(reg, ledger, blobs, starlark.DefaultLimits(), worldproc.Shared())
 	_, run, err := worlds.Create(ctx, world.NewWorld{Name: "counter", Seed: 3, Program: []byte(
 		"def init(seed):\n    return {\"n\": 0}\ndef step(s, a, r):\n    return {\"n\": s[\"n\"] + 1}, [{\"t\": s[\"n\"]}]\ndef observe(s, r):\n    return s\n")})

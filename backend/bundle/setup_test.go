@@ -11,8 +11,8 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/blob"
 	"ducklm/backend/bundle"
-	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
+	"ducklm/backend/store"
 	"ducklm/backend/world"
 	"ducklm/backend/worldproc"
 )
@@ -21,9 +21,9 @@ import (
 type fixture struct {
 	ctx    context.Context
 	dir    string
-	db     *sqlite.DB
-	ledger *sqlite.Ledger
-	reg    *sqlite.Worlds
+	db     *store.DB
+	ledger *store.Ledger
+	reg    *store.Worlds
 	blobs  *blob.Store
 	worlds *world.Service
 	local  bundle.Local
@@ -33,13 +33,13 @@ func setup(t testing.TB) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "ducklm.db"))
+	db, err := store.Open(ctx, filepath.Join(dir, "ducklm.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	blobs, err := blob.Open(filepath.Join(dir, "blobs"))
 	require.NoError(t, err)
-	ledger := sqlite.NewLedger(db)
-	reg := sqlite.NewWorlds(db, ledger)
+	ledger := store.NewLedger(db)
+	reg := store.NewWorlds(db, ledger)
 	return &fixture{ctx: ctx, dir: dir, db: db, ledger: ledger, reg: reg, blobs: blobs,
 		worlds: world.New(reg, ledger, blobs, starlark.DefaultLimits(), worldproc.Shared()),
 		local:  bundle.Local{Store: reg, Events: ledger, Blobs: blobs}}

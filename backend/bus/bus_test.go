@@ -11,21 +11,21 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/bus"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 )
 
 type fixture struct {
 	ctx    context.Context
-	ledger *sqlite.Ledger
+	ledger *store.Ledger
 	bus    *bus.Bus
 }
 
 func setup(t *testing.T) fixture {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "ducklm.db"))
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "ducklm.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	l := sqlite.NewLedger(db)
+	l := store.NewLedger(db)
 	b := bus.New(l)
 	l.OnCommit(b.Publish)
 	return fixture{ctx: context.Background(), ledger: l, bus: b}

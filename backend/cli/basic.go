@@ -11,7 +11,7 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/doctor"
 	"ducklm/backend/service"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 )
 
 func init() {
@@ -20,7 +20,7 @@ func init() {
 }
 
 func runVersion(env Env, args []string) error {
-	fmt.Fprintf(env.Stdout, "ducklm %s (%s, schema %d)\n", backend.Version, runtime.Version(), sqlite.LatestSchemaVersion())
+	fmt.Fprintf(env.Stdout, "ducklm %s (%s, schema %d)\n", backend.Version, runtime.Version(), store.LatestSchemaVersion())
 	return nil
 }
 
@@ -50,8 +50,8 @@ func runDoctor(env Env, args []string) error {
 	// The doctor reads the schema without migrating: it must not change a
 	// data directory it is only asked to look at.
 	schema := func(ctx context.Context) (int64, int64, error) {
-		have, err := sqlite.PeekSchemaVersion(ctx, service.DatabasePath(dir))
-		return have, sqlite.LatestSchemaVersion(), err
+		have, err := store.PeekSchemaVersion(ctx, service.DatabasePath(dir))
+		return have, store.LatestSchemaVersion(), err
 	}
 	checks := doctor.Run(env.Ctx, doctor.DefaultEnv(dir, schema))
 	failed := false

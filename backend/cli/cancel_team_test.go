@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend/cli"
-	"ducklm/backend/postgres"
-	"ducklm/backend/postgres/pgtest"
 	"ducklm/backend/service"
+	"ducklm/backend/store/postgres"
+	"ducklm/backend/store/postgres/pgtest"
 )
 
 // On a team's database, `ducklm cancel` of a run another process drives

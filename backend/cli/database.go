@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"ducklm/backend"
-	"ducklm/backend/postgres"
 	"ducklm/backend/service"
+	"ducklm/backend/store/postgres"
 )
 
 // TakeDatabaseFlag removes a leading --database-url URL (or

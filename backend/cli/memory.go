@@ -11,7 +11,7 @@ import (
 	"ducklm/backend/memory"
 	"ducklm/backend/memorypolicy"
 	"ducklm/backend/service"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 )
 
 // memoryCommands are the `ducklm memory` sub-commands. search, ls and show
@@ -56,7 +56,7 @@ func runMemory(env Env, args []string) error {
 }
 
 // memories returns the registry on the open data directory.
-func (s *session) memories() *sqlite.Memories { return sqlite.NewMemories(s.svc.DB, s.svc.Ledger) }
+func (s *session) memories() *store.Memories { return store.NewMemories(s.svc.DB, s.svc.Ledger) }
 
 // memoryStore opens the memory store with the embedding model the index was
 // last built with (the built-in one before any reindex); the session's

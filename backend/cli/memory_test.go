@@ -15,7 +15,7 @@ import (
 	"ducklm/backend/ollama/ollamatest"
 	"ducklm/backend/service"
 	"ducklm/backend/settings"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 )
 
 // remember stores memories in the data directory dir the way a run would
@@ -26,7 +26,7 @@ func remember(t *testing.T, dir string, cands ...memory.Candidate) []string {
 	svc, err := service.Open(ctx, dir)
 	require.NoError(t, err)
 	defer svc.Close()
-	store, err := memory.Open(ctx, memory.Options{Repo: sqlite.NewMemories(svc.DB, svc.Ledger), SnapshotDir: filepath.Join(dir, "memory")})
+	store, err := memory.Open(ctx, memory.Options{Repo: store.NewMemories(svc.DB, svc.Ledger), SnapshotDir: filepath.Join(dir, "memory")})
 	require.NoError(t, err)
 	defer store.Close()
 	var ids []string

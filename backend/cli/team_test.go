@@ -9,8 +9,8 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/cli"
-	"ducklm/backend/postgres/pgtest"
 	"ducklm/backend/service"
+	"ducklm/backend/store/postgres/pgtest"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }

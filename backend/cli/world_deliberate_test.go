@@ -13,7 +13,7 @@ import (
 
 	"ducklm/backend/cli"
 	"ducklm/backend/deliberation"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 	"ducklm/backend/world"
 )
 
@@ -124,7 +124,7 @@ func TestWorldDeliberateCancelled(t *testing.T) {
 		done <- result{stdout: out.String(), stderr: errOut.String(), code: code}
 	}()
 	// Cancel once branches are being recorded.
-	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
+	db, err := store.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
 	require.NoError(t, err)
 	defer db.Close()
 	require.Eventually(t, func() bool {

@@ -34,7 +34,7 @@ func runWorldLs(s *session, args []string) error {
 	if !*branches {
 		nodes = make([]world.Node, 0, len(dag.Nodes))
 		for _, n := range dag.Nodes {
-			if n.LatestRun != nil && n.LatestRun.DeliberationIndex > 0 {
+			if n.Round() > 0 { // a deliberation branch (backend.BranchRound)
 				left++
 				continue
 			}

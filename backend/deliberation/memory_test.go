@@ -10,8 +10,8 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/blob"
 	"ducklm/backend/deliberation"
-	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
+	"ducklm/backend/store"
 	"ducklm/backend/world"
 	"ducklm/backend/worldproc"
 )
@@ -45,16 +45,16 @@ func TestBranchOutgrowingItsMemoryFailsAloneInADeliberation(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "ducklm.db"))
+	db, err := store.Open(ctx, filepath.Join(dir, "ducklm.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	blobs, err := blob.Open(filepath.Join(dir, "blobs"))
 	require.NoError(t, err)
-	ledger := sqlite.NewLedger(db)
+	ledger := store.NewLedger(db)
 	pool := worldproc.New(worldproc.Options{Workers: 2})
 	t.Cleanup(func() { pool.Close() })
 	limits := starlark.Limits{MaxSteps: 1 << 40, MaxMemoryBytes: 64 << 20}
-	worlds := world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, limits, pool)
+	worlds := world.New(store.NewWorlds(db, ledger), ledger, blobs, limits, pool)
 	delib := deliberation.New(worlds, ledger)
 
 	_, run, err := worlds.Create(ctx, world.NewWorld{Name: "greedy", Program: []byte(greedy), Seed: 1})

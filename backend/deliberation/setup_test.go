@@ -11,15 +11,15 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/blob"
 	"ducklm/backend/deliberation"
-	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
+	"ducklm/backend/store"
 	"ducklm/backend/world"
 	"ducklm/backend/worldproc"
 )
 
 type fixture struct {
 	ctx    context.Context
-	ledger *sqlite.Ledger
+	ledger *store.Ledger
 	worlds *world.Service
 	delib  *deliberation.Service
 }
@@ -27,13 +27,13 @@ type fixture struct {
 func setup(t testing.TB) fixture {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
+	db, err := store.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	blobs, err := blob.Open(filepath.Join(dir, "blobs"))
 	require.NoError(t, err)
-	ledger := sqlite.NewLedger(db)
-	worlds := world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits(), worldproc.Shared())
+	ledger := store.NewLedger(db)
+	worlds := world.New(store.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits(), worldproc.Shared())
 	return fixture{ctx: context.Background(), ledger: ledger, worlds: worlds, delib: deliberation.New(worlds, ledger)}
 }
 

@@ -21,7 +21,7 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/memory"
 	mp "ducklm/backend/memorypolicy"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 )
 
 // The memory benchmarks compare ducklm's API with raw chromem-go on the
@@ -81,7 +81,7 @@ func buildBenchDB(n int) (string, error) {
 	}
 	dir := filepath.Join(benchDir, fmt.Sprint(n))
 	path := filepath.Join(dir, "ducklm.db")
-	db, err := sqlite.Open(context.Background(), path)
+	db, err := store.Open(context.Background(), path)
 	if err != nil {
 		return "", err
 	}
@@ -135,17 +135,17 @@ func buildBenchDB(n int) (string, error) {
 
 type benchStore struct {
 	ctx   context.Context
-	db    *sqlite.DB
-	repo  *sqlite.Memories
+	db    *store.DB
+	repo  *store.Memories
 	store *memory.Store
 }
 
 func openBench(b *testing.B, n int, snapshots string) *benchStore {
 	b.Helper()
-	db, err := sqlite.Open(context.Background(), benchDatabase(b, n))
+	db, err := store.Open(context.Background(), benchDatabase(b, n))
 	require.NoError(b, err)
 	b.Cleanup(func() { db.Close() })
-	bs := &benchStore{ctx: context.Background(), db: db, repo: sqlite.NewMemories(db, sqlite.NewLedger(db))}
+	bs := &benchStore{ctx: context.Background(), db: db, repo: store.NewMemories(db, store.NewLedger(db))}
 	bs.store, err = memory.Open(bs.ctx, memory.Options{Repo: bs.repo, SnapshotDir: snapshots})
 	require.NoError(b, err)
 	b.Cleanup(func() { bs.store.Close() })
@@ -233,10 +233,10 @@ func BenchmarkOpen100k(b *testing.B) {
 	snaps := filepath.Join(filepath.Dir(path), "snapshots")
 	for _, from := range []string{"database", "snapshot"} {
 		b.Run("from="+from, func(b *testing.B) {
-			db, err := sqlite.Open(context.Background(), path)
+			db, err := store.Open(context.Background(), path)
 			require.NoError(b, err)
 			defer db.Close()
-			repo := sqlite.NewMemories(db, sqlite.NewLedger(db))
+			repo := store.NewMemories(db, store.NewLedger(db))
 			opts := memory.Options{Repo: repo}
 			if from == "snapshot" {
 				opts.SnapshotDir = snaps

@@ -2,7 +2,7 @@
 // dump. It owns
 //
 //   - the memories themselves, rows in the database (the source of truth,
-//     through the narrow Repo interface that backend/sqlite implements);
+//     through the narrow Repo interface that backend/store implements);
 //   - their vectors in an in-memory chromem-go index (backend/chromem),
 //     one collection per embedding model, built from the database at start
 //     (or from a snapshot that matches it), kept in step with every write

@@ -11,15 +11,15 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/memory"
 	mp "ducklm/backend/memorypolicy"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 )
 
 type fixture struct {
 	ctx    context.Context
 	dir    string
-	db     *sqlite.DB
-	ledger *sqlite.Ledger
-	repo   *sqlite.Memories
+	db     *store.DB
+	ledger *store.Ledger
+	repo   *store.Memories
 	store  *memory.Store
 	run    string
 }
@@ -29,11 +29,11 @@ type fixture struct {
 func setup(t *testing.T) *fixture {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
+	db, err := store.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	ledger := sqlite.NewLedger(db)
-	f := &fixture{ctx: context.Background(), dir: dir, db: db, ledger: ledger, repo: sqlite.NewMemories(db, ledger), run: backend.NewID(backend.KindRun)}
+	ledger := store.NewLedger(db)
+	f := &fixture{ctx: context.Background(), dir: dir, db: db, ledger: ledger, repo: store.NewMemories(db, ledger), run: backend.NewID(backend.KindRun)}
 	f.store = f.open(t, nil)
 	return f
 }

@@ -12,7 +12,7 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/memory"
 	mp "ducklm/backend/memorypolicy"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 )
 
 var words = []string{"nginx", "port", "backup", "disk", "cron", "postgres", "deploy", "release", "cache", "log",
@@ -170,14 +170,14 @@ func TestLargeTableLoadsInParallel(t *testing.T) {
 	t.Parallel()
 	path, err := buildBenchDB(6_000)
 	require.NoError(t, err)
-	db, err := sqlite.Open(t.Context(), path)
+	db, err := store.Open(t.Context(), path)
 	require.NoError(t, err)
 	defer db.Close()
 	_, err = db.SQL.Exec("DELETE FROM memories WHERE rowid % 7 = 3 OR rowid BETWEEN 3000 AND 3300")
 	require.NoError(t, err)
 	var want int
 	require.NoError(t, db.SQL.QueryRow("SELECT count(*) FROM memories").Scan(&want))
-	repo := sqlite.NewMemories(db, sqlite.NewLedger(db))
+	repo := store.NewMemories(db, store.NewLedger(db))
 
 	seen := map[string]bool{}
 	st, consistent, err := repo.Load(t.Context(), memory.HashModel, func(m memory.Memory) error {

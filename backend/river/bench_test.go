@@ -21,10 +21,10 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/bundle"
 	"ducklm/backend/deliberation"
-	"ducklm/backend/postgres/pgtest"
 	"ducklm/backend/river"
 	"ducklm/backend/service"
 	"ducklm/backend/starlark"
+	"ducklm/backend/store/postgres/pgtest"
 	"ducklm/backend/world"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend"
-	"ducklm/backend/postgres/pgtest"
+	"ducklm/backend/store/postgres/pgtest"
 	"ducklm/backend/world"
 )
 

@@ -10,7 +10,7 @@ import (
 	"ducklm/backend"
 )
 
-// Recorder keeps a worker's row in the team's database (sqlite.DB does, on
+// Recorder keeps a worker's row in the team's database (store.DB does, on
 // either dialect: the workers table).
 type Recorder interface {
 	RecordWorker(ctx context.Context, w backend.Worker) error

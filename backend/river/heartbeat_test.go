@@ -14,9 +14,9 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/api"
-	"ducklm/backend/postgres/pgtest"
 	"ducklm/backend/river"
 	"ducklm/backend/starlark"
+	"ducklm/backend/store/postgres/pgtest"
 	"ducklm/backend/world"
 )
 

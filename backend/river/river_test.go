@@ -11,10 +11,10 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/deliberation"
-	"ducklm/backend/postgres/pgtest"
 	"ducklm/backend/river"
 	"ducklm/backend/service"
 	"ducklm/backend/starlark"
+	"ducklm/backend/store/postgres/pgtest"
 	"ducklm/backend/world"
 )
 

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend"
-	"ducklm/backend/postgres/pgtest"
 	"ducklm/backend/river"
+	"ducklm/backend/store/postgres/pgtest"
 	"ducklm/backend/world"
 )
 

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"ducklm/backend/web"
+	"ducklm/backend/webhost"
 )
 
 // webRisk assesses a web_fetch or browser step by the host its URL names,
@@ -19,17 +19,17 @@ func webRisk(tool string, args json.RawMessage, allowed []string) Assessment {
 	if err := json.Unmarshal(args, &a); err != nil || a.URL == "" {
 		return Assessment{Level: High, Rule: RuleUnreadableArgs, Why: "its args hold no readable URL", Network: true}
 	}
-	_, host, err := web.ParseURL(a.URL)
+	_, host, err := webhost.ParseURL(a.URL)
 	if err != nil {
 		return Assessment{Level: High, Rule: RuleUnreadableArgs, Why: "its URL cannot be used (" + err.Error() + ")", Network: true}
 	}
 	grant := AllowedGrant(allowed)
 	if grant.Allows(host) {
-		if _, local := web.LocalHost(host); !local || grant.AllowsPrivate(host) {
+		if _, local := webhost.LocalHost(host); !local || grant.AllowsPrivate(host) {
 			return Assessment{Level: Low, Rule: RuleWebAllowed, Why: fmt.Sprintf("it reaches %s, a host allowed for this run", host), Network: true}
 		}
 	}
-	if kind, local := web.LocalHost(host); local {
+	if kind, local := webhost.LocalHost(host); local {
 		return Assessment{Level: High, Rule: RuleWebPrivate,
 			Why: fmt.Sprintf("it reaches %s, a %s address (this machine or your network), which needs its own approval", host, kind), Network: true}
 	}
@@ -38,8 +38,8 @@ func webRisk(tool string, args json.RawMessage, allowed []string) Assessment {
 
 // AllowedGrant is what an allow-list (the run's and Settings') grants: each
 // host, and the private address of each that names one by itself.
-func AllowedGrant(allowed []string) web.Grant {
-	var g web.Grant
+func AllowedGrant(allowed []string) webhost.Grant {
+	var g webhost.Grant
 	for _, h := range allowed {
 		g = g.Add(h)
 	}
@@ -50,9 +50,9 @@ func AllowedGrant(allowed []string) web.Grant {
 // for the run, and the host its URL names when the user approved the step
 // (the approval of a URL naming a private address approves that address).
 // Any other tool gets nothing.
-func WebGrant(tool string, args json.RawMessage, approved bool, allowed []string) web.Grant {
+func WebGrant(tool string, args json.RawMessage, approved bool, allowed []string) webhost.Grant {
 	if tool != ToolWebFetch && tool != ToolBrowser {
-		return web.Grant{}
+		return webhost.Grant{}
 	}
 	g := AllowedGrant(allowed)
 	if !approved {
@@ -64,7 +64,7 @@ func WebGrant(tool string, args json.RawMessage, approved bool, allowed []string
 	if json.Unmarshal(args, &a) != nil {
 		return g
 	}
-	if _, host, err := web.ParseURL(a.URL); err == nil {
+	if _, host, err := webhost.ParseURL(a.URL); err == nil {
 		g = g.Add(host)
 	}
 	return g
@@ -78,7 +78,7 @@ func WebHost(args json.RawMessage) string {
 	if json.Unmarshal(args, &a) != nil {
 		return ""
 	}
-	_, host, err := web.ParseURL(a.URL)
+	_, host, err := webhost.ParseURL(a.URL)
 	if err != nil {
 		return ""
 	}

@@ -8,7 +8,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/router"
-	"ducklm/backend/web"
+	"ducklm/backend/webhost"
 )
 
 func url(u string) json.RawMessage {
@@ -90,8 +90,8 @@ func TestWebGrant(t *testing.T) {
 	require.False(t, g.AllowsPrivate("news.example"))
 
 	g = router.WebGrant(router.ToolBrowser, url("http://127.0.0.1:9000/"), true, nil)
-	require.Equal(t, web.Grant{Hosts: []string{"127.0.0.1"}, Private: []string{"127.0.0.1"}}, g)
+	require.Equal(t, webhost.Grant{Hosts: []string{"127.0.0.1"}, Private: []string{"127.0.0.1"}}, g)
 
-	require.Equal(t, web.Grant{}, router.WebGrant(router.ToolShell, cmd("curl x"), true, allowed))
+	require.Equal(t, webhost.Grant{}, router.WebGrant(router.ToolShell, cmd("curl x"), true, allowed))
 	require.Equal(t, "news.example", router.WebHost(url("https://News.Example:8443/a")))
 }

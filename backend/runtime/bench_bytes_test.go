@@ -15,7 +15,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/runtime"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 )
 
 // rawSingleAppends times n durable single-row INSERTs through plain
@@ -23,7 +23,7 @@ import (
 // settings and table: the raw twin of one ledger append.
 func rawSingleAppends(b testing.TB, dir string, n int) time.Duration {
 	b.Helper()
-	db, err := sql.Open(gsqlite.DriverName, sqlite.DSN(filepath.Join(dir, "raw.db")))
+	db, err := sql.Open(gsqlite.DriverName, store.DSN(filepath.Join(dir, "raw.db")))
 	require.NoError(b, err)
 	defer db.Close()
 	_, err = db.Exec(`CREATE TABLE IF NOT EXISTS events (pos INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, stream_id TEXT NOT NULL,

@@ -16,7 +16,7 @@ import (
 	"ducklm/backend/critic"
 	"ducklm/backend/planner"
 	"ducklm/backend/runtime"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 	"ducklm/backend/tool"
 )
 
@@ -140,8 +140,8 @@ func (t *timedBlobs) reset() {
 type loopBench struct {
 	ctx    context.Context
 	dir    string
-	db     *sqlite.DB
-	ledger *sqlite.Ledger
+	db     *store.DB
+	ledger *store.Ledger
 	store  *countingStore
 	blobs  *timedBlobs
 	rt     *runtime.Controller
@@ -150,13 +150,13 @@ type loopBench struct {
 func newLoopBench(b testing.TB) *loopBench {
 	b.Helper()
 	dir := b.TempDir()
-	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
+	db, err := store.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
 	require.NoError(b, err)
 	b.Cleanup(func() { db.Close() })
 	blobs, err := blob.Open(filepath.Join(dir, "blobs"))
 	require.NoError(b, err)
-	ledger := sqlite.NewLedger(db)
-	store := &countingStore{RunStore: sqlite.NewWorlds(db, ledger), shapes: map[string]int{}}
+	ledger := store.NewLedger(db)
+	store := &countingStore{RunStore: store.NewWorlds(db, ledger), shapes: map[string]int{}}
 	timed := &timedBlobs{BlobStore: blobs}
 	rt := runtime.New(runtime.Deps{
 		Store: store, Events: ledger, Blobs: timed, Tools: tool.NewRegistry(trivialTool{}),

@@ -26,7 +26,7 @@ type DriverLocks interface {
 }
 
 // Installations is the shared database's record of the installations that
-// opened it (sqlite.DB).
+// opened it (store.DB).
 type Installations interface {
 	InstallationKnown(ctx context.Context, id string) (bool, error)
 }

@@ -17,10 +17,10 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/critic"
 	"ducklm/backend/planner"
-	"ducklm/backend/postgres"
-	"ducklm/backend/postgres/pgtest"
 	"ducklm/backend/runtime"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
+	"ducklm/backend/store/postgres"
+	"ducklm/backend/store/postgres/pgtest"
 	"ducklm/backend/tool"
 )
 
@@ -62,7 +62,7 @@ func (c *countTool) Run(ctx context.Context, call backend.ToolCall) (backend.Too
 // the ledger as ducklm does (postgres.Follow).
 type side struct {
 	rt     *runtime.Controller
-	ledger *sqlite.Ledger
+	ledger *store.Ledger
 	count  *countTool
 	inst   runtime.Installation
 	stop   func()
@@ -74,12 +74,12 @@ func openSide(t *testing.T, url string, inst runtime.Installation, count *countT
 	db, err := postgres.Open(ctx, url)
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	ledger := sqlite.NewLedger(db)
+	ledger := store.NewLedger(db)
 	dir := t.TempDir()
 	locks := postgres.NewRunLocks(url)
 	t.Cleanup(locks.Close)
 	rt := runtime.New(runtime.Deps{
-		Store: sqlite.NewWorlds(db, ledger), Events: ledger, Blobs: sqlite.NewBlobs(db),
+		Store: store.NewWorlds(db, ledger), Events: ledger, Blobs: store.NewBlobs(db),
 		Tools: tool.NewRegistry(count, noopTool{}), Offline: planner.Offline{}, Critic: critic.WithFallback{},
 		WorkRoot: filepath.Join(dir, "workspaces"), DataDir: dir, Installation: inst, Drivers: locks,
 		Log: func(msg string, args ...any) { t.Log(append([]any{inst.Host + ": " + msg}, args...)...) },
@@ -478,7 +478,7 @@ func TestAKilledDriversLockIsFreedWithItsProcess(t *testing.T) {
 }
 
 // waitEvent waits until the run's stream holds an event of the type.
-func waitEvent(t *testing.T, ledger *sqlite.Ledger, runID, typ string) {
+func waitEvent(t *testing.T, ledger *store.Ledger, runID, typ string) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {

@@ -12,7 +12,7 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/taskgraph"
 	"ducklm/backend/tool"
-	"ducklm/backend/web"
+	"ducklm/backend/webhost"
 )
 
 // Caps on what one request may ask for. They are checked before anything is
@@ -65,10 +65,10 @@ func (c *Controller) check(req TaskRequest) (TaskRequest, error) {
 	}
 	hosts := make([]string, 0, len(req.AllowedHosts))
 	for _, h := range req.AllowedHosts {
-		if err := web.CheckAllowedHost(h); err != nil {
+		if err := webhost.CheckAllowedHost(h); err != nil {
 			return req, err
 		}
-		if h = web.Host(h); !slices.Contains(hosts, h) {
+		if h = webhost.Host(h); !slices.Contains(hosts, h) {
 			hosts = append(hosts, h)
 		}
 	}

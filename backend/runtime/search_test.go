@@ -19,8 +19,8 @@ import (
 	"ducklm/backend/ollama/ollamatest"
 	"ducklm/backend/router"
 	"ducklm/backend/runtime"
-	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
+	"ducklm/backend/store"
 	"ducklm/backend/tool"
 	"ducklm/backend/world"
 	"ducklm/backend/worldproc"
@@ -30,8 +30,8 @@ import (
 // database, to the tools.
 func withWorldTools(worlds **world.Service) option {
 	return func(d *runtime.Deps) {
-		ledger := d.Events.(*sqlite.Ledger)
-		*worlds = world.New(d.Store.(*sqlite.Worlds), ledger, d.Blobs.(*blob.Store), starlark.DefaultLimits(), worldproc.Shared())
+		ledger := d.Events.(*store.Ledger)
+		*worlds = world.New(d.Store.(*store.Worlds), ledger, d.Blobs.(*blob.Store), starlark.DefaultLimits(), worldproc.Shared())
 		tools := append(d.Tools.List(), &tool.WorldSim{Worlds: *worlds},
 			&tool.WorldSearch{Worlds: *worlds, Deliberation: deliberation.New(*worlds, ledger)})
 		d.Tools = tool.NewRegistry(tools...)

@@ -18,8 +18,8 @@ import (
 	"ducklm/backend/ollama"
 	"ducklm/backend/planner"
 	"ducklm/backend/runtime"
-	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
+	"ducklm/backend/store"
 	"ducklm/backend/tool"
 	"ducklm/backend/web"
 )
@@ -29,9 +29,9 @@ import (
 type fixture struct {
 	ctx    context.Context
 	dir    string
-	db     *sqlite.DB
-	ledger *sqlite.Ledger
-	store  *sqlite.Worlds
+	db     *store.DB
+	ledger *store.Ledger
+	store  *store.Worlds
 	blobs  *blob.Store
 	tools  *tool.Registry
 	gate   *gateTool
@@ -56,14 +56,14 @@ func setup(t *testing.T, opts ...option) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	var ended atomic.Bool // a controller abandoned by a test may still log after it
-	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
+	db, err := store.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	blobs, err := blob.Open(filepath.Join(dir, "blobs"))
 	require.NoError(t, err)
-	ledger := sqlite.NewLedger(db)
+	ledger := store.NewLedger(db)
 	f := &fixture{ctx: context.Background(), dir: dir, db: db, ledger: ledger, blobs: blobs,
-		store: sqlite.NewWorlds(db, ledger), gate: newGate(), hang: newHang()}
+		store: store.NewWorlds(db, ledger), gate: newGate(), hang: newHang()}
 	f.tools = tool.NewRegistry(&tool.Shell{Sandbox: tool.AllowUnsandboxed}, &tool.FileRead{}, &tool.FileWrite{}, f.gate, f.hang, noopTool{},
 		&tool.WebFetch{Net: &web.Net{}, Blobs: blobs})
 	_, sandboxed, _ := bwrap.Available()

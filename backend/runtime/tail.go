@@ -16,7 +16,7 @@ import (
 // writer, in commit order.
 
 // commitObserver is a ledger that reports every committed batch, in
-// commit order, before its appender returns (sqlite.Ledger.OnCommit).
+// commit order, before its appender returns (store.Ledger.OnCommit).
 type commitObserver interface {
 	OnCommit(fn func([]backend.Event))
 }

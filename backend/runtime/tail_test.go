@@ -12,12 +12,12 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/memory"
 	"ducklm/backend/runtime"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 )
 
 // countingEvents counts the loop's reads of the ledger.
 type countingEvents struct {
-	*sqlite.Ledger
+	*store.Ledger
 	queries atomic.Int64
 }
 
@@ -29,7 +29,7 @@ func (e *countingEvents) Query(ctx context.Context, q backend.EventQuery) ([]bac
 // foreignWriter records a decision on the run's stream through the ledger
 // for each scored step, as the memory store does.
 type foreignWriter struct {
-	ledger *sqlite.Ledger
+	ledger *store.Ledger
 	mu     sync.Mutex
 	n      int
 }
@@ -65,7 +65,7 @@ func TestAnotherWritersEventsNeitherMakeTheLoopReadTheLedgerNorSkewItsClock(t *t
 	var events *countingEvents
 	var writer *foreignWriter
 	f := setup(t, func(d *runtime.Deps) {
-		events = &countingEvents{Ledger: d.Events.(*sqlite.Ledger)}
+		events = &countingEvents{Ledger: d.Events.(*store.Ledger)}
 		writer = &foreignWriter{ledger: events.Ledger}
 		d.Events, d.Memory = events, writer
 	})

@@ -9,8 +9,8 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/blob"
 	"ducklm/backend/runtime"
-	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
+	"ducklm/backend/store"
 	"ducklm/backend/tool"
 	"ducklm/backend/world"
 	"ducklm/backend/worldproc"
@@ -20,7 +20,7 @@ import (
 func withLimitedWorldSim(pool *worldproc.Pool) option {
 	return func(d *runtime.Deps) {
 		limits := starlark.Limits{MaxSteps: 1 << 40, MaxMemoryBytes: 64 << 20}
-		worlds := world.New(d.Store.(*sqlite.Worlds), d.Events.(*sqlite.Ledger), d.Blobs.(*blob.Store), limits, pool)
+		worlds := world.New(d.Store.(*store.Worlds), d.Events.(*store.Ledger), d.Blobs.(*blob.Store), limits, pool)
 		d.Tools = tool.NewRegistry(append(d.Tools.List(), &tool.WorldSim{Worlds: worlds})...)
 	}
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 
 	"ducklm/backend/bundle"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 )
 
 // Bundles is this data directory as bundles see it.
 func (s *Service) Bundles() bundle.Local {
-	return bundle.Local{Store: sqlite.NewWorlds(s.DB, s.Ledger), Events: s.Ledger, Blobs: s.Blobs,
+	return bundle.Local{Store: store.NewWorlds(s.DB, s.Ledger), Events: s.Ledger, Blobs: s.Blobs,
 		Programs: s.Worlds.Runner(), WorldLimits: s.Worlds.Limits()}
 }
 

@@ -4,8 +4,8 @@ import (
 	"os"
 
 	"ducklm/backend"
-	"ducklm/backend/postgres"
 	"ducklm/backend/settings"
+	"ducklm/backend/store/postgres"
 )
 
 // Where a database choice comes from, strongest first.

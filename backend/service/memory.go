@@ -11,15 +11,15 @@ import (
 	"ducklm/backend/memory"
 	"ducklm/backend/ollama"
 	"ducklm/backend/runtime"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 )
 
 // memoryHub opens the memory store on first use, so commands that never
 // touch memory do not load its index.
 type memoryHub struct {
 	dir    string
-	db     *sqlite.DB
-	ledger *sqlite.Ledger
+	db     *store.DB
+	ledger *store.Ledger
 	oc     *ollama.Client
 	log    *slog.Logger
 	// shared: other processes write the memories (a team's database).
@@ -46,7 +46,7 @@ func (h *memoryHub) get(ctx context.Context) (*memory.Store, error) {
 		// From here on the decisions of other processes are queued: the
 		// load below reads every memory committed before them.
 		h.started.Store(true)
-		repo := sqlite.NewMemories(h.db, h.ledger)
+		repo := store.NewMemories(h.db, h.ledger)
 		active, err := repo.ActiveModel(ctx)
 		if err != nil {
 			h.err = err

@@ -10,7 +10,7 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/memory"
 	mp "ducklm/backend/memorypolicy"
-	"ducklm/backend/postgres/pgtest"
+	"ducklm/backend/store/postgres/pgtest"
 )
 
 // A memory one installation stores on the team's database is found by

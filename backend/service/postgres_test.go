@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend"
-	"ducklm/backend/postgres/pgtest"
 	"ducklm/backend/service"
 	"ducklm/backend/starlark"
+	"ducklm/backend/store/postgres/pgtest"
 	"ducklm/backend/world"
 )
 

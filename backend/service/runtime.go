@@ -15,9 +15,9 @@ import (
 	"ducklm/backend/deliberation"
 	"ducklm/backend/ollama"
 	"ducklm/backend/planner"
-	"ducklm/backend/postgres"
 	"ducklm/backend/runtime"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
+	"ducklm/backend/store/postgres"
 	"ducklm/backend/tool"
 	"ducklm/backend/web"
 	"ducklm/backend/world"
@@ -25,7 +25,7 @@ import (
 
 // newRuntime wires the loop controller: the model client, the tools, the
 // sandbox and the stores.
-func newRuntime(dir, dbURL string, db *sqlite.DB, ledger *sqlite.Ledger, blobs backend.BlobStore, worlds *world.Service, delib *deliberation.Service, oc *ollama.Client, models *modelCache, tokens *TokenHub, mem *memoryHub, inst runtime.Installation, drivers *postgres.RunLocks, log *slog.Logger) (*runtime.Controller, *tool.Registry, bool) {
+func newRuntime(dir, dbURL string, db *store.DB, ledger *store.Ledger, blobs backend.BlobStore, worlds *world.Service, delib *deliberation.Service, oc *ollama.Client, models *modelCache, tokens *TokenHub, mem *memoryHub, inst runtime.Installation, drivers *postgres.RunLocks, log *slog.Logger) (*runtime.Controller, *tool.Registry, bool) {
 	_, sandboxed, _ := bwrap.Available()
 	mode := tool.RequireSandbox
 	if !sandboxed {
@@ -42,7 +42,7 @@ func newRuntime(dir, dbURL string, db *sqlite.DB, ledger *sqlite.Ledger, blobs b
 		search, &tool.WebFetch{Net: &web.Net{}, Blobs: blobs},
 		&tool.Browser{Net: &web.Net{}, Blobs: blobs})
 	deps := runtime.Deps{
-		Store: sqlite.NewWorlds(db, ledger), Events: ledger, Blobs: blobs, Tools: tools,
+		Store: store.NewWorlds(db, ledger), Events: ledger, Blobs: blobs, Tools: tools,
 		Planner: planner.LLM{Client: oc}, Offline: planner.Offline{},
 		Critic: critic.WithFallback{Model: &critic.Model{Client: oc}},
 		Coder:  coder.Model{Client: oc},

@@ -14,10 +14,10 @@ import (
 	"ducklm/backend/bus"
 	"ducklm/backend/deliberation"
 	"ducklm/backend/ollama"
-	"ducklm/backend/postgres"
 	"ducklm/backend/runtime"
 	"ducklm/backend/settings"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
+	"ducklm/backend/store/postgres"
 	"ducklm/backend/tool"
 	"ducklm/backend/world"
 	"ducklm/backend/worldproc"
@@ -26,8 +26,8 @@ import (
 // Service is an open data directory and the services wired on it.
 type Service struct {
 	Dir    string
-	DB     *sqlite.DB
-	Ledger *sqlite.Ledger
+	DB     *store.DB
+	Ledger *store.Ledger
 	Bus    *bus.Bus
 	// Blobs is the content-addressed blob store: the data directory's
 	// blobs/ folder on SQLite, the database's blobs table on PostgreSQL.
@@ -65,7 +65,7 @@ type Blobs interface {
 
 var (
 	_ Blobs = (*blob.Store)(nil)
-	_ Blobs = (*sqlite.Blobs)(nil)
+	_ Blobs = (*store.Blobs)(nil)
 )
 
 // DatabaseURLEnv names the environment variable that puts the shared state
@@ -115,12 +115,12 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 		return nil, err
 	}
 	dbURL := choice.URL
-	ledger := sqlite.NewLedger(db)
+	ledger := store.NewLedger(db)
 	b := bus.New(ledger)
 	ledger.OnCommit(b.Publish)
 	// World programs run in worker processes the kernel holds to the
 	// memory limit the settings choose.
-	worlds := world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, worldLimits(prefs), worldproc.Shared())
+	worlds := world.New(store.NewWorlds(db, ledger), ledger, blobs, worldLimits(prefs), worldproc.Shared())
 	models := &modelCache{c: oc}
 	tokens := &TokenHub{}
 	mem := &memoryHub{dir: dir, db: db, ledger: ledger, oc: oc, log: opts.Log, wake: make(chan struct{}, 1), shared: dbURL != ""}
@@ -180,15 +180,15 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 // openStore opens the database and blob store: PostgreSQL's when a
 // database URL is given (shared by a team; blobs in the database), else
 // the data directory's SQLite file and blob folder.
-func openStore(ctx context.Context, dir, dbURL string) (*sqlite.DB, Blobs, error) {
+func openStore(ctx context.Context, dir, dbURL string) (*store.DB, Blobs, error) {
 	if dbURL != "" {
 		db, err := postgres.Open(ctx, dbURL)
 		if err != nil {
 			return nil, nil, err
 		}
-		return db, sqlite.NewBlobs(db), nil
+		return db, store.NewBlobs(db), nil
 	}
-	db, err := sqlite.Open(ctx, dbPath(dir))
+	db, err := store.Open(ctx, dbPath(dir))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -240,7 +240,7 @@ func (s *Service) Overview(ctx context.Context, recent int) (Overview, error) {
 		Version:             backend.Version,
 		DataDir:             s.Dir,
 		DatabasePath:        s.DB.Path,
-		LatestSchemaVersion: sqlite.LatestSchemaVersion(),
+		LatestSchemaVersion: store.LatestSchemaVersion(),
 	}
 	var err error
 	if o.SchemaVersion, err = s.DB.SchemaVersion(ctx); err != nil {

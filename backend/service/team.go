@@ -7,7 +7,7 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/river"
 	"ducklm/backend/settings"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 	"ducklm/backend/tool"
 )
 
@@ -21,7 +21,7 @@ type TeamWorkers struct {
 
 // AliveWorkers counts the team's workers alive now (working or idle) from
 // the workers table.
-func AliveWorkers(ctx context.Context, db *sqlite.DB) (TeamWorkers, error) {
+func AliveWorkers(ctx context.Context, db *store.DB) (TeamWorkers, error) {
 	now := time.Now().UTC()
 	ws, err := db.Workers(ctx, now.Add(-backend.WorkerLostAfter), now)
 	if err != nil {
@@ -48,7 +48,7 @@ func QueuedFor(slots int) int { return min(64, max(8, 4*slots)) }
 type teamSteps struct {
 	dir string
 	url string
-	db  *sqlite.DB
+	db  *store.DB
 }
 
 var _ tool.Team = (*teamSteps)(nil)

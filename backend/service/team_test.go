@@ -17,12 +17,12 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/bundle"
-	"ducklm/backend/postgres/pgtest"
 	"ducklm/backend/river"
 	"ducklm/backend/runtime"
 	"ducklm/backend/service"
 	"ducklm/backend/settings"
 	"ducklm/backend/starlark"
+	"ducklm/backend/store/postgres/pgtest"
 	"ducklm/backend/world"
 )
 

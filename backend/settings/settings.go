@@ -19,7 +19,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/ollama"
-	"ducklm/backend/web"
+	"ducklm/backend/webhost"
 )
 
 // Settings are the user's preferences. Zero values mean "ducklm's default".
@@ -122,7 +122,7 @@ func (s Settings) Check() []Problem {
 		add("approvalMode", backend.Errorf(backend.EINVALID, "approval mode %q is not ask_every, ask_risky or auto_sandboxed", s.ApprovalMode))
 	}
 	for _, h := range s.AllowedHosts {
-		if err := web.CheckAllowedHost(h); err != nil {
+		if err := webhost.CheckAllowedHost(h); err != nil {
 			add("allowedHosts", err)
 			break
 		}
@@ -169,7 +169,7 @@ func (s Settings) normal() Settings {
 	}
 	n.AllowedHosts = nil
 	for _, h := range s.AllowedHosts {
-		if h = web.Host(h); h != "" && !slices.Contains(n.AllowedHosts, h) {
+		if h = webhost.Host(h); h != "" && !slices.Contains(n.AllowedHosts, h) {
 			n.AllowedHosts = append(n.AllowedHosts, h)
 		}
 	}

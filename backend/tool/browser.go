@@ -16,6 +16,7 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/bwrap"
 	"ducklm/backend/web"
+	"ducklm/backend/webhost"
 )
 
 // Browser renders one page in Debian's Chromium, driven through the
@@ -107,7 +108,7 @@ func (t *Browser) Run(ctx context.Context, call backend.ToolCall) (backend.ToolR
 	if args.URL == "" {
 		return backend.ToolResult{}, backend.Errorf(backend.EINVALID, "browser needs a url")
 	}
-	u, host, err := web.ParseURL(args.URL)
+	u, host, err := webhost.ParseURL(args.URL)
 	if err != nil {
 		return backend.ToolResult{}, err
 	}
@@ -133,7 +134,7 @@ func (t *Browser) Run(ctx context.Context, call backend.ToolCall) (backend.ToolR
 		return backend.ToolResult{}, backend.Errorf(backend.EUNAVAILABLE, "%s; the browser runs only in the sandbox", why)
 	}
 	out := browserOutput{URL: u.String(), FinalURL: u.String(), FetchedAt: time.Now().UTC()}
-	grant := web.Grant{Hosts: call.Hosts, Private: call.PrivateHosts}
+	grant := webhost.Grant{Hosts: call.Hosts, Private: call.PrivateHosts}
 	if err := t.Net.Check(grant, host); err != nil {
 		// Refused before a browser starts: nothing is requested.
 		out.Error = backend.ErrorMessage(err)

@@ -10,6 +10,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/web"
+	"ducklm/backend/webhost"
 )
 
 // WebFetch reads one http(s) URL through the guarded way out (backend/web):
@@ -88,7 +89,7 @@ func (t *WebFetch) Run(ctx context.Context, call backend.ToolCall) (backend.Tool
 	}
 	lim := limits(call)
 	req := args.Request(lim.Timeout, lim.FileBytes)
-	grant := web.Grant{Hosts: call.Hosts, Private: call.PrivateHosts}
+	grant := webhost.Grant{Hosts: call.Hosts, Private: call.PrivateHosts}
 	resp, err := t.Net.Fetch(ctx, grant, req)
 	var fail *web.Failure
 	if err != nil && !errors.As(err, &fail) {

@@ -11,23 +11,23 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/blob"
 	"ducklm/backend/prereq"
-	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
+	"ducklm/backend/store"
 	"ducklm/backend/tool"
 	"ducklm/backend/world"
 	"ducklm/backend/worldproc"
 )
 
-func newWorlds(t *testing.T) (*world.Service, *sqlite.Ledger) {
+func newWorlds(t *testing.T) (*world.Service, *store.Ledger) {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
+	db, err := store.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	blobs, err := blob.Open(filepath.Join(dir, "blobs"))
 	require.NoError(t, err)
-	ledger := sqlite.NewLedger(db)
-	return world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits(), worldproc.Shared()), ledger
+	ledger := store.NewLedger(db)
+	return world.New(store.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits(), worldproc.Shared()), ledger
 }
 
 func TestWorldSimReportsAHypothesis(t *testing.T) {
@@ -107,16 +107,16 @@ func TestWorldSimStepOutgrowingItsMemoryFailsTheStep(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	dir := t.TempDir()
-	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
+	db, err := store.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	blobs, err := blob.Open(filepath.Join(dir, "blobs"))
 	require.NoError(t, err)
-	ledger := sqlite.NewLedger(db)
+	ledger := store.NewLedger(db)
 	pool := worldproc.New(worldproc.Options{Workers: 1})
 	t.Cleanup(func() { pool.Close() })
 	limits := starlark.Limits{MaxSteps: 1 << 40, MaxMemoryBytes: 64 << 20}
-	ws := &tool.WorldSim{Worlds: world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, limits, pool)}
+	ws := &tool.WorldSim{Worlds: world.New(store.NewWorlds(db, ledger), ledger, blobs, limits, pool)}
 	program := "def init(seed):\n    return {}\ndef step(s, a, r):\n    x = \"x\"\n    while True:\n        x = x + x\ndef observe(s, r):\n    return s\n"
 	res, err := ws.Run(context.Background(), f.call(t, "world_sim", map[string]any{"program": program, "steps": 3}))
 	require.NoError(t, err, "the simulation ran; its step failed")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"ducklm/backend"
+	"ducklm/backend/webhost"
 )
 
 // Args are a web_fetch step's arguments, as its JSON Schema has them.
@@ -39,7 +40,7 @@ func ParseArgs(raw json.RawMessage) (Args, error) {
 	if a.URL == "" {
 		return a, backend.Errorf(backend.EINVALID, "web_fetch needs a url")
 	}
-	if _, _, err := ParseURL(a.URL); err != nil {
+	if _, _, err := webhost.ParseURL(a.URL); err != nil {
 		return a, err
 	}
 	if a.MaxBytes != nil && (*a.MaxBytes < 1 || *a.MaxBytes > LargestMaxBytes) {
@@ -86,7 +87,7 @@ func BrowserPlan(raw json.RawMessage, stepTimeout time.Duration) *Plan {
 	if json.Unmarshal(raw, &a) != nil {
 		return nil
 	}
-	_, host, err := ParseURL(a.URL)
+	_, host, err := webhost.ParseURL(a.URL)
 	if err != nil {
 		return nil
 	}
@@ -98,7 +99,7 @@ func BrowserPlan(raw json.RawMessage, stepTimeout time.Duration) *Plan {
 		timeout = min(timeout, stepTimeout)
 	}
 	p := Plan{URL: a.URL, Host: host, Method: "GET", TimeoutMS: timeout.Milliseconds(), Browser: true}
-	p.Local, _ = LocalHost(host)
+	p.Local, _ = webhost.LocalHost(host)
 	return &p
 }
 
@@ -142,9 +143,9 @@ func (r Request) Describe() Plan {
 	if p.Method == "" {
 		p.Method = "GET"
 	}
-	if _, host, err := ParseURL(r.URL); err == nil {
+	if _, host, err := webhost.ParseURL(r.URL); err == nil {
 		p.Host = host
-		p.Local, _ = LocalHost(host)
+		p.Local, _ = webhost.LocalHost(host)
 	}
 	return p
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"ducklm/backend"
+	"ducklm/backend/webhost"
 )
 
 // Resolver looks a host name up; *net.Resolver is one.
@@ -46,14 +47,14 @@ func (n *Net) special(a netip.Addr) (string, bool) {
 	if n != nil && n.Special != nil {
 		return n.Special(a)
 	}
-	return Classify(a)
+	return webhost.Classify(a)
 }
 
 // Check refuses host unless g allows it. It does no I/O.
-func (n *Net) Check(g Grant, host string) error {
+func (n *Net) Check(g webhost.Grant, host string) error {
 	if !g.Allows(host) {
 		return backend.Wrap(ErrNotGranted, backend.EINVALID,
-			"%s is not an approved host for this step, so no request was sent to it; approve a step that names it, or allow it for the run or in Settings", Host(host))
+			"%s is not an approved host for this step, so no request was sent to it; approve a step that names it, or allow it for the run or in Settings", webhost.Host(host))
 	}
 	return nil
 }
@@ -62,8 +63,8 @@ func (n *Net) Check(g Grant, host string) error {
 // granted, and each address it resolves to must be public or approved for
 // it as private. It refuses the whole host when any address is not, so a
 // name cannot mix a public and a private answer.
-func (n *Net) Resolve(ctx context.Context, g Grant, host string) ([]netip.Addr, error) {
-	host = Host(host)
+func (n *Net) Resolve(ctx context.Context, g webhost.Grant, host string) ([]netip.Addr, error) {
+	host = webhost.Host(host)
 	if err := n.Check(g, host); err != nil {
 		return nil, err
 	}
@@ -101,7 +102,7 @@ func (n *Net) Resolve(ctx context.Context, g Grant, host string) ([]netip.Addr, 
 
 // DialContext connects to addr ("host:port") for a step granted g, to the
 // checked address itself.
-func (n *Net) DialContext(ctx context.Context, g Grant, network, addr string) (net.Conn, error) {
+func (n *Net) DialContext(ctx context.Context, g webhost.Grant, network, addr string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, backend.Errorf(backend.EINVALID, "%q is not a host and port", addr)
@@ -123,9 +124,9 @@ func (n *Net) DialContext(ctx context.Context, g Grant, network, addr string) (n
 		last = err
 	}
 	if ctx.Err() != nil {
-		return nil, backend.Wrap(ctx.Err(), backend.ELIMIT, "connecting to %s took too long", Host(host))
+		return nil, backend.Wrap(ctx.Err(), backend.ELIMIT, "connecting to %s took too long", webhost.Host(host))
 	}
-	return nil, backend.Wrap(last, backend.EUNAVAILABLE, "%s could not be reached (%s)", Host(host), errorText(last))
+	return nil, backend.Wrap(last, backend.EUNAVAILABLE, "%s could not be reached (%s)", webhost.Host(host), errorText(last))
 }
 
 func mustPort(p string) uint16 {

@@ -12,7 +12,6 @@
 // rebinding) cannot reach this machine.
 //
 // The package decides nothing about who may reach what: the router computes
-// a step's Grant (pure policy) and the runtime hands it over with the call.
-// The pure parts (Host, Grant, Classify) are what the router uses; they do
-// no I/O.
+// a step's Grant (pure policy, from backend/webhost, which this package
+// enforces) and the runtime hands it over with the call.
 package web

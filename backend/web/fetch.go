@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"ducklm/backend"
+	"ducklm/backend/webhost"
 )
 
 // Limits bound one fetch.
@@ -77,8 +78,8 @@ func (f *Failure) Unwrap() error { return f.Err }
 
 // Fetch performs req for a step granted g. An error that is not a *Failure
 // means the request itself is not valid (bad URL, method, limits).
-func (n *Net) Fetch(ctx context.Context, g Grant, req Request) (Response, error) {
-	u, host, err := ParseURL(req.URL)
+func (n *Net) Fetch(ctx context.Context, g webhost.Grant, req Request) (Response, error) {
+	u, host, err := webhost.ParseURL(req.URL)
 	if err != nil {
 		return Response{}, err
 	}

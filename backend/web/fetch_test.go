@@ -14,6 +14,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/web"
+	"ducklm/backend/webhost"
 )
 
 const articlePage = `<!doctype html><html><head><title>Release notes 2.4 | Duck News</title></head><body>
@@ -145,7 +146,7 @@ func TestAHostNeverApprovedGetsNoRequest(t *testing.T) {
 	require.Zero(t, f.res.lookups.Load(), "not even a DNS look-up leaves")
 
 	// An empty grant reaches nothing, a literal address included.
-	_, err = f.net.Fetch(context.Background(), web.Grant{}, web.Request{URL: s.URL})
+	_, err = f.net.Fetch(context.Background(), webhost.Grant{}, web.Request{URL: s.URL})
 	require.ErrorIs(t, err, web.ErrNotGranted)
 	require.Zero(t, s.hits.Load())
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"ducklm/backend"
+	"ducklm/backend/webhost"
 )
 
 // Proxy is an HTTP proxy on a loopback port through which a browser's every
@@ -19,7 +20,7 @@ import (
 // the checked address. What the guard refuses gets a 403 and is recorded.
 type Proxy struct {
 	net   *Net
-	grant Grant
+	grant webhost.Grant
 	ln    net.Listener
 	srv   *http.Server
 	tr    *http.Transport
@@ -29,7 +30,7 @@ type Proxy struct {
 }
 
 // StartProxy serves a proxy for grant on 127.0.0.1 until Close.
-func (n *Net) StartProxy(grant Grant) (*Proxy, error) {
+func (n *Net) StartProxy(grant webhost.Grant) (*Proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -70,7 +71,7 @@ func (p *Proxy) Refused() []string {
 
 func (p *Proxy) refuse(w http.ResponseWriter, host string, err error) {
 	p.mu.Lock()
-	p.refused[Host(host)] = true
+	p.refused[webhost.Host(host)] = true
 	p.mu.Unlock()
 	http.Error(w, backend.ErrorMessage(err), http.StatusForbidden)
 }

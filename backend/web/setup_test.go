@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend/web"
+	"ducklm/backend/webhost"
 )
 
 // publicAddr stands for a public address in these tests: the pages they
@@ -47,7 +48,7 @@ func setup(t *testing.T) fixture {
 		if a == publicAddr {
 			return "", false
 		}
-		return web.Classify(a)
+		return webhost.Classify(a)
 	}}
 	return fixture{net: n, res: res}
 }
@@ -84,8 +85,8 @@ func (f fixture) name(host string, s *server) string {
 	return "http://" + host + ":" + s.port
 }
 
-func grant(hosts ...string) web.Grant {
-	var g web.Grant
+func grant(hosts ...string) webhost.Grant {
+	var g webhost.Grant
 	for _, h := range hosts {
 		g = g.Add(h)
 	}

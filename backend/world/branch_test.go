@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 	"ducklm/backend/world"
 )
 
@@ -226,7 +226,7 @@ func TestBranchesAreOneCommitAndWhatBranchRecords(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, got.Checkpoint.ID, stored.LatestCheckpointID)
 		require.Equal(t, got.Run.Status, stored.Status)
-		fk, err := sqlite.NewWorlds(f.db, f.ledger).ForkOf(f.ctx, got.Run.WorldID)
+		fk, err := store.NewWorlds(f.db, f.ledger).ForkOf(f.ctx, got.Run.WorldID)
 		require.NoError(t, err)
 		require.Equal(t, got.Fork.ID, fk.ID)
 		ckp, err := f.worlds.GetCheckpoint(f.ctx, got.Checkpoint.ID)

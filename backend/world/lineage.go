@@ -11,7 +11,13 @@ type Node struct {
 	World     backend.WorldSpec `json:"world"`
 	LatestRun *backend.WorldRun `json:"latestRun,omitempty"`
 	Runs      int               `json:"runs"`
+
+	round int64 // backend.BranchRound of the world's runs
 }
+
+// Round is the round of deliberation the world serves as a branch
+// (backend.BranchRound of its runs); 0 when it is not a branch.
+func (n Node) Round() int64 { return n.round }
 
 // Edge is a fork: parent world → child world.
 type Edge struct {
@@ -45,16 +51,20 @@ func (s *Service) Lineage(ctx context.Context) (Lineage, error) {
 	}
 	latest := map[string]*backend.WorldRun{}
 	count := map[string]int{}
+	round := map[string]int64{}
 	for i := range runs { // newest first
 		r := &runs[i]
 		if latest[r.WorldID] == nil {
 			latest[r.WorldID] = r
 		}
 		count[r.WorldID]++
+		if r.DeliberationIndex != 0 {
+			round[r.WorldID] = backend.BranchRound(round[r.WorldID], r.DeliberationIndex)
+		}
 	}
 	out := Lineage{Nodes: make([]Node, len(specs)), Edges: make([]Edge, 0, len(forks))}
 	for i, sp := range specs {
-		out.Nodes[i] = Node{World: sp, LatestRun: latest[sp.ID], Runs: count[sp.ID]}
+		out.Nodes[i] = Node{World: sp, LatestRun: latest[sp.ID], Runs: count[sp.ID], round: round[sp.ID]}
 	}
 	// One query for every fork's time, not one per fork: 5,000 forks cost
 	// the same round trip as one.

@@ -22,8 +22,9 @@ type OutlineWorld struct {
 	// RunID and Status are the latest run's; empty for a world without runs.
 	RunID  string            `json:"runId,omitempty"`
 	Status backend.RunStatus `json:"status,omitempty"`
-	// Round is the latest run's deliberation index: a branch of that round
-	// of its deliberating ancestor's search; 0 for any other world.
+	// Round is the round of deliberation the world serves as a branch of
+	// its deliberating ancestor's search (backend.BranchRound); 0 for any
+	// other world.
 	Round int64 `json:"round,omitempty"`
 	// Stepping is set while a batch of steps is being computed for the
 	// latest run (see backend.RunSummary.Stepping).
@@ -84,8 +85,9 @@ func (s *Service) LineageOutline(ctx context.Context) (Outline, error) {
 	o := Outline{Worlds: make([]OutlineWorld, len(l.Nodes)), Forks: make([]OutlineFork, len(l.Edges))}
 	for i, n := range l.Nodes {
 		w := OutlineWorld{ID: n.World.ID, Name: n.World.Name, Domain: n.World.Domain, Parent: n.World.ParentWorldID, CreatedAt: n.World.CreatedAt, Runs: n.Runs}
+		w.Round = n.Round()
 		if n.LatestRun != nil {
-			w.RunID, w.Status, w.Round = n.LatestRun.ID, n.LatestRun.Status, n.LatestRun.DeliberationIndex
+			w.RunID, w.Status = n.LatestRun.ID, n.LatestRun.Status
 			w.Stepping = w.Status == backend.RunRunning && s.Stepping(w.RunID)
 		}
 		o.Worlds[i] = w

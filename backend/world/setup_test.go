@@ -10,18 +10,18 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/blob"
-	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
+	"ducklm/backend/store"
 	"ducklm/backend/world"
 	"ducklm/backend/worldproc"
 )
 
-var _ world.Store = (*sqlite.Worlds)(nil)
+var _ world.Store = (*store.Worlds)(nil)
 
 type fixture struct {
 	ctx    context.Context
-	db     *sqlite.DB
-	ledger *sqlite.Ledger
+	db     *store.DB
+	ledger *store.Ledger
 	blobs  *blob.Store
 	worlds *world.Service
 	dir    string
@@ -30,21 +30,21 @@ type fixture struct {
 func setup(t testing.TB) fixture {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
+	db, err := store.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	blobs, err := blob.Open(filepath.Join(dir, "blobs"))
 	require.NoError(t, err)
-	ledger := sqlite.NewLedger(db)
+	ledger := store.NewLedger(db)
 	return fixture{
 		ctx: context.Background(), db: db, ledger: ledger, blobs: blobs, dir: dir,
-		worlds: world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits(), worldproc.Shared()),
+		worlds: world.New(store.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits(), worldproc.Shared()),
 	}
 }
 
 // reopen returns a fresh service on the same data: nothing cached in memory.
 func (f fixture) reopen() *world.Service {
-	return world.New(sqlite.NewWorlds(f.db, f.ledger), f.ledger, f.blobs, starlark.DefaultLimits(), worldproc.Shared())
+	return world.New(store.NewWorlds(f.db, f.ledger), f.ledger, f.blobs, starlark.DefaultLimits(), worldproc.Shared())
 }
 
 // counter is a small random world: a counter plus a draw from the rng.
@@ -92,4 +92,4 @@ func state(t testing.TB, f fixture, runID string) map[string]any {
 	return m
 }
 
-func sqlite_worlds(f fixture) *sqlite.Worlds { return sqlite.NewWorlds(f.db, f.ledger) }
+func sqlite_worlds(f fixture) *store.Worlds { return store.NewWorlds(f.db, f.ledger) }

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend"
-	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
+	"ducklm/backend/store"
 	"ducklm/backend/world"
 	"ducklm/backend/worldproc"
 )
@@ -32,7 +32,7 @@ func TestRunStepsTakesStepsInBatchesBetweenSaves(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	runner := &countingRunner{Runner: worldproc.Shared()}
-	worlds := world.New(sqlite.NewWorlds(f.db, f.ledger), f.ledger, f.blobs, starlark.DefaultLimits(), runner)
+	worlds := world.New(store.NewWorlds(f.db, f.ledger), f.ledger, f.blobs, starlark.DefaultLimits(), runner)
 	_, batched, err := worlds.Create(f.ctx, world.NewWorld{Name: "counter", Program: []byte(counter), Seed: 4})
 	require.NoError(t, err)
 	_, single := create(t, f, 4)
@@ -111,7 +111,7 @@ func TestRunStepsWhoseWorkerDiesInsideABatchFailsAtThatStep(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	limits := starlark.Limits{MaxSteps: 1 << 40, MaxMemoryBytes: 64 << 20}
-	worlds := world.New(sqlite.NewWorlds(f.db, f.ledger), f.ledger, f.blobs, limits, worldproc.Shared())
+	worlds := world.New(store.NewWorlds(f.db, f.ledger), f.ledger, f.blobs, limits, worldproc.Shared())
 	src := `
 def init(seed):
     return {"n": 0}

@@ -1,3 +1,7 @@
+// The design tokens, then the shared sheet: first in the cascade, before any
+// screen's own sheet (imported by its components).
+import './tokens.css';
+import './base.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App, screenCode } from './App';
@@ -5,7 +9,6 @@ import { api } from './bridge';
 import { parseRoute } from './lib/route';
 import { primeTimeline } from './timeline/prime';
 import { startTheme } from './ui/theme';
-import './styles.css';
 
 // The theme remembered here shows at once; the stored setting follows.
 void startTheme(api);

@@ -15,7 +15,7 @@ import (
 	"ducklm/backend/bundle"
 	"ducklm/backend/runtime"
 	"ducklm/backend/service"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 )
 
 // The fixture in testdata/v1 was written by the code before task
@@ -85,7 +85,7 @@ func checkV1Runs(t *testing.T, svc *service.Service, ids compatIDs) {
 	require.Equal(t, st.Order(), cs.Order())
 	events, err := svc.Ledger.Query(ctx, backend.EventQuery{Stream: child.ID})
 	require.NoError(t, err)
-	cp, err := sqlite.NewWorlds(svc.DB, svc.Ledger).GetCheckpoint(ctx, ids.Checkpoint)
+	cp, err := store.NewWorlds(svc.DB, svc.Ledger).GetCheckpoint(ctx, ids.Checkpoint)
 	require.NoError(t, err)
 	before, err := svc.Ledger.Query(ctx, backend.EventQuery{Stream: ids.TaskRun, ToSeq: cp.LedgerSeq})
 	require.NoError(t, err)
@@ -138,7 +138,7 @@ func TestImportsV1Bundles(t *testing.T) {
 		require.NoError(t, err, name)
 		require.True(t, res.Signed)
 	}
-	reg := sqlite.NewWorlds(tg.svc.DB, tg.svc.Ledger)
+	reg := store.NewWorlds(tg.svc.DB, tg.svc.Ledger)
 	cps, err := reg.ListCheckpoints(ctx, ids.TaskRun)
 	require.NoError(t, err)
 	require.NotEmpty(t, cps)

@@ -13,10 +13,10 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/bundle"
-	"ducklm/backend/postgres/pgtest"
 	"ducklm/backend/runtime"
 	"ducklm/backend/service"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
+	"ducklm/backend/store/postgres/pgtest"
 )
 
 // exportAt writes root's bundle from svc at a fixed time with key, and
@@ -24,7 +24,7 @@ import (
 func exportAt(t *testing.T, svc *service.Service, root string, opts bundle.ExportOptions) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	local := bundle.Local{Store: sqlite.NewWorlds(svc.DB, svc.Ledger), Events: svc.Ledger, Blobs: svc.Blobs}
+	local := bundle.Local{Store: store.NewWorlds(svc.DB, svc.Ledger), Events: svc.Ledger, Blobs: svc.Blobs}
 	opts.Now = func() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) }
 	_, err := bundle.Export(context.Background(), local, root, &buf, opts)
 	require.NoError(t, err)
@@ -35,7 +35,7 @@ func importBytes(t *testing.T, svc *service.Service, data []byte) bundle.Result 
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "b.ducklm")
 	require.NoError(t, os.WriteFile(path, data, 0o600))
-	local := bundle.Local{Store: sqlite.NewWorlds(svc.DB, svc.Ledger), Events: svc.Ledger, Blobs: svc.Blobs}
+	local := bundle.Local{Store: store.NewWorlds(svc.DB, svc.Ledger), Events: svc.Ledger, Blobs: svc.Blobs}
 	res, err := bundle.ImportFile(context.Background(), local, svc.Ledger, path, bundle.ImportOptions{AllowUnsigned: true})
 	require.NoError(t, err)
 	return res
@@ -83,7 +83,7 @@ func TestBundlesMoveBetweenSQLiteAndPostgresByteIdentical(t *testing.T) {
 	}
 	// What the runs hold reads the same on PostgreSQL.
 	for id, want := range src.state {
-		got, err := readRun(ctx, sqlite.NewWorlds(pg.DB, pg.Ledger), pg.Ledger, id)
+		got, err := readRun(ctx, store.NewWorlds(pg.DB, pg.Ledger), pg.Ledger, id)
 		require.NoError(t, err)
 		require.Equal(t, want, got, "run %s on PostgreSQL", id)
 	}

@@ -10,8 +10,8 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/bundle"
 	"ducklm/backend/service"
-	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
+	"ducklm/backend/store"
 	"ducklm/backend/world"
 )
 
@@ -129,7 +129,7 @@ func TestReimportExtendsARun(t *testing.T) {
 	require.NoError(t, err)
 	key, err := bundle.LoadOrCreateKey(from.Dir)
 	require.NoError(t, err)
-	local := bundle.Local{Store: sqlite.NewWorlds(from.DB, from.Ledger), Events: from.Ledger, Blobs: from.Blobs}
+	local := bundle.Local{Store: store.NewWorlds(from.DB, from.Ledger), Events: from.Ledger, Blobs: from.Blobs}
 	export := func(name string) string {
 		path := t.TempDir() + "/" + name
 		f, err := os.Create(path)
@@ -154,7 +154,7 @@ func TestReimportExtendsARun(t *testing.T) {
 	require.Positive(t, res.Added.Events)
 	got, err := readRun(ctx, tg.reg, tg.svc.Ledger, run.ID)
 	require.NoError(t, err)
-	want, err := readRun(ctx, local.Store.(*sqlite.Worlds), from.Ledger, run.ID)
+	want, err := readRun(ctx, local.Store.(*store.Worlds), from.Ledger, run.ID)
 	require.NoError(t, err)
 	require.Equal(t, want, got)
 	rep, err := tg.svc.Worlds.Verify(ctx, run.ID)

@@ -17,11 +17,11 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/bundle"
-	"ducklm/backend/postgres/pgtest"
 	"ducklm/backend/runtime"
 	"ducklm/backend/service"
-	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
+	"ducklm/backend/store"
+	"ducklm/backend/store/postgres/pgtest"
 	"ducklm/backend/world"
 )
 
@@ -143,7 +143,7 @@ func build(ctx context.Context, dir string) error {
 	}
 
 	// What the imports must reproduce.
-	reg := sqlite.NewWorlds(svc.DB, svc.Ledger)
+	reg := store.NewWorlds(svc.DB, svc.Ledger)
 	for _, id := range []string{run.ID, a.ID, b.ID, task.ID} {
 		if src.state[id], err = readRun(ctx, reg, svc.Ledger, id); err != nil {
 			return err
@@ -194,7 +194,7 @@ type runState struct {
 	Events      []backend.Event
 }
 
-func readRun(ctx context.Context, reg *sqlite.Worlds, ledger *sqlite.Ledger, runID string) (runState, error) {
+func readRun(ctx context.Context, reg *store.Worlds, ledger *store.Ledger, runID string) (runState, error) {
 	var s runState
 	var err error
 	if s.Run, err = reg.GetRun(ctx, runID); err != nil {
@@ -221,7 +221,7 @@ func readRun(ctx context.Context, reg *sqlite.Worlds, ledger *sqlite.Ledger, run
 // target is a fresh data directory to import into.
 type target struct {
 	svc   *service.Service
-	reg   *sqlite.Worlds
+	reg   *store.Worlds
 	local bundle.Local
 	trust bundle.Trust
 }
@@ -231,7 +231,7 @@ func newTarget(t *testing.T) *target {
 	svc, err := service.Open(context.Background(), t.TempDir())
 	require.NoError(t, err)
 	t.Cleanup(func() { svc.Close() })
-	reg := sqlite.NewWorlds(svc.DB, svc.Ledger)
+	reg := store.NewWorlds(svc.DB, svc.Ledger)
 	return &target{svc: svc, reg: reg, local: bundle.Local{Store: reg, Events: svc.Ledger, Blobs: svc.Blobs}}
 }
 

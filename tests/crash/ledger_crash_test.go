@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 )
 
 const childEnv = "DUCKLM_CRASH_CHILD_DB"
@@ -49,12 +49,12 @@ func TestMain(m *testing.M) {
 // has returned, i.e. once the ledger acknowledged it as durable.
 func appendForever(path string) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, path)
+	db, err := store.Open(ctx, path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
 	}
-	l := sqlite.NewLedger(db)
+	l := store.NewLedger(db)
 	streams := []string{backend.NewID(backend.KindRun), backend.NewID(backend.KindRun), backend.NewID(backend.KindRun)}
 	out := bufio.NewWriter(os.Stdout)
 	for i := 0; ; i++ {
@@ -158,7 +158,7 @@ func parseAck(line string) (ack, bool) {
 func verify(t *testing.T, path string, acked []ack, trial int) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, path)
+	db, err := store.Open(ctx, path)
 	require.NoError(t, err, "trial %d: the database reopens", trial)
 	defer db.Close()
 
@@ -166,7 +166,7 @@ func verify(t *testing.T, path string, acked []ack, trial int) {
 	require.NoError(t, db.SQL.QueryRow("PRAGMA integrity_check").Scan(&integrity))
 	require.Equal(t, "ok", integrity, "trial %d", trial)
 
-	l := sqlite.NewLedger(db)
+	l := store.NewLedger(db)
 	byStream := map[string]map[int64]string{}
 	rows, err := db.SQL.Query("SELECT stream_id, seq, id FROM events")
 	require.NoError(t, err)

@@ -21,7 +21,7 @@ import (
 	"ducklm/backend/prereq"
 	"ducklm/backend/runtime"
 	"ducklm/backend/service"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 )
 
 // The runtime crash test kills a ducklm process at random moments while it
@@ -298,7 +298,7 @@ func requireGapFree(t *testing.T, svc *service.Service, when string) {
 	rows, err := svc.DB.SQL.Query("SELECT stream_id, count(*), max(seq) FROM events GROUP BY stream_id")
 	require.NoError(t, err)
 	defer rows.Close()
-	l := sqlite.NewLedger(svc.DB)
+	l := store.NewLedger(svc.DB)
 	for rows.Next() {
 		var stream string
 		var n, top int64
@@ -404,7 +404,7 @@ func TestRunWithoutItsFirstEventIsRecordedOnResume(t *testing.T) {
 	spec := backend.WorldSpec{ID: backend.NewID(backend.KindWorld), Name: req.Task, Domain: backend.DomainReal,
 		Backend: runtime.BackendTask, Program: ref, Params: json.RawMessage("{}"), CreatedAt: now}
 	run := backend.WorldRun{ID: backend.NewID(backend.KindRun), WorldID: spec.ID, Status: backend.RunPending, CreatedAt: now, UpdatedAt: now}
-	require.NoError(t, sqlite.NewWorlds(svc.DB, svc.Ledger).CreateSpecAndRun(ctx, spec, run))
+	require.NoError(t, store.NewWorlds(svc.DB, svc.Ledger).CreateSpecAndRun(ctx, spec, run))
 	svc.Runtime.Close() // the process dies here
 	require.NoError(t, svc.DB.Close())
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"ducklm/backend/postgres/pgtest"
 	"ducklm/backend/prereq"
+	"ducklm/backend/store/postgres/pgtest"
 	"ducklm/tests/xwindow"
 )
 

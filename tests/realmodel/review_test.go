@@ -16,7 +16,7 @@ import (
 	"ducklm/backend/ollama"
 	"ducklm/backend/planner"
 	"ducklm/backend/runtime"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 	"ducklm/backend/tool"
 	"ducklm/tests/realmodel"
 )
@@ -34,7 +34,7 @@ func TestTheRealModelReviewsTheResults(t *testing.T) {
 		mode = tool.AllowUnsandboxed
 	}
 	rt := runtime.New(runtime.Deps{
-		Store: sqlite.NewWorlds(s.svc.DB, s.svc.Ledger), Events: s.svc.Ledger, Blobs: s.svc.Blobs, Tools: s.svc.Tools,
+		Store: store.NewWorlds(s.svc.DB, s.svc.Ledger), Events: s.svc.Ledger, Blobs: s.svc.Blobs, Tools: s.svc.Tools,
 		Planner: &firstPlanScripted{real: planner.LLM{Client: oc}, steps: []backend.TaskNode{
 			shellStep("step-1", "echo a group of ducks on water is a raft"),
 		}}, Offline: planner.Offline{},

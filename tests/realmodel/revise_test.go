@@ -18,7 +18,7 @@ import (
 	"ducklm/backend/planner"
 	"ducklm/backend/router"
 	"ducklm/backend/runtime"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 	"ducklm/backend/tool"
 	"ducklm/tests/realmodel"
 )
@@ -61,7 +61,7 @@ func TestRevisionByTheRealModelKeepsTheFinishedSteps(t *testing.T) {
 		shellStep("step-2", "echo broken >&2; exit 3", "step-1"),
 	}}
 	rt := runtime.New(runtime.Deps{
-		Store: sqlite.NewWorlds(s.svc.DB, s.svc.Ledger), Events: s.svc.Ledger, Blobs: s.svc.Blobs, Tools: s.svc.Tools,
+		Store: store.NewWorlds(s.svc.DB, s.svc.Ledger), Events: s.svc.Ledger, Blobs: s.svc.Blobs, Tools: s.svc.Tools,
 		Planner: p, Offline: planner.Offline{}, Critic: critic.WithFallback{Model: &critic.Model{Client: oc}},
 		Coder: coder.Model{Client: oc}, Models: s.svc, Sandboxed: func() bool { return s.svc.Sandboxed },
 		WorkRoot:   filepath.Join(t.TempDir(), "workspaces"),

@@ -24,7 +24,7 @@ import (
 	"ducklm/backend/planner"
 	"ducklm/backend/router"
 	"ducklm/backend/runtime"
-	"ducklm/backend/sqlite"
+	"ducklm/backend/store"
 	"ducklm/backend/tool"
 	"ducklm/tests/realmodel"
 )
@@ -73,7 +73,7 @@ func TestATaskWithAURLIsPlannedToWebFetch(t *testing.T) {
 
 	oc := ollama.New(srv.URL(), nil)
 	rt := runtime.New(runtime.Deps{
-		Store: sqlite.NewWorlds(s.svc.DB, s.svc.Ledger), Events: s.svc.Ledger, Blobs: s.svc.Blobs, Tools: s.svc.Tools,
+		Store: store.NewWorlds(s.svc.DB, s.svc.Ledger), Events: s.svc.Ledger, Blobs: s.svc.Blobs, Tools: s.svc.Tools,
 		Planner: planner.LLM{Client: ollama.New(fake.URL(), nil)}, Offline: planner.Offline{},
 		Critic: critic.WithFallback{Model: &critic.Model{Client: oc}}, Coder: coder.Model{Client: oc},
 		Models: s.svc, Sandboxed: func() bool { return s.svc.Sandboxed },

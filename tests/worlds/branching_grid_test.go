@@ -17,8 +17,8 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/cli"
 	"ducklm/backend/service"
-	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
+	"ducklm/backend/store"
 	"ducklm/backend/world"
 )
 
@@ -169,7 +169,7 @@ func TestBranchingGridParentCheckpointTwoChildren(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, parent.ID, common.ID)
 
-	reg := sqlite.NewWorlds(svc.DB, svc.Ledger)
+	reg := store.NewWorlds(svc.DB, svc.Ledger)
 	gotA, err := reg.ForkOf(ctx, a.ID)
 	require.NoError(t, err)
 	require.Equal(t, forkA.ID, gotA.ID)
@@ -238,7 +238,7 @@ func TestBranchingGridDemoCommand(t *testing.T) {
 	svc, err := service.Open(ctx, dir)
 	require.NoError(t, err)
 	defer svc.Close()
-	reg := sqlite.NewWorlds(svc.DB, svc.Ledger)
+	reg := store.NewWorlds(svc.DB, svc.Ledger)
 	cp, err := reg.GetCheckpoint(ctx, f["checkpoint"])
 	require.NoError(t, err)
 	require.Equal(t, f["parent run"], cp.RunID)

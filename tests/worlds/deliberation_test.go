@@ -19,8 +19,8 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/blob"
 	"ducklm/backend/deliberation"
-	"ducklm/backend/sqlite"
 	"ducklm/backend/starlark"
+	"ducklm/backend/store"
 	"ducklm/backend/world"
 	"ducklm/backend/worldproc"
 )
@@ -34,13 +34,13 @@ type delibFixture struct {
 func openDeliberation(t *testing.T) delibFixture {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
+	db, err := store.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	blobs, err := blob.Open(filepath.Join(dir, "blobs"))
 	require.NoError(t, err)
-	ledger := sqlite.NewLedger(db)
-	worlds := world.New(sqlite.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits(), worldproc.Shared())
+	ledger := store.NewLedger(db)
+	worlds := world.New(store.NewWorlds(db, ledger), ledger, blobs, starlark.DefaultLimits(), worldproc.Shared())
 	return delibFixture{ctx: context.Background(), worlds: worlds, delib: deliberation.New(worlds, ledger)}
 }
 

@@ -1,6 +1,7 @@
 import type { Check, CheckStatus } from '../bridge';
 import { FailIcon, OkIcon, WarnIcon } from '../ui/icons';
 import type { ChecksState } from './useHome';
+import './home.css';
 
 interface ChecksPanelProps {
   state: ChecksState;

@@ -1,5 +1,6 @@
 import type { Counts } from '../bridge';
 import { formatCount } from '../lib/format';
+import './home.css';
 
 interface CountTilesProps {
   counts: Omit<Counts, 'events'>;

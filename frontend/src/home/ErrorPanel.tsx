@@ -1,4 +1,5 @@
 import { FailIcon } from '../ui/icons';
+import './home.css';
 
 interface ErrorPanelProps {
   message: string;

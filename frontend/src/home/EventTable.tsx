@@ -6,6 +6,7 @@ import { shortId } from '../lib/ids';
 import { detailPayload, previewPayload } from '../lib/payload';
 import { formatAbsolute, formatRelative } from '../lib/time';
 import { useRelativeNow } from '../ui/useNow';
+import './home.css';
 
 const REALITY = {
   external_real: { label: 'external-real', title: 'A fact that happened on this machine' },

@@ -8,6 +8,7 @@ import { LocationPanel } from './LocationPanel';
 import { RunsPanel } from './RunsPanel';
 import { SystemPanel } from './SystemPanel';
 import { useHome } from './useHome';
+import './home.css';
 
 interface HomeProps {
   api: DucklmApi;

@@ -1,6 +1,7 @@
 import type { Overview } from '../bridge';
 import { schemaState } from '../lib/schema';
 import { CopyButton } from '../ui/CopyButton';
+import './home.css';
 
 interface LocationPanelProps {
   overview: Overview;

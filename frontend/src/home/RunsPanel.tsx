@@ -8,6 +8,7 @@ import { formatAbsolute, formatRelative } from '../lib/time';
 import { RunStatusBadge } from '../ui/StatusBadge';
 import { useLoad, useThrottled } from '../ui/useLoad';
 import { useRelativeNow } from '../ui/useNow';
+import './home.css';
 
 // Event types that change what the runs list shows.
 const RUN_EVENTS = /^(task\.|plan\.|step\.|run\.)/;

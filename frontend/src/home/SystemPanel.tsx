@@ -2,6 +2,7 @@ import type { DucklmApi } from '../bridge';
 import { sentence } from '../lib/format';
 import { FailIcon, OkIcon, WarnIcon } from '../ui/icons';
 import { useLoad } from '../ui/useLoad';
+import './home.css';
 
 /** SystemPanel says whether Ollama answers (and with which models) and whether steps run sandboxed, each problem with its fix. */
 export function SystemPanel({ api }: { api: DucklmApi }) {

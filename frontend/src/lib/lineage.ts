@@ -18,7 +18,7 @@ export interface WorldNode {
   runs: number;
   parent?: string;
   createdAt: string;
-  /** For a branch of a deliberation, its round (the latest run's deliberation index). */
+  /** For a branch of a deliberation, its round (the server's backend.BranchRound: the greatest deliberation index of its runs). */
   round?: number;
   /** A batch of steps is being computed for the latest run (see worldRunState). */
   stepping?: boolean;

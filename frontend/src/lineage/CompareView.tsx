@@ -7,6 +7,7 @@ import { changeMarks, compact, diffCounts, expandToChanges } from '../lib/json';
 import { shortId } from '../lib/ids';
 import { JsonTree } from '../ui/JsonTree';
 import { useLoad } from '../ui/useLoad';
+import './compare.css';
 
 interface CompareViewProps {
   api: DucklmApi;

@@ -1,6 +1,7 @@
 import type { KeyboardEvent } from 'react';
 import { type LineageModel, matchReason } from '../lib/lineage';
 import { shortId } from '../lib/ids';
+import './lineage.css';
 
 /** HINT says what Find looks in and how to move between matches. */
 const HINT = 'Finds worlds whose name, world id or run id holds the text. Enter or ↓ goes to the next match, ↑ to the one before.';

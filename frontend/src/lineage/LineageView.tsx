@@ -12,6 +12,7 @@ import { CompareView } from './CompareView';
 import { LineageCanvas } from './LineageCanvas';
 import { LineageFind } from './LineageFind';
 import { useLayout } from './useLayout';
+import './lineage.css';
 
 /** toggleFold unfolds ids when all of them are folded, else folds them all. */
 function toggleFold(collapsed: ReadonlySet<string>, ids: ReadonlySet<string>, folded: boolean): ReadonlySet<string> {

@@ -4,6 +4,7 @@ import { CONFINED, argsText, commandOf } from '../lib/approvals';
 import { formatBytes, formatNanos } from '../lib/format';
 import { RiskBadge } from '../ui/StatusBadge';
 import { FileChange, fileWriteArgs } from './FileChange';
+import './runs.css';
 
 interface ApprovalCardProps {
   api: DucklmApi;

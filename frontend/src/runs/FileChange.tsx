@@ -2,6 +2,7 @@ import { useMemo } from 'react';
 import type { CurrentFile } from '../bridge';
 import { formatBytes } from '../lib/format';
 import { lineDiff } from '../lib/lineDiff';
+import './runs.css';
 
 /** fileWriteArgs reads a file_write's arguments; undefined when they are not one. */
 export function fileWriteArgs(args: unknown): { path: string; content: string; append: boolean } | undefined {

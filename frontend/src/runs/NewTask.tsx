@@ -6,6 +6,7 @@ import { href } from '../lib/route';
 import { CodeEditor } from '../ui/CodeEditor';
 import { useLoad } from '../ui/useLoad';
 import { navigate } from '../ui/useRoute';
+import './runs.css';
 
 const MODES: readonly { id: ApprovalMode; label: string; hint: string }[] = [
   { id: 'ask_risky', label: 'Ask for risky steps', hint: 'Medium and high risk steps wait for you.' },

@@ -1,4 +1,5 @@
 import { useLoad } from '../ui/useLoad';
+import './runs.css';
 
 /** screenshotOf is the screenshot a browser step's output names, if any. */
 export function screenshotOf(tool: string | undefined, output: unknown): { finalUrl: string } | undefined {

@@ -4,6 +4,7 @@ import { shortId } from '../lib/ids';
 import { forkName, planText } from '../lib/runStory';
 import { useDebounced } from '../ui/useDebounced';
 import { useLoad } from '../ui/useLoad';
+import './runs.css';
 
 interface PlanForkDialogProps {
   api: DucklmApi;

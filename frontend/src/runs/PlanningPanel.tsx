@@ -1,4 +1,5 @@
 import type { PlanningAttempt, ReviewRound, Revision } from '../bridge';
+import './runs.css';
 
 /** optionsText says how an attempt differed from the first: "temperature 0.3, seed 1". */
 export function optionsText(options: Record<string, unknown> | undefined): string {

@@ -2,6 +2,7 @@ import { useMemo } from 'react';
 import { type RunGraphModel, layoutRunGraph } from '../lib/runGraph';
 import { pathOf } from '../lib/layout';
 import { stepStateLabel } from '../lib/format';
+import './runs.css';
 
 interface RunGraphProps {
   model: RunGraphModel;

@@ -22,6 +22,7 @@ import { RunGraph } from './RunGraph';
 import { StepPanel } from './StepPanel';
 import { DeliberateDialog } from '../worlds/DeliberateDialog';
 import type { SearchSummary } from '../lib/search';
+import './runs.css';
 
 /** RunView shows one task run live: its graph, the open approvals, the selected step, and streamed model text. */
 export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {

@@ -10,6 +10,7 @@ import { type WebResult, otherNotes, webResultOf } from '../lib/webResult';
 import { StepStateBadge } from '../ui/StatusBadge';
 import { FileChange, fileWriteArgs } from './FileChange';
 import { PageScreenshot, screenshotOf } from './PageScreenshot';
+import './runs.css';
 
 /**
  * StepPanel shows one step: what it runs (a file_write's content), who

@@ -1,6 +1,7 @@
 import { formatCount } from '../lib/format';
 import type { Found } from '../lib/timelinePages';
 import type { SearchState } from './useSearch';
+import './timeline.css';
 
 /**
  * SearchStatus says how far a search through the whole history has got and

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 // Read as a file: Vitest hands stylesheets imported by modules over empty.
-const css = readFileSync(new URL('../styles.css', import.meta.url), 'utf8');
+const css = readFileSync(new URL('../tokens.css', import.meta.url), 'utf8');
 
 /** palette reads the custom properties of the first rule whose selector is selector. */
 function palette(selector: string): Record<string, string> {

@@ -1,5 +1,5 @@
 // The theme: light, dark, or the system's, shown as data-theme="light|dark"
-// on <html> (styles.css keys its dark palette on it). The choice is stored in
+// on <html> (tokens.css keys its dark palette on it). The choice is stored in
 // the settings (settings.json); this module remembers the last one on this
 // machine too, so public/theme-boot.js can paint the right colours before
 // the backend answers, and it follows the OS live while the choice is

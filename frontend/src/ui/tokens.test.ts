@@ -21,6 +21,8 @@ const DARK = /^:root\[data-theme=['"]dark['"]\]$/;
 
 const light = new Set<string>();
 const dark = new Set<string>();
+/** The files that define palette tokens (a custom property on `:root` or the dark palette). */
+const paletteFiles = new Set<string>();
 /** Properties set on an element by a rule (not a palette) or by code (setProperty, a style object). */
 const local = new Set<string>();
 /** Each property used, with the files that use it. */
@@ -36,7 +38,10 @@ for (const { name, text } of files) {
     for (const [, selector, body] of text.matchAll(/([^{}]+)\{([^{}]*)\}/g)) {
       const sel = selector!.trim();
       const into = sel === LIGHT ? light : DARK.test(sel) ? dark : local;
-      for (const d of body!.matchAll(/(--[\w-]+)\s*:/g)) into.add(d[1]!);
+      for (const d of body!.matchAll(/(--[\w-]+)\s*:/g)) {
+        into.add(d[1]!);
+        if (into !== local) paletteFiles.add(name);
+      }
     }
     continue;
   }
@@ -51,7 +56,9 @@ const where = (m: Map<string, Set<string>>, key: string) => `${key} (${[...m.get
 
 describe('design tokens', () => {
   it('reads the sources it checks', () => {
-    expect(files.some((f) => f.name === 'styles.css')).toBe(true);
+    for (const sheet of ['tokens.css', 'base.css', 'home/home.css', 'runs/runs.css', 'worlds/worlds.css', 'lineage/lineage.css', 'timeline/timeline.css']) {
+      expect(files.map((f) => f.name.split('\\').join('/'))).toContain(sheet);
+    }
     expect(light.size).toBeGreaterThan(20);
     expect(dark.size).toBeGreaterThan(20);
     expect(used.size).toBeGreaterThan(20);
@@ -62,6 +69,10 @@ describe('design tokens', () => {
     expect(missing).toEqual([]);
     const unmatched = [...prefixes.keys()].filter((p) => ![...light].some((v) => v.startsWith(p))).map((p) => where(prefixes, p));
     expect(unmatched).toEqual([]);
+  });
+
+  it('keeps the palettes in one file, tokens.css', () => {
+    expect([...paletteFiles]).toEqual(['tokens.css']);
   });
 
   it('defines every token in both themes', () => {

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { branchesLine } from './useWorldList';
+import './worlds.css';
 
 /**
  * BranchesNote says how many deliberation branches a world list left out

@@ -10,6 +10,7 @@ import { alive } from '../workers/model';
 import { WhereChoice } from '../workers/WhereChoice';
 import { useTeamWorkers } from '../workers/useTeamWorkers';
 import { GridView } from './GridView';
+import './worlds.css';
 
 interface DeliberateDialogProps {
   api: DucklmApi;

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { type DivergenceType, type Domain, type DucklmApi, type Forked, type SeedPolicy, toBridgeError } from '../bridge';
 import { SEED_POLICIES, checkDelta, divergencesFor } from '../lib/fork';
 import { shortId } from '../lib/ids';
+import './worlds.css';
 
 interface ForkDialogProps {
   api: DucklmApi;

@@ -1,4 +1,5 @@
 import type { Cell, GridModel } from '../lib/grid';
+import './worlds.css';
 
 interface GridViewProps {
   grid: GridModel;

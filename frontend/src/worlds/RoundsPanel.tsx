@@ -3,6 +3,7 @@ import type { DucklmApi } from '../bridge';
 import { useLoad, useThrottled } from '../ui/useLoad';
 import { appliedLine, roundLine } from '../lib/round';
 import { RoundResult } from './DeliberateDialog';
+import './worlds.css';
 
 /**
  * RoundsPanel is what this run's deliberations did, newest round first:

@@ -23,6 +23,7 @@ import { BranchesNote } from './BranchesNote';
 import { useWorldList } from './useWorldList';
 import { GridView } from './GridView';
 import { RoundsPanel } from './RoundsPanel';
+import './worlds.css';
 
 type Progress = { done: number; total: number } | undefined;
 

@@ -13,6 +13,7 @@ import { useRelativeNow } from '../ui/useNow';
 import { navigate } from '../ui/useRoute';
 import { BranchesNote } from './BranchesNote';
 import { useWorldList } from './useWorldList';
+import './worlds.css';
 
 /** A minimal world program, for "write your own". */
 export const STARTER_PROGRAM = `# A world program: init(seed) returns the first state,

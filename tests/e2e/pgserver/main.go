@@ -1,5 +1,5 @@
 // Command pgserver is the PostgreSQL of the team journeys: a throw-away
-// cluster (backend/postgres/pgtest: initdb in a temporary folder, postgres
+// cluster (backend/store/postgres/pgtest: initdb in a temporary folder, postgres
 // on a free loopback port) with a database "ducklm" owned by the role that
 // logs in with -password. It prints
 // "pgserver listening on postgres://ducklm_password@127.0.0.1:PORT/ducklm?sslmode=disable"
@@ -19,7 +19,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
-	"ducklm/backend/postgres/pgtest"
+	"ducklm/backend/store/postgres/pgtest"
 )
 
 func main() {

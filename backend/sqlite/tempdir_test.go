@@ -1,5 +1,0 @@
-package sqlite_test
-
-import "os"
-
-func tempDir() (string, error) { return os.MkdirTemp("", "ducklm-example-*") }
