@@ -96,8 +96,9 @@ describe('Bundles between two installations', { timeout: 240_000 }, () => {
       assert.ok(await importButton.isDisabled(), 'importing an unknown signer needs a decision');
       assert.equal((await there.call('Lineage')).nodes?.length ?? 0, 0);
 
-      const decision = dialog.getByRole('group', { name: 'Your decision' });
-      await decision.getByRole('checkbox', { name: /I trust where this file came from/ }).check();
+      // The decision sits beside Import, where the disabled button is.
+      await dialog.getByRole('group', { name: 'Your decision' }).waitFor();
+      await dialog.getByTestId('trust-anyway').getByRole('checkbox', { name: /I trust where this file came from/ }).check();
       await importButton.click();
       await dialog.getByText(/^Imported: added 1 world, 1 run, 0 forks, \d+ checkpoints?/).waitFor();
       await dialog.getByText('new here').waitFor();

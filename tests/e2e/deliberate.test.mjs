@@ -80,7 +80,7 @@ describe('Deliberation', { timeout: 150_000 }, () => {
       await step.getByText('round 1', { exact: true }).waitFor();
       await step.click();
       const cause = page.getByRole('complementary', { name: 'Event' }).getByTestId('cause');
-      assert.match(await cause.textContent(), /^deliberation round 1 at t=0 — beam, \d+ of 60 branches: chose /);
+      assert.match(await cause.textContent(), /^deliberation round 1 at t=0 — beam, \d+ of 60 branches \([^)]+\): chose /);
       assert.deepEqual(page.problems, []);
     });
   });
