@@ -169,11 +169,11 @@ func TestASubmittedTaskWaitsForThePersonAndEveryCallIsRecorded(t *testing.T) {
 	require.Contains(t, sub.Note, "can never approve")
 
 	var st mcp.RunStatus
+	// The request is recorded before the run parks on it: wait for both.
 	require.Eventually(t, func() bool {
 		b.call(t, "run_status", map[string]any{"runId": sub.RunID}, &st)
-		return len(st.Waiting) > 0
+		return len(st.Waiting) > 0 && st.Status == "awaiting_approval"
 	}, 20*time.Second, 50*time.Millisecond)
-	require.Equal(t, "awaiting_approval", st.Status)
 	require.Equal(t, "file_write", st.Waiting[0].Tool)
 	require.Contains(t, st.Note, "waits for the person")
 	require.False(t, st.Done)
