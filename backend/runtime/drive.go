@@ -212,14 +212,15 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 				c.d.Log("checkpoint base", "run", runID, "err", err)
 			}
 		}
-		if st.Graph != nil {
-			if err := c.resolveReady(ctx, st); err != nil {
-				c.d.Log("resolve step args", "run", runID, "err", err)
-				return st
-			}
-		}
 		index = indexSteps(st, graph, index)
 		rs := routerState(st, index, steps.running(), c.d.Sandboxed())
+		if changed, err := c.resolveReady(ctx, st, rs.Ready); err != nil {
+			c.d.Log("resolve step args", "run", runID, "err", err)
+			return st
+		} else if changed {
+			index = indexSteps(st, graph, index)
+			rs = routerState(st, index, steps.running(), c.d.Sandboxed())
+		}
 		rc := c.routerContext(ctx, st)
 		dec := router.Route(rs, rc)
 		if err := dec.Validate(); err != nil {

@@ -9,38 +9,40 @@ import (
 	"unicode/utf8"
 
 	"ducklm/backend"
+	"ducklm/backend/router"
 	"ducklm/backend/taskgraph"
 )
 
 // resolveReady fills in the earlier results that the arguments of the
-// steps now ready name (taskgraph.Ref), before the router sees them: the
-// risk, the approval card and the step's start all read the resolved args.
-// A reference that cannot be resolved (a line past the end, a value too
-// large) fails its step with the reason, without running it.
-func (c *Controller) resolveReady(ctx context.Context, st *RunState) error {
+// ready steps name (taskgraph.Ref), before the router decides about them:
+// the risk, the approval card and the step's start all read the resolved
+// args. It looks at the ready steps only (a decision costs the same however
+// long the plan), and reports whether it changed any step: the router's
+// view must then be built again. A reference that cannot be resolved (a
+// line past the end, a value too large) fails its step with the reason,
+// without running it.
+func (c *Controller) resolveReady(ctx context.Context, st *RunState, ready []router.ReadyStep) (changed bool, err error) {
 	var failed []backend.Event
-	for _, id := range st.Order() {
-		rec := st.Steps[id]
-		if rec.State != StepPending || len(rec.Resolved) > 0 || len(rec.ApprovedArgs) > 0 || !taskgraph.HasRefs(rec.Node.Args) {
+	for _, r := range ready {
+		rec := st.Steps[r.Node.ID]
+		if rec == nil || len(rec.Resolved) > 0 || len(rec.ApprovedArgs) > 0 || !taskgraph.HasRefs(rec.Node.Args) || !st.depsDone(rec.Node) {
 			continue
 		}
-		if !st.depsDone(rec.Node) {
-			continue
-		}
-		args, err := taskgraph.Substitute(rec.Node.Args, func(r taskgraph.Ref) (string, error) { return c.refValue(ctx, st, r) })
+		args, err := taskgraph.Substitute(rec.Node.Args, func(ref taskgraph.Ref) (string, error) { return c.refValue(ctx, st, ref) })
 		if err != nil {
-			failed = append(failed, event(EvStepFinished, stepFinished{Step: id, Error: "its arguments could not take the earlier results they name: " + err.Error()}, st.Ticks))
+			failed = append(failed, event(EvStepFinished, stepFinished{Step: rec.Node.ID,
+				Error: "its arguments could not take the earlier results they name: " + err.Error()}, st.Ticks))
 			continue
 		}
-		rec.Resolved = args
+		rec.Resolved, changed = args, true
 	}
 	if len(failed) == 0 {
-		return nil
+		return changed, nil
 	}
 	if err := c.appendWith(ctx, st, nil, failed...); err != nil {
-		return err
+		return true, err
 	}
-	return c.catchUp(ctx, st)
+	return true, c.catchUp(ctx, st)
 }
 
 // depsDone reports whether every step n depends on has finished.

@@ -22,6 +22,7 @@ type stepIndex struct {
 	recs     []*StepRecord         // by plan position
 	states   []taskgraph.StepState // by plan position, refilled at each decision
 	searches []backend.TaskNode    // the plan's world_search steps
+	done     []router.DoneStep     // the router's list of finished steps, refilled at each decision
 }
 
 // indexSteps returns the step index of st's accepted plan g: idx when it
@@ -104,12 +105,6 @@ func routerState(st *RunState, idx *stepIndex, running int, sandboxed bool) rout
 					}
 					rs.Retryable[id] = s.Attempts
 				}
-			case StepDone:
-				d := router.DoneStep{ID: idx.g.IDAt(i), Title: s.Node.Title}
-				if s.Critique != nil {
-					d.Score, d.HasScore = s.Critique.Score, true
-				}
-				rs.Done = append(rs.Done, d)
 			}
 			if s.State == StepInDoubt {
 				// In the graph's maths an in-doubt step may run again (once approved).
@@ -151,7 +146,31 @@ func routerState(st *RunState, idx *stepIndex, running int, sandboxed bool) rout
 		}
 		rs.Ready = append(rs.Ready, router.ReadyStep{Node: node, Approved: approved, InDoubt: s.State == StepInDoubt, Untrusted: s.Untrusted})
 	}
+	if needsDone(rs) {
+		idx.done = idx.done[:0] // a buffer the index keeps: the router only reads it
+		for i, s := range idx.recs {
+			if s != nil && s.State == StepDone {
+				d := router.DoneStep{ID: idx.g.IDAt(i), Title: s.Node.Title}
+				if s.Critique != nil {
+					d.Score, d.HasScore = s.Critique.Score, true
+				}
+				idx.done = append(idx.done, d)
+			}
+		}
+		if len(idx.done) > 0 {
+			rs.Done = idx.done
+		}
+	}
 	return rs
+}
+
+// needsDone says whether the router can use the finished steps: to judge
+// them by their critic scores (a model's plan with a threshold), or, once
+// nothing runs, waits or is ready, to end the run with their names. In a
+// long user's plan the list is not built at every decision.
+func needsDone(rs router.State) bool {
+	return (!rs.UserPlan && rs.CriticThreshold > 0) ||
+		(len(rs.Ready) == 0 && rs.Running == 0 && rs.Phase != router.PhaseAwaitingApproval)
 }
 
 // routerContext is what the router chooses models with.

@@ -78,15 +78,7 @@ func routerStateByMap(st *RunState, g *taskgraph.Graph, running int, sandboxed b
 			}
 		}
 	}
-	for _, id := range st.Order() {
-		if s := st.Steps[id]; s.State == StepDone {
-			d := router.DoneStep{ID: id, Title: s.Node.Title}
-			if s.Critique != nil {
-				d.Score, d.HasScore = s.Critique.Score, true
-			}
-			rs.Done = append(rs.Done, d)
-		}
-	}
+
 	// A step the fold shows running counts even when its worker has just
 	// ended: its result is on the ledger but not folded yet, and the router
 	// must wait for it rather than complete the run without it.
@@ -105,6 +97,17 @@ func routerStateByMap(st *RunState, g *taskgraph.Graph, running int, sandboxed b
 			approved = true
 		}
 		rs.Ready = append(rs.Ready, router.ReadyStep{Node: node, Approved: approved, InDoubt: s.State == StepInDoubt, Untrusted: s.Untrusted})
+	}
+	if needsDone(rs) {
+		for _, id := range st.Order() {
+			if s := st.Steps[id]; s.State == StepDone {
+				d := router.DoneStep{ID: id, Title: s.Node.Title}
+				if s.Critique != nil {
+					d.Score, d.HasScore = s.Critique.Score, true
+				}
+				rs.Done = append(rs.Done, d)
+			}
+		}
 	}
 	return rs
 }
