@@ -370,8 +370,11 @@ async function measureLineage(work) {
       await page.mouse.down();
       for (let i = 1; i <= 60; i++) await page.mouse.move(cx + i * 6, cy + Math.sin(i / 6) * 80);
       await page.mouse.up();
+      // Ctrl and the wheel zoom (the wheel alone scrolls).
+      await page.keyboard.down('Control');
       for (let i = 0; i < 25; i++) await page.mouse.wheel(0, -120); // zoom in (labels come in)
       for (let i = 0; i < 40; i++) await page.mouse.wheel(0, 120); // and back out past the fit
+      await page.keyboard.up('Control');
       await page.mouse.down();
       for (let i = 1; i <= 60; i++) await page.mouse.move(cx - i * 5, cy - i * 3);
       await page.mouse.up();

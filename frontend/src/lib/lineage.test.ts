@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { lineage } from '../test/fixtures';
 import type { Lineage } from '../bridge/types';
-import { ancestors, buildLineage, buildLineageOutline, descendants, hiddenBy, layoutLineage, searchLineage, toggleSelection } from './lineage';
+import { ancestors, buildLineage, buildLineageOutline, descendants, hiddenBy, layoutLineage, neighbour, searchLineage, toggleSelection } from './lineage';
 
 function chain(n: number): Lineage {
   const base = lineage();
@@ -104,5 +104,35 @@ describe('layoutLineage', () => {
     const l = layoutLineage(m);
     expect(l.nodes.get('wld_a')!.x).toBeGreaterThan(l.nodes.get('wld_root')!.x);
     expect(l.edges.get('frk_a')).toBeDefined();
+  });
+});
+
+describe('neighbour', () => {
+  // w0 → w1 → w2, and w0 → w3: w1 and w3 are siblings.
+  function tree(): Lineage {
+    const l = chain(3);
+    const base = l.nodes[0]!.world;
+    l.nodes.push({ world: { ...base, id: 'w3', name: 'world 3', parentWorldId: 'w0' }, runs: 0 });
+    l.edges.push({ fork: { ...l.edges[0]!.fork, id: 'f3', parentWorldId: 'w0', childWorldId: 'w3' }, at: 3 });
+    return l;
+  }
+
+  it('moves to the parent, the first child and the siblings, as the lineage is drawn', () => {
+    const m = buildLineage(tree());
+    const none = new Set<string>();
+    expect(neighbour(m, none, 'w1', 'ArrowLeft')).toBe('w0');
+    expect(neighbour(m, none, 'w0', 'ArrowLeft')).toBeUndefined();
+    expect(neighbour(m, none, 'w0', 'ArrowRight')).toBe('w1');
+    expect(neighbour(m, none, 'w2', 'ArrowRight')).toBeUndefined();
+    expect(neighbour(m, none, 'w1', 'ArrowDown')).toBe('w3');
+    expect(neighbour(m, none, 'w3', 'ArrowUp')).toBe('w1');
+    expect(neighbour(m, none, 'w3', 'ArrowDown')).toBeUndefined();
+    expect(neighbour(m, none, 'nope', 'ArrowLeft')).toBeUndefined();
+  });
+
+  it('skips the worlds a fold hides', () => {
+    const m = buildLineage(tree());
+    expect(neighbour(m, new Set(['w1', 'w2']), 'w0', 'ArrowRight')).toBe('w3');
+    expect(neighbour(m, new Set(['w1']), 'w3', 'ArrowUp')).toBeUndefined();
   });
 });

@@ -226,3 +226,34 @@ export function toggleSelection(selected: readonly string[], id: string, additiv
   if (selected.includes(id)) return selected.filter((s) => s !== id);
   return [...selected, id].slice(-2);
 }
+
+/** The arrow keys that move between worlds in the lineage. */
+export type LineageArrow = 'ArrowLeft' | 'ArrowRight' | 'ArrowUp' | 'ArrowDown';
+
+/**
+ * neighbour is the world an arrow key moves to from id, as the lineage is
+ * drawn left to right: Left its parent, Right its first child, Up and Down
+ * the sibling before and after it (roots are each other's siblings).
+ * Hidden worlds (inside a folded subtree) are skipped; undefined when there
+ * is nowhere to go.
+ */
+export function neighbour(m: LineageModel, hidden: ReadonlySet<string>, id: string, key: LineageArrow): string | undefined {
+  const n = m.byId.get(id);
+  if (!n) return undefined;
+  const shown = (w: string | undefined) => w !== undefined && m.byId.has(w) && !hidden.has(w);
+  switch (key) {
+    case 'ArrowLeft':
+      return shown(n.parent) ? n.parent : undefined;
+    case 'ArrowRight':
+      return (m.children.get(id) ?? []).find((c) => shown(c));
+    default: {
+      const parent = n.parent !== undefined && m.byId.has(n.parent) ? n.parent : undefined;
+      const row = (parent !== undefined ? (m.children.get(parent) ?? []) : m.nodes.filter((w) => w.parent === undefined || !m.byId.has(w.parent)).map((w) => w.id)).filter(
+        (w) => shown(w),
+      );
+      const i = row.indexOf(id);
+      const j = key === 'ArrowUp' ? i - 1 : i + 1;
+      return i >= 0 && j >= 0 && j < row.length ? row[j] : undefined;
+    }
+  }
+}

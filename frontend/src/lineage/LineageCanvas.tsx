@@ -1,7 +1,7 @@
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { Layout } from '../lib/layout';
 import { midpoint, pathOf } from '../lib/layout';
-import { type LineageModel, type WorldNode, divergenceText, nodeState } from '../lib/lineage';
+import { type LineageArrow, type LineageModel, type WorldNode, divergenceText, neighbour, nodeState } from '../lib/lineage';
 import { truncate } from '../lib/payload';
 import { EMPTY_OVERLAY, SCORE_TONES, type SearchOverlay } from '../lib/deliberationTree';
 import { type Size, type View, boundsOf, centerOn, cull, fitView, hitTest, intersects, toWorld, visibleRect, zoomAt } from '../lib/viewport';
@@ -140,12 +140,54 @@ export function LineageCanvas(props: LineageCanvasProps) {
     }
   });
 
+  // The wheel scrolls the lineage, as it scrolls a page; with Ctrl (or ⌘,
+  // or a trackpad's pinch, which sends Ctrl) it zooms at the pointer.
   const onWheel = (e: React.WheelEvent) => {
-    const r = host.current?.getBoundingClientRect();
-    const p = { x: e.clientX - (r?.left ?? 0), y: e.clientY - (r?.top ?? 0) };
     touched.current = true;
-    setView((v) => zoomAt(v, Math.exp(-e.deltaY * 0.0015), p));
+    const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? size.height : 1; // lines, pages, pixels
+    if (e.ctrlKey || e.metaKey) {
+      const r = host.current?.getBoundingClientRect();
+      const p = { x: e.clientX - (r?.left ?? 0), y: e.clientY - (r?.top ?? 0) };
+      setView((v) => zoomAt(v, Math.exp(-e.deltaY * unit * 0.0015), p));
+      return;
+    }
+    // Shift turns a vertical wheel sideways, as in a page.
+    const dx = (e.shiftKey && e.deltaX === 0 ? e.deltaY : e.deltaX) * unit;
+    const dy = (e.shiftKey && e.deltaX === 0 ? 0 : e.deltaY) * unit;
+    setView((v) => ({ ...v, x: v.x - dx, y: v.y - dy }));
   };
+
+  // The arrow keys move between worlds: the world moved to is selected,
+  // brought into view when it is outside it, and focused.
+  const [arrowed, setArrowed] = useState<{ id: string; tick: number }>();
+  const onArrow = useCallback(
+    (id: string, key: LineageArrow) => {
+      const to = neighbour(model, hidden, id, key);
+      if (!to) return;
+      onSelect(to, false);
+      setArrowed((a) => ({ id: to, tick: (a?.tick ?? 0) + 1 }));
+    },
+    [model, hidden, onSelect],
+  );
+  useEffect(() => {
+    if (!arrowed) return;
+    const b = layout.nodes.get(arrowed.id);
+    if (b && !intersects(b, visibleRect(view, size, -20))) {
+      touched.current = true;
+      setView((v) => centerOn(v, b, size));
+    }
+    // The effect follows the arrow, not the view it moves.
+  }, [arrowed, layout, size]);
+  // The world moved to takes the focus once it is drawn, once per arrow.
+  const focusedTick = useRef(0);
+  useEffect(() => {
+    if (!arrowed || focusedTick.current === arrowed.tick) return;
+    const el = [...(host.current?.querySelectorAll<SVGGElement>('[data-world]') ?? [])].find((g) => g.dataset.world === arrowed.id);
+    if (el) {
+      focusedTick.current = arrowed.tick;
+      el.focus();
+    }
+  });
   const onPointerDown = (e: React.PointerEvent) => {
     if (e.button !== 0) return;
     drag.current = { x: e.clientX, y: e.clientY, vx: view.x, vy: view.y, moved: false };
@@ -250,6 +292,7 @@ export function LineageCanvas(props: LineageCanvasProps) {
                 chosen={overlay.chosen.has(id)}
                 onSelect={onSelect}
                 onOpen={onOpen}
+                onArrow={onArrow}
                 dragging={dragged}
               />
             );
@@ -290,10 +333,13 @@ interface WorldBoxProps {
   chosen: boolean;
   onSelect: (id: string, additive: boolean) => void;
   onOpen: (id: string) => void;
+  onArrow: (id: string, key: LineageArrow) => void;
   dragging: React.RefObject<{ moved: boolean } | null>;
 }
 
-const WorldBox = memo(function WorldBox({ node: n, x, y, w, h, labels, selected, match, collapsed, tone, score, chosen, onSelect, onOpen, dragging }: WorldBoxProps) {
+const ARROWS: readonly string[] = ['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown'];
+
+const WorldBox = memo(function WorldBox({ node: n, x, y, w, h, labels, selected, match, collapsed, tone, score, chosen, onSelect, onOpen, onArrow, dragging }: WorldBoxProps) {
   const state = nodeState(n);
   const status = state?.key ?? 'none';
   const scored = score !== undefined ? `, score ${score}` : '';
@@ -316,6 +362,10 @@ const WorldBox = memo(function WorldBox({ node: n, x, y, w, h, labels, selected,
         if (e.key === ' ') {
           e.preventDefault();
           onSelect(n.id, e.shiftKey);
+        }
+        if (ARROWS.includes(e.key)) {
+          e.preventDefault();
+          onArrow(n.id, e.key as LineageArrow);
         }
       }}
     >

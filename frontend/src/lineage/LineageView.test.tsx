@@ -280,6 +280,47 @@ describe('LineageView', () => {
     expect(screen.getByTestId('find-why').querySelector('mark')!.textContent).toBe(id.slice(-6));
   });
 
+  it('moves between worlds with the arrow keys: Right to a child, Down to its sibling, Left to the parent', async () => {
+    setup();
+    const graph = await screen.findByRole('group', { name: 'Lineage graph' });
+    const names = within(graph)
+      .getAllByRole('button')
+      .map((b) => b.getAttribute('aria-label')!.split(',')[0]!);
+    const root = names.find((n) => !n.includes(' / '))!;
+    const focusedName = () => document.activeElement?.getAttribute('aria-label')?.split(',')[0];
+    const pressed = () => within(graph).getAllByRole('button', { pressed: true }).map((b) => b.getAttribute('aria-label')!.split(',')[0]);
+    const rootNode = within(graph).getByRole('button', { name: new RegExp(`^${root},`) });
+    rootNode.focus();
+    fireEvent.keyDown(rootNode, { key: 'ArrowRight' });
+    const child = focusedName()!;
+    expect(child).toMatch(/ \/ /);
+    expect(pressed()).toEqual([child]);
+    fireEvent.keyDown(document.activeElement!, { key: 'ArrowDown' });
+    const sibling = focusedName()!;
+    expect(sibling).not.toBe(child);
+    expect(pressed()).toEqual([sibling]);
+    fireEvent.keyDown(document.activeElement!, { key: 'ArrowUp' });
+    expect(focusedName()).toBe(child);
+    fireEvent.keyDown(document.activeElement!, { key: 'ArrowLeft' });
+    expect(focusedName()).toBe(root);
+    expect(pressed()).toEqual([root]);
+  });
+
+  it('scrolls with the wheel and zooms with Ctrl and the wheel', async () => {
+    setup();
+    const graph = await screen.findByRole('group', { name: 'Lineage graph' });
+    const canvas = graph.closest('.lineage-canvas')!;
+    const zoom = () => within(canvas as HTMLElement).getByText(/% · \d+ drawn$/).textContent!.split('%')[0];
+    const moved = () => graph.querySelector('g')!.getAttribute('transform');
+    const k = zoom();
+    const at = moved();
+    fireEvent.wheel(canvas, { deltaY: 120 });
+    expect(zoom(), 'a plain wheel does not zoom').toBe(k);
+    expect(moved(), 'it scrolls').not.toBe(at);
+    fireEvent.wheel(canvas, { deltaY: -120, ctrlKey: true });
+    expect(Number(zoom())).toBeGreaterThan(Number(k));
+  });
+
   it('opens a world on double click', async () => {
     setup();
     await screen.findByRole('group', { name: 'Lineage graph' });

@@ -183,7 +183,7 @@ export function LineageView({ api, select, compare }: { api: DucklmApi; select?:
             <div className="legend small">
               <span className="legend-item domain-real">task run</span>
               <span className="legend-item domain-simulated">simulated</span>
-              <span className="muted">click selects · shift-click a second to compare · double-click opens · drag to pan · wheel to zoom</span>
+              <span className="muted">click selects · shift-click a second to compare · double-click opens · drag or wheel to pan · ctrl+wheel to zoom · arrow keys move between worlds</span>
             </div>
             {overlay.tone.size > 0 && (
               <div className="legend small score-legend" data-testid="score-legend">
