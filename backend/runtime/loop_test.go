@@ -571,3 +571,30 @@ func TestTheApprovalCardShowsTheResolvedArguments(t *testing.T) {
 	require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
 	require.Equal(t, map[string]any{"FILE": "notes.txt"}, startedArgs(t, m.events(t, run.ID), "step-2")["env"])
 }
+
+// Only steps a model planned after the run read a page are untrusted: the
+// user's plan and the router's own steps (a search's line) are not.
+func TestOnlyStepsAModelPlannedAfterAPageAreUntrusted(t *testing.T) {
+	t.Parallel()
+	st := runtime.NewRunState("run_x", "wld_x")
+	page := `{"id":"w","kind":"tool","tool":"web_fetch","args":{"url":"https://x.example/"},"depends_on":[]}`
+	accepted := func(source, extra, id string) string {
+		return `{"graph":{"nodes":[` + page + `,{"id":"` + id + `","kind":"tool","tool":"file_read","args":{"path":"a"},"depends_on":["w"]}]},` +
+			`"source":"` + source + `","kept":["w"]` + extra + `}`
+	}
+	for i, e := range []struct{ typ, payload string }{
+		{runtime.EvTaskReceived, `{"task":"t"}`},
+		{runtime.EvPlanAccepted, `{"graph":{"nodes":[` + page + `]},"source":"explicit"}`},
+		{runtime.EvStepFinished, `{"step":"w","ok":true}`},
+		{runtime.EvPlanAccepted, accepted("explicit", "", "mine")},
+	} {
+		st.Apply(backend.Event{Seq: int64(i + 1), Type: e.typ, Payload: json.RawMessage(e.payload)})
+	}
+	require.Equal(t, []string{"the web page https://x.example/"}, st.Outside)
+	require.Empty(t, st.Steps["mine"].Untrusted, "the user's step")
+	st.Apply(backend.Event{Seq: 5, Type: runtime.EvPlanAccepted, Payload: json.RawMessage(accepted("model", `,"search":"s"`, "move"))})
+	require.Empty(t, st.Steps["move"].Untrusted, "the router's step, taking a search's line")
+	st.Apply(backend.Event{Seq: 6, Type: runtime.EvPlanAccepted, Payload: json.RawMessage(accepted("model", `,"review":1`, "added"))})
+	require.Equal(t, []string{"the web page https://x.example/"}, st.Steps["added"].Untrusted, "a model's step after the page")
+	require.Equal(t, runtime.StepDone, st.Steps["w"].State, "the kept step stays as it ran")
+}

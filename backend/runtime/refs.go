@@ -25,7 +25,7 @@ func (c *Controller) resolveReady(ctx context.Context, st *RunState, ready []rou
 	var failed []backend.Event
 	for _, r := range ready {
 		rec := st.Steps[r.Node.ID]
-		if rec == nil || len(rec.Resolved) > 0 || len(rec.ApprovedArgs) > 0 || !taskgraph.HasRefs(rec.Node.Args) || !st.depsDone(rec.Node) {
+		if rec == nil || len(rec.Resolved) > 0 || len(rec.ApprovedArgs) > 0 || !taskgraph.HasRefs(rec.Node.Args) {
 			continue
 		}
 		args, err := taskgraph.Substitute(rec.Node.Args, func(ref taskgraph.Ref) (string, error) { return c.refValue(ctx, st, ref) })
@@ -43,16 +43,6 @@ func (c *Controller) resolveReady(ctx context.Context, st *RunState, ready []rou
 		return true, err
 	}
 	return true, c.catchUp(ctx, st)
-}
-
-// depsDone reports whether every step n depends on has finished.
-func (s *RunState) depsDone(n backend.TaskNode) bool {
-	for _, d := range n.DependsOn {
-		if rec := s.Steps[d]; rec == nil || rec.State != StepDone {
-			return false
-		}
-	}
-	return true
 }
 
 // refValue is the value a reference names.

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"ducklm/backend"
+	"ducklm/backend/planner"
 	"ducklm/backend/router"
 )
 
@@ -252,9 +253,15 @@ func (s *RunState) Apply(e backend.Event) {
 			old := s.Steps
 			s.plans++
 			s.Steps = make(map[string]*StepRecord, len(g.Nodes))
+			// A step a model planned after outside content was read is
+			// untrusted; the user's steps and the router's (a search's
+			// line) are not.
+			var untrusted []string
+			if p.Source == planner.SourceModel && p.Search == "" {
+				untrusted = s.Outside
+			}
 			for _, n := range g.Nodes {
-				// A step planned after outside content was read is untrusted.
-				s.Steps[n.ID] = &StepRecord{Node: n, State: StepPending, Untrusted: s.Outside}
+				s.Steps[n.ID] = &StepRecord{Node: n, State: StepPending, Untrusted: untrusted}
 			}
 			// A revised plan keeps its finished steps as they ran.
 			for _, id := range p.Kept {

@@ -2,7 +2,7 @@ package realmodel_test
 
 import (
 	"context"
-	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,7 +67,7 @@ func TestTheRealModelReviewsTheResults(t *testing.T) {
 	var reviewed int
 	seen := map[string]bool{}
 	for _, a := range st.Planning {
-		key := strings.Join([]string{string(rune('0' + a.Revision)), string(rune('0' + a.Review)), mustJSONString(a.Options)}, "/")
+		key := fmt.Sprintf("%d/%d/%v", a.Revision, a.Review, a.Options)
 		require.False(t, seen[key], "a round asked twice with the same options %v", a.Options)
 		seen[key] = true
 		if a.Review > 0 {
@@ -87,9 +87,4 @@ func TestTheRealModelReviewsTheResults(t *testing.T) {
 		require.NotContains(t, st.StatusReason, "minimum:")
 	}
 	t.Logf("%d reviews, %d review answers; the run %s: %s", len(st.Reviews), reviewed, st.Status, st.StatusReason)
-}
-
-func mustJSONString(v any) string {
-	data, _ := json.Marshal(v)
-	return string(data)
 }
