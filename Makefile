@@ -18,7 +18,7 @@ BINDING_SOURCES := $(wildcard app/*.go) $(shell find backend -name '*.go' -not -
 FRONT_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
 	frontend/index.html frontend/package.json $(wildcard frontend/vite.config.ts frontend/tsconfig*.json)
 
-.PHONY: run test build deps go-deps frontend-deps install uninstall bench bench-task perf clean test-go test-fuzz test-frontend test-desktop test-e2e test-real package test-package
+.PHONY: run test build deps go-deps frontend-deps install uninstall bench bench-task bench-startup perf clean test-go test-fuzz test-frontend test-desktop test-e2e test-real package test-package
 
 ## deps: system packages (apt, only when missing), Go modules, frontend packages
 deps: .deps/apt go-deps frontend-deps
@@ -150,6 +150,10 @@ bench: .deps/go
 ## bench-task: only what a task run's step costs, as a table of goal against measured
 bench-task: .deps/go
 	scripts/bench.sh task
+
+## bench-startup: only what a command costs before its job, against the dynamic loader's floor
+bench-startup: .deps/go
+	scripts/bench.sh startup
 
 ## perf: the GUI's performance targets measured in Chromium and the desktop window (not part of test)
 perf: $(BIN)
