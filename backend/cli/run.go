@@ -183,7 +183,11 @@ func (s *session) follow(runID string, from int64, interactive bool) error {
 			}
 			s.print(e)
 			last = e.Seq
-			continue
+			if !endsOrParks(e.Type) {
+				continue
+			}
+			// The run may have ended or be waiting for a person: look now,
+			// not after a quiet spell.
 		case <-time.After(150 * time.Millisecond):
 		case <-s.ctx.Done():
 			return s.ctx.Err()
@@ -229,6 +233,17 @@ func (s *session) follow(runID string, from int64, interactive bool) error {
 			}
 		}
 	}
+}
+
+// endsOrParks reports whether an event of type typ may end a run or leave
+// it waiting (for an approval, or paused): the follower looks at the run
+// when one arrives. Other changes it sees after a quiet spell.
+func endsOrParks(typ string) bool {
+	switch typ {
+	case runtime.EvCompleted, runtime.EvFailed, runtime.EvCancelled, runtime.EvApprovalRequested, runtime.EvStatus:
+		return true
+	}
+	return false
 }
 
 func allAsked(st *runtime.RunState, asked map[string]bool) bool {

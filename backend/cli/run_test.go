@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -190,6 +191,31 @@ func TestRunWithAPlanFile(t *testing.T) {
 	require.Equal(t, "explicit plan", runs[0].Task)
 	require.Equal(t, backend.RunCompleted, runs[0].Run.Status)
 	require.Equal(t, 2, runs[0].StepsDone)
+}
+
+// TestRunReturnsAsSoonAsTheRunEnds: the command looks at the run when an
+// event can end or park it, not only after a quiet spell (it waited 150 ms
+// after every run's last event, the longest part of a short run).
+func TestRunReturnsAsSoonAsTheRunEnds(t *testing.T) {
+	taskHome(t)
+	ws := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "f.txt"), []byte("hello\n"), 0o600))
+	file := filepath.Join(t.TempDir(), "plan.json")
+	require.NoError(t, os.WriteFile(file, []byte(`{"nodes": [{"id": "s0", "kind": "tool", "tool": "file_read", "args": {"path": "f.txt"}}]}`), 0o600))
+	args := []string{"run", "--plan", file, "--approve", "auto", "--workspace", ws, "--json"}
+	for i := 0; i < 3; i++ {
+		r := ducklmIn(t, "", args...)
+		returned := time.Now()
+		requireCode(t, r, cli.ExitOK, args...)
+		var last backend.Event
+		dec := json.NewDecoder(strings.NewReader(r.stdout))
+		for dec.More() {
+			require.NoError(t, dec.Decode(&last))
+		}
+		require.Equal(t, runtime.EvCheckpoint, last.Type, "the stream ends with the run's last checkpoint")
+		lag := returned.Sub(last.RecordedAt)
+		require.Less(t, lag, 100*time.Millisecond, "run %d: the command returned %s after the run's last event", i, lag)
+	}
 }
 
 func TestRunBadInputIsOneSentenceAndExitTwo(t *testing.T) {
