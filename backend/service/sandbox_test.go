@@ -1,0 +1,41 @@
+package service_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"ducklm/backend/service"
+	"ducklm/backend/tool"
+)
+
+// Opening a data directory probes no sandbox (the probe starts bubblewrap
+// in a fresh cgroup: tens of milliseconds that `ducklm world ls` and most
+// commands never need). The first question probes once, and the service,
+// the runtime and the shell tool all go by that one answer.
+func TestOpeningProbesNoSandboxUntilAsked(t *testing.T) {
+	t.Parallel()
+	for _, found := range []bool{true, false} {
+		probes := 0
+		probe := func() bool { probes++; return found }
+		svc, err := service.OpenWith(context.Background(), filepath.Join(t.TempDir(), "home"), service.WithSandboxProbe(service.Options{}, probe))
+		require.NoError(t, err)
+		_, err = svc.Worlds.Lineage(context.Background()) // what `ducklm world ls` reads
+		require.NoError(t, err)
+		require.Zero(t, probes, "opening the data directory and listing worlds probed the sandbox")
+
+		require.Equal(t, found, svc.Sandboxed())
+		require.Equal(t, found, svc.Sandboxed())
+		sh, err := svc.Tools.Get("shell_exec")
+		require.NoError(t, err)
+		want := tool.RequireSandbox
+		if !found {
+			want = tool.AllowUnsandboxed // the router asks before every shell step
+		}
+		require.Equal(t, want, sh.(*tool.Shell).SandboxFrom())
+		require.Equal(t, 1, probes, "the sandbox was probed more than once")
+		require.NoError(t, svc.Close())
+	}
+}
