@@ -120,3 +120,16 @@ func TestVersionTouchesNoDataDirectory(t *testing.T) {
 	_, err = os.Stat(home)
 	require.ErrorIs(t, err, os.ErrNotExist, "ducklm version made the data directory")
 }
+
+// TestNoCollectionBeforeMain: the packages' init allocates past the first
+// collection's threshold; backend/boot holds the collector off until main,
+// so `ducklm version` (which allocates nothing after) runs none.
+func TestNoCollectionBeforeMain(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(ducklmBin(t), "version")
+	cmd.Env = append(os.Environ(), "GODEBUG=gctrace=1", "GOGC=", "DUCKLM_HOME="+filepath.Join(t.TempDir(), "home"))
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.NotRegexp(t, `(?m)^gc \d+ @`, string(out), "a collection ran before ducklm version printed")
+	require.Regexp(t, `(?m)^ducklm \S+ \(go`, string(out))
+}
