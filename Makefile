@@ -18,7 +18,7 @@ BINDING_SOURCES := $(wildcard app/*.go) $(shell find backend -name '*.go' -not -
 FRONT_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
 	frontend/index.html frontend/package.json $(wildcard frontend/vite.config.ts frontend/tsconfig*.json)
 
-.PHONY: run test build deps go-deps frontend-deps install uninstall bench bench-task bench-startup perf clean test-go test-fuzz test-frontend test-desktop test-e2e test-real package test-package
+.PHONY: run test build deps go-deps frontend-deps install uninstall bench bench-task perf clean test-go test-fuzz test-frontend test-desktop test-e2e test-real package test-package
 
 ## deps: system packages (apt, only when missing), Go modules, frontend packages
 deps: .deps/apt go-deps frontend-deps
@@ -152,6 +152,7 @@ bench-task: .deps/go
 	scripts/bench.sh task
 
 ## bench-startup: only what a command costs before its job, against the dynamic loader's floor
+.PHONY: bench-startup
 bench-startup: .deps/go
 	scripts/bench.sh startup
 
