@@ -10,7 +10,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"ducklm/backend"
 	"ducklm/backend/bwrap"
@@ -34,6 +38,8 @@ type Page struct {
 	// the page (its memory or time ran out). The response and the body
 	// are whole.
 	TextError string
+	// TextTimedOut says the time limit stopped the reading.
+	TextTimedOut bool
 	// Sandboxed says bubblewrap held the worker; Enforced names the limits
 	// in force for it.
 	Sandboxed bool
@@ -84,11 +90,13 @@ func (f *Fetcher) Fetch(ctx context.Context, grant webhost.Grant, req web.Reques
 		return Page{}, backend.Wrap(err, backend.EUNAVAILABLE, "the web worker cannot be started")
 	}
 	defer repR.Close()
+	held := lim // what the runner holds it to: the worker's memory, as its cgroup counts it
+	held.MemoryBytes *= raceFactor
 	spec := bwrap.Spec{
 		// fd 4 is the executable: the worker is the binary running now.
 		Argv:           []string{"/proc/self/fd/4"},
 		Workspace:      dir,
-		Limits:         lim,
+		Limits:         held,
 		OwnMemoryLimit: true,
 		Env:            map[string]string{envWorker: "1", envSocket: sock, envMemory: strconv.FormatInt(lim.MemoryBytes, 10)},
 		Stdin:          in,
@@ -137,8 +145,8 @@ func (f *Fetcher) Fetch(ctx context.Context, grant webhost.Grant, req web.Reques
 	if a.text != nil {
 		page.Text = *a.text
 	} else {
-		why, _ := stopped(res, lim, wireErr)
-		page.Text = web.Text{Kind: "none"}
+		why, timedOut := stopped(res, lim, wireErr)
+		page.Text, page.TextTimedOut = web.Text{Kind: "none"}, timedOut
 		page.TextError = fmt.Sprintf("the text of %s could not be read: the worker reading it %s", page.FinalURL, why)
 	}
 	return page, nil
@@ -229,14 +237,25 @@ func stopped(res bwrap.Result, lim backend.Limits, wireErr error) (string, bool)
 		return "broke its answer, so it was stopped", false
 	case res.TimedOut:
 		return fmt.Sprintf("did not finish within the step's time limit of %s", lim.Timeout), true
-	case worldproc.OutOfMemory(string(res.Stderr)):
+	}
+	// Under bubblewrap a worker killed inside the sandbox shows as its
+	// exit status 128+n.
+	sig := res.Signal
+	if sig == "" && res.Sandboxed && res.ExitCode > 128 && res.ExitCode < 128+65 {
+		sig = unix.SignalName(syscall.Signal(res.ExitCode - 128))
+	}
+	switch {
+	case worldproc.OutOfMemory(string(res.Stderr)),
+		// Only the memory cgroup's OOM killer sends SIGKILL to a worker
+		// that neither timed out nor was cancelled.
+		sig == "SIGKILL" && slices.Contains(res.Enforced, "cgroup memory"):
 		return "met its memory limit of " + formatBytes(lim.MemoryBytes), false
-	case res.Signal == "SIGXCPU":
+	case sig == "SIGXCPU":
 		return fmt.Sprintf("used its CPU time limit of %d s", lim.CPUSeconds), false
-	case res.Signal == "SIGKILL":
+	case sig == "SIGKILL":
 		return "was killed, most likely at its memory limit of " + formatBytes(lim.MemoryBytes), false
-	case res.Signal != "":
-		return "was ended by " + res.Signal, false
+	case sig != "":
+		return "was ended by " + sig, false
 	}
 	return fmt.Sprintf("exited with status %d before it answered", res.ExitCode), false
 }
