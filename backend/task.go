@@ -151,7 +151,8 @@ const (
 	// the run's workspace.
 	ConfinedWorkspace Confinement = "workspace"
 	// ConfinedHosts: ducklm itself, reaching only the hosts the step was
-	// granted, within the web limits.
+	// granted, within the web limits: where web_fetch ran before it had a
+	// web worker (kept for the records of that time).
 	ConfinedHosts Confinement = "hosts"
 	// ConfinedWorld: a world worker process under the world's own limits.
 	ConfinedWorld Confinement = "world"

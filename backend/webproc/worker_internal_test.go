@@ -32,6 +32,20 @@ import (
 var _ = func() int {
 	testHook = func(req request, out *bufio.Writer) bool {
 		u, err := url.Parse(req.Request.URL)
+		if err == nil && u.Host == "liar.invalid" {
+			// A worker a page took over, answering more than it may: a
+			// body past the request's largest, then endless bytes.
+			send(out, frameResponse, web.Response{URL: req.Request.URL, FinalURL: req.Request.URL, Status: 200})
+			_ = writeFrame(out, frameBody, make([]byte, req.Request.Limits.MaxBytes+1))
+			for {
+				if _, err := out.Write(make([]byte, 64<<10)); err != nil {
+					return true
+				}
+			}
+		}
+		if err == nil && u.Host == "stall.invalid" {
+			time.Sleep(time.Hour) // a parser that never returns
+		}
 		if err != nil || u.Host != "probe.invalid" {
 			return false
 		}
@@ -75,7 +89,7 @@ type counted struct {
 	hits atomic.Int64
 }
 
-func serveOn(t *testing.T, addr, body string) *counted {
+func serveOn(t testing.TB, addr, body string) *counted {
 	t.Helper()
 	ln, err := net.Listen("tcp", addr+":0")
 	require.NoError(t, err)
@@ -200,4 +214,32 @@ func TestAWorkerReadsAPageAsDucklmDoes(t *testing.T) {
 		require.Contains(t, fail.Error(), "other.test is not an approved host for this step, so no request was sent to it")
 	}
 	require.Equal(t, int64(1+len(modes)), s.hits.Load())
+}
+
+// A worker that answers more than it may (a body past the request's
+// largest) is stopped, and the fetch fails saying so: ducklm reads no more
+// than the limits it set.
+func TestAWorkerThatBreaksItsAnswerIsStopped(t *testing.T) {
+	t.Parallel()
+	f := &Fetcher{}
+	start := time.Now()
+	_, err := f.Fetch(context.Background(), webhost.Grant{}, web.Request{URL: "http://liar.invalid/",
+		Limits: web.Limits{MaxBytes: 1000}}, backend.Limits{Timeout: time.Minute}, false)
+	var fail *web.Failure
+	require.ErrorAs(t, err, &fail)
+	require.Contains(t, fail.Error(), "the fetch of http://liar.invalid/ was stopped: its worker broke its answer, so it was stopped")
+	require.Less(t, time.Since(start), 30*time.Second, "stopped, not waited for")
+}
+
+// A cancelled fetch stops its worker at once, parser or not.
+func TestACancelledFetchStopsItsWorker(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := (&Fetcher{}).Fetch(ctx, webhost.Grant{}, web.Request{URL: "http://stall.invalid/"}, backend.Limits{Timeout: time.Hour}, false)
+	require.Error(t, err)
+	require.Equal(t, backend.ELIMIT, backend.ErrorCode(err))
+	require.Contains(t, err.Error(), "was cancelled")
+	require.Less(t, time.Since(start), 30*time.Second)
 }
