@@ -3,6 +3,7 @@ package webproc
 import (
 	"context"
 	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,11 @@ import (
 // start (bubblewrap's namespaces, the executable's start) and the body's
 // trip through a pipe.
 //
-//	go test -run '^$' -bench BenchmarkFetch -benchtime 40x ./backend/webproc/
+// DUCKLM_BENCH_BIN names a built ducklm (make build) to start as the
+// worker as well: the desktop binary loads GTK and WebKit's libraries at
+// every start, which the test binary does not.
+//
+//	DUCKLM_BENCH_BIN=$PWD/build/bin/ducklm go test -run '^$' -bench BenchmarkFetch -benchtime 40x ./backend/webproc/
 func BenchmarkFetch(b *testing.B) {
 	para := "<p>Version 2.4 reads web pages in a worker process, which a hostile page can bloat or stall without touching ducklm.</p>\n"
 	pages := map[string]string{
@@ -44,26 +49,38 @@ func BenchmarkFetch(b *testing.B) {
 				}
 			}
 		})
-		for _, sandboxed := range []bool{false, true} {
-			name := size + "/worker"
-			if sandboxed {
-				if _, ok, _ := bwrap.Available(); !ok {
-					continue
+		exes := []string{""}
+		if bin := os.Getenv("DUCKLM_BENCH_BIN"); bin != "" {
+			exes = append(exes, bin)
+		}
+		for _, exe := range exes {
+			for _, sandboxed := range []bool{false, true} {
+				name := size + "/worker"
+				if sandboxed {
+					if _, ok, _ := bwrap.Available(); !ok {
+						continue
+					}
+					name += "-bwrap"
 				}
-				name += "-bwrap"
+				if exe != "" {
+					name += "-desktop"
+				}
+				benchWorker(b, name, &Fetcher{Net: n, exe: exe}, g, req, lim, sandboxed)
 			}
-			b.Run(name, func(b *testing.B) {
-				f := &Fetcher{Net: n}
-				for b.Loop() {
-					page, err := f.Fetch(context.Background(), g, req, lim, sandboxed)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if page.Text.Text == "" {
-						b.Fatal("no text: " + page.TextError)
-					}
-				}
-			})
 		}
 	}
+}
+
+func benchWorker(b *testing.B, name string, f *Fetcher, g webhost.Grant, req web.Request, lim backend.Limits, sandboxed bool) {
+	b.Run(name, func(b *testing.B) {
+		for b.Loop() {
+			page, err := f.Fetch(context.Background(), g, req, lim, sandboxed)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if page.Text.Text == "" {
+				b.Fatal("no text: " + page.TextError)
+			}
+		}
+	})
 }

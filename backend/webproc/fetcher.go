@@ -28,6 +28,9 @@ type Fetcher struct {
 	// Net is ducklm's guard: the worker reaches the web only through its
 	// tunnels. nil is a Net with the system's resolver.
 	Net *web.Net
+	// exe is the worker's executable; "" is this one (/proc/self/exe).
+	// Only the benchmark sets it, to measure the desktop binary.
+	exe string
 }
 
 // Page is what a worker got: the response with its body, and the text.
@@ -80,7 +83,11 @@ func (f *Fetcher) Fetch(ctx context.Context, grant webhost.Grant, req web.Reques
 	}
 	guard := n.ServeTunnels(ln, grant)
 	defer guard.Close()
-	exe, err := os.Open("/proc/self/exe")
+	path := "/proc/self/exe"
+	if f.exe != "" {
+		path = f.exe
+	}
+	exe, err := os.Open(path)
 	if err != nil {
 		return Page{}, backend.Wrap(err, backend.EUNAVAILABLE, "the web worker cannot be started: ducklm's executable cannot be opened")
 	}
