@@ -133,3 +133,19 @@ func TestATunnelledFetchEndsAtItsTimeLimit(t *testing.T) {
 	require.True(t, fail.TimedOut)
 	require.Contains(t, fail.Error(), "did not finish within its time limit of 300ms")
 }
+
+// https goes through a tunnel too: the worker makes the TLS handshake
+// itself, end to end, and checks the certificate against the system's
+// roots (httptest's is not among them, so the check refuses it).
+func TestATunnelCarriesTLSEndToEnd(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	s := serveTLS(t)
+	base := f.name("secure.test", s)
+	worker, _ := tunnels(t, f, "secure.test")
+	_, err := worker.Fetch(context.Background(), grant("secure.test"), web.Request{URL: "https" + base[len("http"):] + "/"})
+	var fail *web.Failure
+	require.ErrorAs(t, err, &fail)
+	require.Contains(t, fail.Error(), "certificate", "the handshake reached the server and its certificate was checked")
+	require.Zero(t, s.hits.Load(), "no request without a trusted certificate")
+}

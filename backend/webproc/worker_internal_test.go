@@ -106,6 +106,9 @@ func serveOn(t testing.TB, addr, body string) *counted {
 	return s
 }
 
+// caBundle is where Debian keeps the certificates Go's TLS trusts.
+const caBundle = "/etc/ssl/certs/ca-certificates.crt"
+
 func requireSandbox(t *testing.T) {
 	t.Helper()
 	if _, ok, why := bwrap.Available(); !ok {
@@ -128,7 +131,7 @@ func TestAWorkerReachesNeitherTheDataDirectoryNorTheNetwork(t *testing.T) {
 	require.NoError(t, os.WriteFile(key, []byte("secret"), 0o600))
 	public := serveOn(t, "127.0.0.1", "<p>public</p>")
 	private := serveOn(t, "127.0.0.2", "<p>admin</p>")
-	q := url.Values{"read": {key, "/bin/sh"}, "dial": {public.Listener.Addr().String(), private.Listener.Addr().String()},
+	q := url.Values{"read": {key, "/bin/sh", caBundle}, "dial": {public.Listener.Addr().String(), private.Listener.Addr().String()},
 		"lookup": {"example.com"}}
 	probe := "http://probe.invalid/?" + q.Encode()
 	f := &Fetcher{}
@@ -141,6 +144,9 @@ func TestAWorkerReachesNeitherTheDataDirectoryNorTheNetwork(t *testing.T) {
 	var got map[string]string
 	require.NoError(t, json.Unmarshal(page.Body, &got))
 	require.Empty(t, got["read /bin/sh"], "the system is readable: the probe reads")
+	if _, err := os.Stat(caBundle); err == nil {
+		require.Empty(t, got["read "+caBundle], "the system's certificates are there for https")
+	}
 	require.Contains(t, got["read "+key], "no such file or directory")
 	for _, a := range q["dial"] {
 		require.NotEmpty(t, got["dial "+a], "the worker dialled %s itself", a)
