@@ -105,7 +105,9 @@ func peakRSS(t *testing.T, fn func()) int64 {
 	return peak
 }
 
-func hostileCall(f *webFixture, t *testing.T, host, path string) backend.ToolCall {
+// hostileCall is a fetch of path on the hostile server, its loopback host approved.
+func hostileCall(t *testing.T, f *webFixture, host, path string) backend.ToolCall {
+	t.Helper()
 	call := f.call(t, "web_fetch", map[string]any{"url": f.srv.URL + path})
 	call.Hosts, call.PrivateHosts = []string{host}, []string{host}
 	call.Limits.FileBytes = 8 << 20 // the whole page is read (the fetch reads at most the largest file)
@@ -139,7 +141,7 @@ func TestAPageThatBloatsTheParserStopsAtTheWorkersLimitNotDucklms(t *testing.T) 
 		} else {
 			defer tool.SetSandboxUnavailable()()
 		}
-		call := hostileCall(f, t, f.host, "/bloat")
+		call := hostileCall(t, f, f.host, "/bloat")
 		call.Limits.MemoryBytes = 64 << 20
 		call.Limits.Timeout = time.Minute
 		var res backend.ToolResult
@@ -165,7 +167,7 @@ func TestAPageThatBloatsTheParserStopsAtTheWorkersLimitNotDucklms(t *testing.T) 
 // time limit (2 s), not when the parser is done.
 func TestAPageThatStallsTheParserStopsAtTheStepsTimeLimit(t *testing.T) {
 	f := setupHostile(t)
-	call := hostileCall(f, t, f.host, "/stall")
+	call := hostileCall(t, f, f.host, "/stall")
 	call.Limits.Timeout = 2 * time.Second
 	start := time.Now()
 	res, err := f.tool.Run(context.Background(), call)
