@@ -31,8 +31,11 @@ func newRuntime(dir, dbURL string, db *store.DB, ledger *store.Ledger, blobs bac
 		// On a team's database a search's branches may run on its workers.
 		search.Team = &teamSteps{dir: dir, url: dbURL, db: db}
 	}
+	// Without bubblewrap the router asks the user before every shell step
+	// and every web_fetch (its worker runs a process), so what runs
+	// unsandboxed is what a person approved.
 	tools := tool.NewRegistry(&tool.Shell{SandboxFrom: sandbox.mode}, &tool.FileRead{}, &tool.FileWrite{}, &tool.WorldSim{Worlds: worlds},
-		search, &tool.WebFetch{Net: &web.Net{}, Blobs: blobs},
+		search, &tool.WebFetch{Net: &web.Net{}, Blobs: blobs, SandboxFrom: sandbox.mode},
 		&tool.Browser{Net: &web.Net{}, Blobs: blobs})
 	deps := runtime.Deps{
 		Store: store.NewWorlds(db, ledger), Events: ledger, Blobs: blobs, Tools: tools,

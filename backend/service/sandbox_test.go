@@ -14,7 +14,7 @@ import (
 // Opening a data directory probes no sandbox (the probe starts bubblewrap
 // in a fresh cgroup: tens of milliseconds that `ducklm world ls` and most
 // commands never need). The first question probes once, and the service,
-// the runtime and the shell tool all go by that one answer.
+// the runtime, the shell tool and web_fetch all go by that one answer.
 func TestOpeningProbesNoSandboxUntilAsked(t *testing.T) {
 	t.Parallel()
 	for _, found := range []bool{true, false} {
@@ -35,6 +35,9 @@ func TestOpeningProbesNoSandboxUntilAsked(t *testing.T) {
 			want = tool.AllowUnsandboxed // the router asks before every shell step
 		}
 		require.Equal(t, want, sh.(*tool.Shell).SandboxFrom())
+		wf, err := svc.Tools.Get("web_fetch")
+		require.NoError(t, err)
+		require.Equal(t, want, wf.(*tool.WebFetch).SandboxFrom(), "web_fetch's worker runs a process: the same rule")
 		require.Equal(t, 1, probes, "the sandbox was probed more than once")
 		require.NoError(t, svc.Close())
 	}
