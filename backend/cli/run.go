@@ -119,6 +119,7 @@ func runTask(s *session, args []string) error {
 	if err := s.open(); err != nil {
 		return err
 	}
+	s.svc.ProbeSandboxSoon() // the run's first decision asks; meanwhile the task is recorded
 	if prefs, err := settings.Load(s.svc.Dir); err == nil {
 		// Settings fill what the flags leave open, as in the window.
 		req.MaxReviews = cmp.Or(req.MaxReviews, prefs.MaxReviews)
@@ -508,6 +509,7 @@ func runResume(s *session, args []string) error {
 	if err := s.open(); err != nil {
 		return err
 	}
+	s.svc.ProbeSandboxSoon()
 	st, _, err := s.svc.Runtime.Load(s.ctx, id)
 	if err != nil {
 		return err

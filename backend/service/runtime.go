@@ -69,6 +69,16 @@ type sandboxProbe struct {
 	probe func() bool // nil: bwrap.Available
 	once  sync.Once
 	found bool
+	early sync.WaitGroup // a probe started by soon
+}
+
+// soon starts the probe now, beside the caller's own work.
+func (p *sandboxProbe) soon() {
+	p.early.Add(1)
+	go func() {
+		defer p.early.Done()
+		p.ok()
+	}()
 }
 
 func (p *sandboxProbe) ok() bool {
@@ -95,6 +105,12 @@ func (p *sandboxProbe) mode() tool.SandboxMode {
 // Sandboxed reports whether bubblewrap can sandbox steps here, probing it
 // on the first call.
 func (s *Service) Sandboxed() bool { return s.sandbox.ok() }
+
+// ProbeSandboxSoon starts probing bubblewrap now, for a command that will
+// drive a run: the probe (child processes, a cgroup) overlaps the command's
+// own start instead of delaying the run's first decision. Close waits for
+// it.
+func (s *Service) ProbeSandboxSoon() { s.sandbox.soon() }
 
 // modelCache lists Ollama's models at most every few seconds: the loop asks
 // before every decision, and a stopped Ollama must not slow each one down.

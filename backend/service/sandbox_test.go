@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -41,4 +42,29 @@ func TestOpeningProbesNoSandboxUntilAsked(t *testing.T) {
 		require.Equal(t, 1, probes, "the sandbox was probed more than once")
 		require.NoError(t, svc.Close())
 	}
+}
+
+// A command that will drive a run starts the probe early, beside its own
+// work (opening the database, recording the task); the first question
+// waits for that probe instead of starting another, and Close waits for it
+// so no probe is cut off half-way (it leaves a cgroup and a folder behind).
+func TestAnEarlyProbeIsTheOneAnswerAndCloseWaitsForIt(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	probes := 0
+	probe := func() bool { probes++; <-release; return true }
+	svc, err := service.OpenWith(context.Background(), filepath.Join(t.TempDir(), "home"), service.WithSandboxProbe(service.Options{}, probe))
+	require.NoError(t, err)
+	svc.ProbeSandboxSoon()
+	closed := make(chan error)
+	go func() { closed <- svc.Close() }()
+	select {
+	case <-closed:
+		t.Fatal("Close returned while the probe was running")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	require.NoError(t, <-closed)
+	require.True(t, svc.Sandboxed())
+	require.Equal(t, 1, probes)
 }

@@ -206,8 +206,9 @@ func openStore(ctx context.Context, dir, dbURL string) (*store.DB, Blobs, error)
 // closes the database.
 func (s *Service) Close() error {
 	s.Runtime.Close()
-	s.stopFollow()   // before the memory store, which it feeds
-	s.memory.close() // writes a fresh index snapshot
+	s.stopFollow()         // before the memory store, which it feeds
+	s.memory.close()       // writes a fresh index snapshot
+	s.sandbox.early.Wait() // a probe cut off would leave its cgroup and folder
 	return s.DB.Close()
 }
 
