@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -76,14 +77,18 @@ func Schema() json.RawMessage { return json.RawMessage(graphSchema) }
 // {"goal": string, "language"?: "python"|"sh"}.
 func CoderArgsSchema() json.RawMessage { return json.RawMessage(coderArgsSchema) }
 
-// The two fixed schemas compile once; a compiled schema is immutable.
+// The two fixed schemas compile once, on first use (every command would
+// pay for compiling them at start, and most validate no plan); a compiled
+// schema is immutable.
 var (
 	// Validation counts the steps itself against the caller's bound.
-	compiledGraph = mustCompile(strings.Replace(graphSchema, `"maxItems": 200,`, "", 1))
-	compiledCoder = mustCompile(coderArgsSchema)
+	compiledGraph = sync.OnceValue(func() *jsonschema.Schema {
+		return mustCompile(strings.Replace(graphSchema, `"maxItems": 200,`, "", 1))
+	})
+	compiledCoder = sync.OnceValue(func() *jsonschema.Schema { return mustCompile(coderArgsSchema) })
 )
 
-var printer = message.NewPrinter(language.English)
+var printer = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
 
 // noLoader refuses every $ref the schema does not hold itself, so a tool's
 // schema can never make validation read a file or the network.
@@ -141,7 +146,7 @@ func violations(err error) []violation {
 				sorted.Properties = slices.Sorted(slices.Values(ap.Properties))
 				k = &sorted
 			}
-			out = append(out, violation{path: e.InstanceLocation, kind: k, msg: k.LocalizedString(printer)})
+			out = append(out, violation{path: e.InstanceLocation, kind: k, msg: k.LocalizedString(printer())})
 			return
 		}
 		for _, c := range e.Causes {

@@ -29,6 +29,10 @@ type WebFetch struct {
 	// (the zero value), or run the worker unsandboxed, which the runtime
 	// picks only where every such fetch is approved by a person.
 	Sandbox SandboxMode
+	// SandboxFrom, when set, gives the mode in Sandbox's place, asked when
+	// a page is fetched: the service probes bubblewrap when a step first
+	// needs it, not when it opens the data directory.
+	SandboxFrom func() SandboxMode
 }
 
 var _ backend.Tool = (*WebFetch)(nil)
@@ -101,8 +105,12 @@ func (t *WebFetch) Run(ctx context.Context, call backend.ToolCall) (backend.Tool
 	lim := limits(call)
 	req := args.Request(lim.Timeout, lim.FileBytes)
 	grant := webhost.Grant{Hosts: call.Hosts, Private: call.PrivateHosts}
+	mode := t.Sandbox
+	if t.SandboxFrom != nil {
+		mode = t.SandboxFrom()
+	}
 	_, sandboxed, why := sandboxAvailable()
-	if !sandboxed && t.Sandbox != AllowUnsandboxed {
+	if !sandboxed && mode != AllowUnsandboxed {
 		return backend.ToolResult{}, backend.Errorf(backend.EUNAVAILABLE,
 			"%s; web pages can only be fetched unsandboxed, with your approval", why)
 	}

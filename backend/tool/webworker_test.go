@@ -217,3 +217,27 @@ func TestWebFetchSaysWhereItRan(t *testing.T) {
 	require.Contains(t, string(res.Stderr), "without a sandbox")
 	require.Equal(t, "Duck 2.4 release notes", out.Title)
 }
+
+// Not parallel: it plays a machine without bubblewrap for the package. A
+// WebFetch whose mode comes from SandboxFrom asks for it when it fetches,
+// not when it is made (the service probes bubblewrap on first need).
+func TestWebFetchTakesItsModeWhenItFetches(t *testing.T) {
+	f := setupWeb(t)
+	defer tool.SetSandboxUnavailable()()
+	call := f.call(t, "web_fetch", map[string]any{"url": f.srv.URL + "/notes"})
+	call.Hosts, call.PrivateHosts = []string{f.host}, []string{f.host}
+	asked, mode := 0, tool.RequireSandbox
+	wf := &tool.WebFetch{Net: &web.Net{}, Blobs: f.blobs, SandboxFrom: func() tool.SandboxMode { asked++; return mode }}
+	require.Zero(t, asked, "making the WebFetch asked for its mode")
+
+	_, err := wf.Run(context.Background(), call)
+	require.Equal(t, backend.EUNAVAILABLE, backend.ErrorCode(err), "RequireSandbox refuses without bubblewrap")
+	require.Equal(t, 1, asked)
+
+	mode = tool.AllowUnsandboxed
+	res, err := wf.Run(context.Background(), call)
+	require.NoError(t, err)
+	require.Equal(t, 0, res.ExitCode)
+	require.False(t, res.Sandboxed)
+	require.Equal(t, 2, asked)
+}
