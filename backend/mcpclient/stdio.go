@@ -95,6 +95,9 @@ func (m *Manager) startStdio(ctx context.Context, cfg settings.MCPServer, ws str
 	session, err := client.Connect(ctx, &mcp.IOTransport{Reader: fromServerR, Writer: toServerW, MaxLineLength: MaxAnswer}, nil)
 	if err != nil {
 		why := c.why(err)
+		if garbled(err) {
+			why = "it did not speak MCP on its standard output (" + err.Error() + ")"
+		}
 		kill()
 		<-c.done
 		toServerW.Close()
@@ -102,7 +105,7 @@ func (m *Manager) startStdio(ctx context.Context, cfg settings.MCPServer, ws str
 		if ctx.Err() != nil && c.exitClause() == "" {
 			why = "it did not answer MCP's initialize within " + connectWait.String()
 		}
-		return nil, backend.Errorf(backend.EUNAVAILABLE, "MCP server %s did not start: %s", cfg.Name, speaking(why))
+		return nil, backend.Errorf(backend.EUNAVAILABLE, "MCP server %s did not start: %s", cfg.Name, why)
 	}
 	c.session = session
 	go func() {
@@ -113,13 +116,10 @@ func (m *Manager) startStdio(ctx context.Context, cfg settings.MCPServer, ws str
 	return c, nil
 }
 
-// speaking turns what the SDK says of a garbled stream into a clause a
-// person can act on.
-func speaking(why string) string {
-	if strings.Contains(why, "invalid character") || strings.Contains(why, "unmarshal") || strings.Contains(why, "JSON") {
-		return "it did not speak MCP on its standard output (" + why + ")"
-	}
-	return why
+// garbled reports whether err is the SDK's refusal of what is not JSON-RPC.
+func garbled(err error) bool {
+	why := err.Error()
+	return strings.Contains(why, "invalid character") || strings.Contains(why, "unmarshal") || strings.Contains(why, "JSON")
 }
 
 // exitClause says how a server's process ended.
@@ -260,4 +260,3 @@ func (m *Manager) connectURL(ctx context.Context, cfg settings.MCPServer, onChan
 	}()
 	return c, nil
 }
-
