@@ -220,6 +220,17 @@ func (c *conn) ended() bool {
 	}
 }
 
+// endsWithin reports whether the connection ends within d (a process
+// that dies closes its output a moment before its exit is known).
+func (c *conn) endsWithin(d time.Duration) bool {
+	select {
+	case <-c.done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
 // close ends the session and the process, and waits for the process.
 func (c *conn) close() {
 	if c.session != nil {

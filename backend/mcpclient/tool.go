@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -103,7 +104,7 @@ func (t *Tool) Run(ctx context.Context, call backend.ToolCall) (backend.ToolResu
 		return backend.ToolResult{Duration: time.Since(start)}, backend.Wrap(ctx.Err(), backend.ELIMIT, "the call to %s was cancelled; ducklm told the server", t.Name())
 	case cctx.Err() != nil:
 		return fail(fmt.Sprintf("MCP server %s did not answer %s within the step's %s; ducklm sent it a cancellation", cfg.Name, t.t.name, lim.Timeout), true)
-	case errors.Is(err, mcp.ErrConnectionClosed) || c.ended() || tooLarge(err):
+	case errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || tooLarge(err) || c.endsWithin(time.Second):
 		why := c.why(err)
 		if tooLarge(err) || strings.Contains(why, "maximum line length") {
 			why = fmt.Sprintf("its answer was larger than %d MB, which ducklm does not read", MaxAnswer>>20)

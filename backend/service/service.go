@@ -13,6 +13,7 @@ import (
 	"ducklm/backend/blob"
 	"ducklm/backend/bus"
 	"ducklm/backend/deliberation"
+	"ducklm/backend/mcpclient"
 	"ducklm/backend/ollama"
 	"ducklm/backend/runtime"
 	"ducklm/backend/settings"
@@ -38,7 +39,9 @@ type Service struct {
 	// Runtime drives task runs; StartRuntime resumes them.
 	Runtime *runtime.Controller
 	Tools   *tool.Registry
-	Ollama  *ollama.Client
+	// MCP keeps the MCP servers the user added, whose tools join Tools.
+	MCP    *mcpclient.Manager
+	Ollama *ollama.Client
 	// Sandboxed reports whether bubblewrap can sandbox steps here.
 	Sandboxed bool
 	// Tokens carries streamed model tokens to the user interfaces.
@@ -143,7 +146,7 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 		}
 		drivers = postgres.NewRunLocks(dbURL)
 	}
-	rt, tools, sandboxed := newRuntime(dir, dbURL, db, ledger, blobs, worlds, delib, oc, models, tokens, mem, inst, drivers, opts.Log)
+	rt, tools, servers, sandboxed := newRuntime(dir, dbURL, db, ledger, blobs, worlds, delib, oc, models, tokens, mem, inst, drivers, opts.Log)
 	// On a shared database other processes append too: their commits reach
 	// this process's subscribers (the window, the CLI) through the follower,
 	// the runtime, which wakes the runs it drives on their answers, and the
@@ -173,7 +176,7 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 		return json.Marshal(st)
 	})
 	return &Service{Dir: dir, DB: db, Ledger: ledger, Bus: b, Blobs: blobs, Worlds: worlds, Deliberation: delib,
-		Runtime: rt, Tools: tools, Ollama: oc, Sandboxed: sandboxed, Tokens: tokens, Progress: &ProgressHub{}, models: models, memory: mem,
+		Runtime: rt, Tools: tools, MCP: servers, Ollama: oc, Sandboxed: sandboxed, Tokens: tokens, Progress: &ProgressHub{}, models: models, memory: mem,
 		fallbackHost: fallback, wake: make(chan struct{}, 1), stopFollow: stopFollow, database: choice}, nil
 }
 
@@ -204,6 +207,7 @@ func openStore(ctx context.Context, dir, dbURL string) (*store.DB, Blobs, error)
 // closes the database.
 func (s *Service) Close() error {
 	s.Runtime.Close()
+	s.MCP.Close()    // after the runs' steps: their calls were cancelled
 	s.stopFollow()   // before the memory store, which it feeds
 	s.memory.close() // writes a fresh index snapshot
 	return s.DB.Close()

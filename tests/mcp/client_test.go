@@ -7,8 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -105,7 +105,6 @@ func mustArgs(t *testing.T, v any) json.RawMessage {
 	require.NoError(t, err)
 	return data
 }
-
 
 // TestAWriteOutsideItsFolderIsRefusedByTheSandbox: server-filesystem is
 // allowed the whole of "/", so the server itself would write anywhere; the
@@ -333,4 +332,31 @@ func TestMisbehavingServersEachGetASentence(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0, res.ExitCode)
 	require.Eventually(t, func() bool { _, ok := byName(m.Tools())["mcp__fake__late"]; return ok }, 10*time.Second, 50*time.Millisecond)
+}
+
+// TestAStepTimeoutSendsACancellation: a call past the step's time limit is
+// a timed-out result with a sentence, and the server receives
+// notifications/cancelled for it.
+func TestAStepTimeoutSendsACancellation(t *testing.T) {
+	if _, ok, why := bwrap.Available(); !ok {
+		prereq.Missing(t, "MCP servers run only in the sandbox: %s", why)
+	}
+	fake := fakeServer(t)
+	dir := t.TempDir()
+	require.NoError(t, settings.AddMCP(dir, settings.MCPServer{Name: "fake", Command: fake, Args: []string{"ok"}}))
+	m := manager(t, dir, nil)
+	slow := byName(m.Tools())["mcp__fake__slow"]
+	require.NotNil(t, slow)
+	start := time.Now()
+	res, err := slow.Run(context.Background(), backend.ToolCall{Args: json.RawMessage(`{}`), Limits: backend.Limits{Timeout: time.Second}})
+	require.NoError(t, err)
+	require.Less(t, time.Since(start), 10*time.Second)
+	require.True(t, res.TimedOut)
+	require.Equal(t, 1, res.ExitCode)
+	require.Equal(t, "MCP server fake did not answer slow within the step's 1s; ducklm sent it a cancellation\n", string(res.Stderr))
+	cancelled := filepath.Join(dir, "mcp", "fake", "cancelled.txt")
+	require.Eventually(t, func() bool { _, err := os.Stat(cancelled); return err == nil }, 10*time.Second, 50*time.Millisecond)
+	data, err := os.ReadFile(cancelled)
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"requestId"`)
 }

@@ -2,8 +2,9 @@
 // tests, written by hand so it can misbehave: `fakeserver garbage` prints
 // what is not JSON-RPC; `fakeserver ok` serves echo, big (an answer past
 // 50 MB), fail (an isError answer), die (exits during the call), change
-// (announces a new tool with tools/list_changed) and broken (an input
-// schema that is not JSON Schema).
+// (announces a new tool with tools/list_changed), slow (answers after a
+// minute; a cancellation it receives is written to cancelled.txt in its
+// folder) and broken (an input schema that is not JSON Schema).
 package main
 
 import (
@@ -12,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -24,9 +26,14 @@ type request struct {
 	} `json:"params"`
 }
 
-var out = bufio.NewWriterSize(os.Stdout, 1<<20)
+var (
+	out   = bufio.NewWriterSize(os.Stdout, 1<<20)
+	outMu sync.Mutex
+)
 
 func send(v any) {
+	outMu.Lock()
+	defer outMu.Unlock()
 	data, _ := json.Marshal(v)
 	out.Write(data)
 	out.WriteByte('\n')
@@ -58,8 +65,14 @@ func main() {
 	in.Buffer(make([]byte, 1<<20), 1<<24)
 	for in.Scan() {
 		var req request
-		if json.Unmarshal(in.Bytes(), &req) != nil || req.ID == nil {
-			continue // notifications
+		if json.Unmarshal(in.Bytes(), &req) != nil {
+			continue
+		}
+		if req.ID == nil {
+			if req.Method == "notifications/cancelled" {
+				_ = os.WriteFile("cancelled.txt", append([]byte(nil), in.Bytes()...), 0o644)
+			}
+			continue
 		}
 		switch req.Method {
 		case "initialize":
@@ -67,7 +80,9 @@ func main() {
 				"capabilities": map[string]any{"tools": map[string]any{"listChanged": true}},
 				"serverInfo":   map[string]any{"name": "fake", "version": "1"}})
 		case "tools/list":
-			obj := func(props string) json.RawMessage { return json.RawMessage(`{"type":"object","properties":{` + props + `}}`) }
+			obj := func(props string) json.RawMessage {
+				return json.RawMessage(`{"type":"object","properties":{` + props + `}}`)
+			}
 			tools := []any{
 				map[string]any{"name": "echo", "description": "Says it back.", "inputSchema": obj(`"message":{"type":"string"}`),
 					"annotations": map[string]any{"readOnlyHint": true}},
@@ -75,6 +90,7 @@ func main() {
 				map[string]any{"name": "fail", "inputSchema": obj("")},
 				map[string]any{"name": "die", "inputSchema": obj("")},
 				map[string]any{"name": "change", "inputSchema": obj("")},
+				map[string]any{"name": "slow", "inputSchema": obj("")},
 				map[string]any{"name": "broken", "inputSchema": obj(`"a":{"type":"strang"}`)},
 			}
 			if late {
@@ -92,6 +108,11 @@ func main() {
 			case "die":
 				fmt.Fprintln(os.Stderr, "fakeserver: dying on purpose")
 				os.Exit(3)
+			case "slow":
+				go func(id json.RawMessage) {
+					time.Sleep(time.Minute)
+					reply(id, text("too late", false))
+				}(req.ID)
 			case "change":
 				late = true
 				reply(req.ID, text("changed", false))
