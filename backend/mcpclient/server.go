@@ -168,11 +168,40 @@ func (s *server) conn(ctx context.Context, ws string) (*conn, error) {
 	s.mu.Lock()
 	old := s.conns[ws]
 	s.conns[ws] = c
+	evict := s.evictLocked(ws)
 	s.mu.Unlock()
 	if old != nil && old != c {
 		old.close()
 	}
+	if evict != nil {
+		evict.close()
+	}
 	return c, nil
+}
+
+// maxWorkspaceConns bounds the processes a server that works in the runs'
+// workspaces keeps, one per workspace: the one started longest ago goes.
+const maxWorkspaceConns = 4
+
+// evictLocked removes and returns the oldest workspace connection other
+// than keep when there are too many (nil: none).
+func (s *server) evictLocked(keep string) *conn {
+	n, oldest := 0, ""
+	for ws, c := range s.conns {
+		if ws == "" {
+			continue
+		}
+		n++
+		if ws != keep && (oldest == "" || c.started.Before(s.conns[oldest].started)) {
+			oldest = ws
+		}
+	}
+	if n <= maxWorkspaceConns || oldest == "" {
+		return nil
+	}
+	c := s.conns[oldest]
+	delete(s.conns, oldest)
+	return c
 }
 
 // drop forgets c (it ended or misbehaved) and stops it.
@@ -202,6 +231,7 @@ func (s *server) closeAll() {
 // the sandboxed process behind it.
 type conn struct {
 	server  string
+	started time.Time
 	session *mcp.ClientSession
 	// done is closed when the process ended (stdio) or the session did.
 	done chan struct{}

@@ -76,7 +76,7 @@ func (m *Manager) startStdio(ctx context.Context, cfg settings.MCPServer, ws str
 		ReadOnly:   packageTrees(cmd, cfg),
 	}
 	runCtx, kill := context.WithCancel(m.base)
-	c := &conn{server: cfg.Name, done: make(chan struct{}), kill: kill}
+	c := &conn{server: cfg.Name, started: time.Now(), done: make(chan struct{}), kill: kill}
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
@@ -253,7 +253,7 @@ func (m *Manager) connectURL(ctx context.Context, cfg settings.MCPServer, onChan
 	if err != nil {
 		return nil, backend.Errorf(backend.EUNAVAILABLE, "MCP server %s at %s did not answer: %s", cfg.Name, cfg.URL, backend.ErrorMessage(err))
 	}
-	c := &conn{server: cfg.Name, session: session, done: make(chan struct{})}
+	c := &conn{server: cfg.Name, started: time.Now(), session: session, done: make(chan struct{})}
 	go func() {
 		_ = session.Wait()
 		close(c.done)
