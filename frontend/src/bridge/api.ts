@@ -56,6 +56,7 @@ import type {
   Token,
   TrustedSigner,
   TrustedSigners,
+  McpServer,
   TypeCount,
   WorldDetail,
   WorldPage,
@@ -71,6 +72,11 @@ function obj<T extends object>(v: unknown, what: string): T {
     throw new BridgeError(`ducklm's backend sent no ${what}`);
   }
   return v as T;
+}
+
+/** mcpServer fills a server's Go nil slices. */
+function mcpServer(s: McpServer): McpServer {
+  return { ...s, args: list<string>(s.args), safe: list<string>(s.safe), tools: list<McpServer['tools'][number]>(s.tools), refused: list<string>(s.refused) };
 }
 
 function node(n: TaskNode): TaskNode {
@@ -298,6 +304,13 @@ export function createApi(channel: Channel): DucklmApi {
       return { ...t, signers: list<TrustedSigner>(t.signers) };
     },
     forgetSigner: async (fingerprint) => (await invoke('ForgetSigner', fingerprint)) === true,
+    mcpServers: async () => list<McpServer>(await invoke('MCPServers')).map(mcpServer),
+    addMcpServer: async (input) => mcpServer(obj<McpServer>(await invoke('AddMCPServer', input), 'MCP server')),
+    async removeMcpServer(name) {
+      await invoke('RemoveMCPServer', name);
+    },
+    testMcpServer: async (name) => mcpServer(obj<McpServer>(await invoke('TestMCPServer', name), 'MCP server')),
+    markMcpToolSafe: async (server, tool, safe) => mcpServer(obj<McpServer>(await invoke('MarkMCPToolSafe', server, tool, safe), 'MCP server')),
     nativeDialogs: async () => (await invoke('NativeDialogs')) === true,
     chooseBundleToSave: async (title, name) => text(await invoke('ChooseBundleToSave', title, name)),
     chooseBundleToOpen: async (title) => text(await invoke('ChooseBundleToOpen', title)),
