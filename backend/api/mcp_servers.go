@@ -1,6 +1,10 @@
 package api
 
 import (
+	"encoding/json"
+	"strings"
+
+	"ducklm/backend"
 	"ducklm/backend/mcpclient"
 	"ducklm/backend/settings"
 )
@@ -67,4 +71,44 @@ func (a *API) MarkMCPToolSafe(server, tool string, safe bool) (mcpclient.ServerS
 	}
 	st, err := a.svc.MCP.MarkSafe(a.ctx(), server, tool, safe)
 	return st, a.fail("mark mcp tool", err)
+}
+
+// StepImage returns image number index (from 0, in the order the server
+// sent its content) of an MCP step's result, kept as a blob with its MIME
+// type, so the run view can show it.
+func (a *API) StepImage(runID, stepID string, index int) (Screenshot, error) {
+	if err := a.ready(); err != nil {
+		return Screenshot{}, err
+	}
+	ctx := a.ctx()
+	st, _, err := a.svc.Runtime.Load(ctx, runID)
+	if err != nil {
+		return Screenshot{}, a.fail("step image", err)
+	}
+	none := backend.Errorf(backend.ENOTFOUND, "step %q of run %s has no image %d", stepID, runID, index)
+	rec := st.Steps[stepID]
+	if rec == nil || rec.Result == nil || !strings.HasPrefix(rec.Node.Tool, "mcp__") || index < 0 {
+		return Screenshot{}, a.fail("step image", none)
+	}
+	var out struct {
+		Content []struct {
+			Type string           `json:"type"`
+			Blob *backend.BlobRef `json:"blob"`
+		} `json:"content"`
+	}
+	_ = json.Unmarshal(rec.Result.Output, &out)
+	var images []*backend.BlobRef
+	for _, c := range out.Content {
+		if c.Type == "image" && c.Blob != nil && strings.HasPrefix(c.Blob.MediaType, "image/") {
+			images = append(images, c.Blob)
+		}
+	}
+	if index >= len(images) {
+		return Screenshot{}, a.fail("step image", none)
+	}
+	data, err := a.svc.Blobs.Get(ctx, *images[index])
+	if err != nil {
+		return Screenshot{}, a.fail("step image", err)
+	}
+	return Screenshot{MediaType: images[index].MediaType, Data: data}, nil
 }

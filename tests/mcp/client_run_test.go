@@ -79,3 +79,33 @@ func TestAPlanCallingRealServersCompletes(t *testing.T) {
 	require.NoError(t, json.Unmarshal(d.State.Steps["write"].Result.Output, &out))
 	require.Equal(t, "fs", out.Server)
 }
+
+// TestAnMCPStepsImageIsShownFromItsBlob: server-everything's tiny image,
+// from a run, is served to the run view by StepImage with its MIME type;
+// an image the step does not have is a sentence.
+func TestAnMCPStepsImageIsShownFromItsBlob(t *testing.T) {
+	everything, _ := realServers(t)
+	t.Setenv("OLLAMA_HOST", "127.0.0.1:1")
+	dir, ws := t.TempDir(), t.TempDir()
+	require.NoError(t, settings.AddMCP(dir, settings.MCPServer{Name: "everything", Command: everything, Safe: []string{"get-tiny-image"}}))
+	svc, err := service.Open(context.Background(), dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { svc.Close() })
+	a := api.New(svc, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	run, err := a.SubmitTask(api.TaskInput{Task: "show an image", Workspace: ws, ApprovalMode: "ask_risky",
+		Plan: `{"nodes":[{"id":"img","kind":"tool","tool":"mcp__everything__get-tiny-image","args":{}}]}`})
+	require.NoError(t, err)
+	var d api.RunDetail
+	require.Eventually(t, func() bool {
+		d, err = a.RunDetail(run.ID)
+		require.NoError(t, err)
+		return d.Run.Status.Terminal()
+	}, time.Minute, 50*time.Millisecond)
+	require.Equal(t, backend.RunCompleted, d.Run.Status, "error: %s", d.State.Error)
+	img, err := a.StepImage(run.ID, "img", 0)
+	require.NoError(t, err)
+	require.Equal(t, "image/png", img.MediaType)
+	require.Equal(t, "\x89PNG", string(img.Data[:4]))
+	_, err = a.StepImage(run.ID, "img", 1)
+	require.EqualError(t, err, `step "img" of run `+run.ID+` has no image 1`)
+}

@@ -194,6 +194,10 @@ export function createApi(channel: Channel): DucklmApi {
       const s = obj<{ mediaType: string; data: string }>(await invoke('StepScreenshot', runId, stepId), 'screenshot');
       return `data:${s.mediaType || 'image/png'};base64,${s.data}`;
     },
+    async stepImage(runId, stepId, index) {
+      const s = obj<{ mediaType: string; data: string }>(await invoke('StepImage', runId, stepId, index), 'image');
+      return `data:${s.mediaType || 'image/png'};base64,${s.data}`;
+    },
     cancelRun: async (runId) => {
       await invoke('CancelRun', runId);
     },

@@ -88,6 +88,8 @@ export interface DucklmApi {
   answer(input: AnswerInput): Promise<void>;
   /** The screenshot a browser step took of its page, as a data: URL. */
   stepScreenshot(runId: string, stepId: string): Promise<string>;
+  /** Loads image number index (from 0) an MCP step's server answered with, as a data: URL. */
+  stepImage(runId: string, stepId: string, index: number): Promise<string>;
   cancelRun(runId: string): Promise<void>;
   resumeRun(runId: string): Promise<void>;
   /** Opens the native folder dialog; "" when the user cancels. */

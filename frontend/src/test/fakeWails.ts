@@ -63,6 +63,7 @@ export const METHODS = [
   'Workers',
   'ToolCatalog',
   'MCPServers',
+  'StepImage',
   'AddMCPServer',
   'RemoveMCPServer',
   'TestMCPServer',

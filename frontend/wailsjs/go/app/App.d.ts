@@ -117,6 +117,8 @@ export function SearchMemories(arg1:api.MemorySearch):Promise<Array<memory.Retri
 
 export function StatesAt(arg1:string,arg2:string,arg3:number):Promise<world.StatesAt>;
 
+export function StepImage(arg1:string,arg2:string,arg3:number):Promise<api.Screenshot>;
+
 export function StepScreenshot(arg1:string,arg2:string):Promise<api.Screenshot>;
 
 export function SubmitTask(arg1:api.TaskInput):Promise<backend.WorldRun>;

@@ -210,6 +210,10 @@ export function StatesAt(arg1, arg2, arg3) {
   return window['go']['app']['App']['StatesAt'](arg1, arg2, arg3);
 }
 
+export function StepImage(arg1, arg2, arg3) {
+  return window['go']['app']['App']['StepImage'](arg1, arg2, arg3);
+}
+
 export function StepScreenshot(arg1, arg2) {
   return window['go']['app']['App']['StepScreenshot'](arg1, arg2);
 }
