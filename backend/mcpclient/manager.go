@@ -140,8 +140,8 @@ func (m *Manager) Reload(ctx context.Context) error {
 		old := m.servers[c.Name]
 		if old != nil && sameLaunch(old.config(), c) {
 			old.setConfig(c) // safe marks change nothing of the process
-			if old.state() == stateIdle {
-				start = append(start, old)
+			if st := old.state(); st == stateIdle || st == stateStarting {
+				start = append(start, old) // a start under way is waited for
 			}
 			continue
 		}

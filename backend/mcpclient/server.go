@@ -30,6 +30,9 @@ const connectWait = 30 * time.Second
 // for a server that works in the run's workspace) and its tools.
 type server struct {
 	m *Manager
+	// startMu lets one start at a time happen: concurrent calls (a step,
+	// the catalog, Settings → Tools) wait for it and share its process.
+	startMu sync.Mutex
 
 	mu      sync.Mutex
 	cfg     settings.MCPServer
@@ -134,6 +137,15 @@ func (s *server) conn(ctx context.Context, ws string) (*conn, error) {
 	if c != nil && !c.ended() {
 		s.mu.Unlock()
 		return c, nil
+	}
+	s.mu.Unlock()
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	s.mu.Lock()
+	c = s.conns[ws]
+	if c != nil && !c.ended() {
+		s.mu.Unlock()
+		return c, nil // started meanwhile
 	}
 	cfg := s.cfg
 	s.mu.Unlock()

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -359,4 +360,51 @@ func TestAStepTimeoutSendsACancellation(t *testing.T) {
 	data, err := os.ReadFile(cancelled)
 	require.NoError(t, err)
 	require.Contains(t, string(data), `"requestId"`)
+}
+
+// TestConcurrentCallersShareOneStart: the catalog, the server list and
+// steps asking at once start the server once and all see it ready.
+func TestConcurrentCallersShareOneStart(t *testing.T) {
+	if _, ok, why := bwrap.Available(); !ok {
+		prereq.Missing(t, "MCP servers run only in the sandbox: %s", why)
+	}
+	fake := fakeServer(t)
+	dir := t.TempDir()
+	require.NoError(t, settings.AddMCP(dir, settings.MCPServer{Name: "fake", Command: fake, Args: []string{"ok"}}))
+	m := manager(t, dir, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	errs := make(chan error, 8)
+	states := make(chan string, 4)
+	for range 4 {
+		go func() {
+			all, err := m.Servers(ctx)
+			if err == nil && len(all) == 1 {
+				states <- all[0].State
+			} else {
+				states <- fmt.Sprint(err)
+			}
+		}()
+		go func() {
+			if _, ok := byName(m.Tools())["mcp__fake__echo"]; !ok {
+				errs <- fmt.Errorf("the catalog lacks echo")
+				return
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		require.Equal(t, "ready", <-states)
+		require.NoError(t, <-errs)
+	}
+	// One process serves them all.
+	n := 0
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		line, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if strings.HasPrefix(string(line), fake+"\x00ok") {
+			n++
+		}
+	}
+	require.Equal(t, 1, n, "fake servers running")
 }
