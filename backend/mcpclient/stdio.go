@@ -251,7 +251,11 @@ func (m *Manager) connectURL(ctx context.Context, cfg settings.MCPServer, onChan
 	client := m.client(cfg.Name, onChange)
 	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxRetries: -1}, nil)
 	if err != nil {
-		return nil, backend.Errorf(backend.EUNAVAILABLE, "MCP server %s at %s did not answer: %s", cfg.Name, cfg.URL, backend.ErrorMessage(err))
+		why := backend.ErrorMessage(err)
+		if !cfg.Private && strings.Contains(why, "needs its own approval") {
+			why += " (for this server: add it with --private, or approve its private addresses in Settings → Tools)"
+		}
+		return nil, backend.Errorf(backend.EUNAVAILABLE, "MCP server %s at %s did not answer: %s", cfg.Name, cfg.URL, why)
 	}
 	c := &conn{server: cfg.Name, started: time.Now(), session: session, done: make(chan struct{})}
 	go func() {

@@ -408,3 +408,32 @@ func TestConcurrentCallersShareOneStart(t *testing.T) {
 	}
 	require.Equal(t, 1, n, "fake servers running")
 }
+
+// TestClosingTheManagerKillsItsServers: every server process (and what it
+// started) is gone once the manager is closed.
+func TestClosingTheManagerKillsItsServers(t *testing.T) {
+	if _, ok, why := bwrap.Available(); !ok {
+		prereq.Missing(t, "MCP servers run only in the sandbox: %s", why)
+	}
+	fake := fakeServer(t)
+	dir := t.TempDir()
+	require.NoError(t, settings.AddMCP(dir, settings.MCPServer{Name: "fake", Command: fake, Args: []string{"ok"}}))
+	m := mcpclient.New(mcpclient.Options{Dir: dir})
+	require.NotEmpty(t, m.Tools())
+	running := func() int {
+		n := 0
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			line, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			if strings.Contains(string(line), fake) {
+				n++
+			}
+		}
+		return n
+	}
+	require.Positive(t, running())
+	start := time.Now()
+	require.NoError(t, m.Close())
+	require.Equal(t, 0, running(), "processes of the server outlived Close")
+	t.Logf("closed in %s", time.Since(start))
+}
