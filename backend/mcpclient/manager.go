@@ -44,6 +44,7 @@ type Manager struct {
 	servers map[string]*server
 	started bool
 	ready   chan struct{} // closed when the first start of every server ended
+	waited  sync.Once     // only the first catalog waits for the servers
 	wg      sync.WaitGroup
 }
 
@@ -117,11 +118,13 @@ func (m *Manager) ensureStarted() {
 		m.mu.Lock()
 	}
 	m.mu.Unlock()
-	select {
-	case <-m.ready:
-	case <-time.After(m.o.StartWait):
-	case <-m.base.Done():
-	}
+	m.waited.Do(func() {
+		select {
+		case <-m.ready:
+		case <-time.After(m.o.StartWait):
+		case <-m.base.Done():
+		}
+	})
 }
 
 // Reload reads the configured servers again: a removed one is stopped, a

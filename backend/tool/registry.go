@@ -84,6 +84,9 @@ func NewRegistry(tools ...backend.Tool) *Registry {
 
 // Get returns the tool with name, or an ENOTFOUND error.
 func (r *Registry) Get(name string) (backend.Tool, error) {
+	if t, ok := r.tools[name]; ok {
+		return t, nil // ducklm's own are found without asking the sources
+	}
 	t, ok := r.all()[name]
 	if !ok {
 		return nil, backend.Errorf(backend.ENOTFOUND, "there is no tool named %q", name)
@@ -115,7 +118,10 @@ func names(tools map[string]backend.Tool) []string {
 
 // ArgsSchema returns the JSON Schema of the args of the tool named tool.
 func (r *Registry) ArgsSchema(tool string) (json.RawMessage, bool) {
-	t, ok := r.all()[tool]
+	t, ok := r.tools[tool]
+	if !ok {
+		t, ok = r.all()[tool]
+	}
 	if !ok {
 		return nil, false
 	}
