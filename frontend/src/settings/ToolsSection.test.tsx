@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { McpServer, McpServerInput } from '../bridge';
 import { fakeApi } from '../test/fakeChannel';
 import { ToolsSection } from './ToolsSection';
@@ -62,6 +62,7 @@ describe('ToolsSection', () => {
     const { api, channel } = backend([FILES]);
     render(<ToolsSection api={api} />);
     fireEvent.click(await screen.findByLabelText('write_file is safe'));
+    expect((screen.getByLabelText('write_file is safe') as HTMLInputElement).checked, 'the switch moves at once').toBe(true);
     expect(await screen.findByText('write_file runs without asking in the risky mode.')).toBeTruthy();
     expect(channel.calls('MarkMCPToolSafe')).toEqual([['files', 'write_file', true]]);
     await waitFor(() => expect((screen.getByLabelText('write_file is safe') as HTMLInputElement).checked).toBe(true));
@@ -91,7 +92,8 @@ describe('ToolsSection', () => {
     fireEvent.change(within(form).getByLabelText(/^Arguments/), { target: { value: 'garbage\n\n--flag' } });
     fireEvent.click(within(form).getByRole('checkbox', { name: /write the run's workspace/ }));
     fireEvent.click(within(form).getByRole('button', { name: 'Add server' }));
-    expect(await screen.findByText(/Added chatty, but it did not start: MCP server chatty did not start/)).toBeTruthy();
+    expect(await screen.findByText('Added chatty, but it did not start: fix what it says and press Test, or remove it.')).toBeTruthy();
+    expect(screen.getByText('MCP server chatty did not start: it did not speak MCP on its standard output.')).toBeTruthy();
     expect(channel.calls('AddMCPServer')[1]).toEqual([
       { name: 'chatty', command: '/bin/server', args: ['garbage', '--flag'], url: '', network: false, workspace: true, private: false },
     ]);
@@ -112,5 +114,38 @@ describe('ToolsSection', () => {
     expect(channel.calls('AddMCPServer')[0]).toEqual([
       { name: 'web', command: '', args: [], url: 'http://localhost:3000/mcp', network: false, workspace: false, private: true },
     ]);
+  });
+});
+
+describe('ToolsSection inside the settings form', () => {
+  it('adds a server without submitting the settings form around it', async () => {
+    const { api, channel } = backend([]);
+    const submitted = vi.fn((e: { preventDefault: () => void }) => e.preventDefault());
+    render(
+      <form onSubmit={submitted}>
+        <ToolsSection api={api} />
+      </form>,
+    );
+    await screen.findByTestId('mcp-empty');
+    const form = screen.getByRole('form', { name: 'Add an MCP server' });
+    fireEvent.change(within(form).getByLabelText('Name'), { target: { value: 'chatty' } });
+    fireEvent.change(within(form).getByLabelText('Command'), { target: { value: '/bin/server' } });
+    fireEvent.click(within(form).getByRole('button', { name: 'Add server' }));
+    expect(await screen.findByRole('listitem', { name: 'chatty' })).toBeTruthy();
+    expect(channel.calls('AddMCPServer')).toHaveLength(1);
+    expect(submitted).not.toHaveBeenCalled();
+  });
+});
+
+describe('ToolsSection safe switch', () => {
+  it('goes back when the backend refuses, and says why', async () => {
+    const { api, channel } = backend([FILES]);
+    channel.handle('MarkMCPToolSafe', () => {
+      throw new Error('MCP server files did not list its tools, so "write_file" cannot be checked and marked safe');
+    });
+    render(<ToolsSection api={api} />);
+    fireEvent.click(await screen.findByLabelText('write_file is safe'));
+    expect(await screen.findByText(/cannot be checked and marked safe\./)).toBeTruthy();
+    expect((screen.getByLabelText('write_file is safe') as HTMLInputElement).checked).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { type FormEvent, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { type DucklmApi, type McpServer, type McpServerInput, toBridgeError } from '../bridge';
 import { sentence } from '../lib/format';
 import { useLoad } from '../ui/useLoad';
@@ -38,6 +38,11 @@ export function ToolsSection({ api }: ToolsSectionProps) {
   const [argsText, setArgsText] = useState('');
   const [adding, setAdding] = useState(false);
   const [addError, setAddError] = useState<string>();
+  // A safe switch shows what was asked at once, then what the backend
+  // answered, until the list is read again.
+  const [want, setWant] = useState<{ server: string; tool: string; safe: boolean }>();
+  const [answered, setAnswered] = useState<Record<string, McpServer>>({});
+  useEffect(() => setAnswered({}), [load.value]);
 
   const act = (name: string, what: 'testing' | 'removing' | 'marking', call: () => Promise<unknown>, ok: (v: unknown) => string) => {
     setBusy({ name, what });
@@ -56,8 +61,7 @@ export function ToolsSection({ api }: ToolsSectionProps) {
     );
   };
 
-  const add = (e: FormEvent) => {
-    e.preventDefault();
+  const add = () => {
     setAdding(true);
     setAddError(undefined);
     const input: McpServerInput =
@@ -72,7 +76,7 @@ export function ToolsSection({ api }: ToolsSectionProps) {
         setSaid({
           name: s.name,
           kind: s.state === 'ready' ? 'ok' : 'error',
-          text: s.state === 'ready' ? `Added ${s.name}: ${s.tools.length} tools.` : `Added ${s.name}, but it did not start: ${sentence(s.error ?? '')}`,
+          text: s.state === 'ready' ? `Added ${s.name}: ${s.tools.length} tools.` : `Added ${s.name}, but it did not start: fix what it says and press Test, or remove it.`,
         });
         reload();
       },
@@ -83,7 +87,9 @@ export function ToolsSection({ api }: ToolsSectionProps) {
     );
   };
 
-  const servers = load.value ?? [];
+  const servers = (load.value ?? []).map((s) => answered[s.name] ?? s);
+  const isSafe = (server: string, tool: string, stored: boolean | undefined) =>
+    want && want.server === server && want.tool === tool ? want.safe : stored === true;
   return (
     <section className="panel settings-section mcp-tools" aria-labelledby="set-tools">
       <div className="panel-head">
@@ -158,13 +164,27 @@ export function ToolsSection({ api }: ToolsSectionProps) {
                         <label className="check-row">
                           <input
                             type="checkbox"
-                            checked={t.safe === true}
+                            checked={isSafe(s.name, t.name, t.safe)}
                             disabled={busy !== undefined}
                             aria-label={`${t.name} is safe`}
                             onChange={(e) => {
                               const safe = e.target.checked;
-                              act(s.name, 'marking', () => api.markMcpToolSafe(s.name, t.name, safe), () =>
-                                safe ? `${t.name} runs without asking in the risky mode.` : `${t.name} asks again in the risky mode.`,
+                              setWant({ server: s.name, tool: t.name, safe });
+                              act(
+                                s.name,
+                                'marking',
+                                () =>
+                                  api.markMcpToolSafe(s.name, t.name, safe).then(
+                                    (fresh) => {
+                                      setAnswered((a) => ({ ...a, [fresh.name]: fresh }));
+                                      setWant(undefined);
+                                    },
+                                    (err: unknown) => {
+                                      setWant(undefined);
+                                      throw err;
+                                    },
+                                  ),
+                                () => (safe ? `${t.name} runs without asking in the risky mode.` : `${t.name} asks again in the risky mode.`),
                               );
                             }}
                           />
@@ -192,7 +212,8 @@ export function ToolsSection({ api }: ToolsSectionProps) {
             {said.text}
           </p>
         )}
-        <form className="mcp-add field" onSubmit={add} aria-label="Add an MCP server">
+        {/* Not a <form>: the section sits inside the settings form, and a nested form is not one. */}
+        <div className="mcp-add field" role="form" aria-label="Add an MCP server">
           <span className="field-label">Add a server</span>
           <div className="segmented" role="radiogroup" aria-label="How ducklm reaches it">
             {(['command', 'url'] as const).map((k) => (
@@ -249,11 +270,11 @@ export function ToolsSection({ api }: ToolsSectionProps) {
             </p>
           )}
           <div className="actions">
-            <button type="submit" className="button primary" disabled={adding}>
+            <button type="button" className="button primary" disabled={adding} onClick={add}>
               {adding ? 'Adding…' : 'Add server'}
             </button>
           </div>
-        </form>
+        </div>
       </div>
     </section>
   );
