@@ -106,3 +106,25 @@ func TestMCPServerCommandsAddListMarkSafeTestAndRemove(t *testing.T) {
 	r = ok(t, "mcp", "ls")
 	require.Contains(t, r.stdout, "No MCP server is added.")
 }
+
+// TestRunAsksAnMCPCallWithItsServerToolAndHint: ducklm run's approval
+// prompt names the MCP server, its tool and what the server says of it,
+// with the exact arguments; approved, the call runs in the sandbox.
+func TestRunAsksAnMCPCallWithItsServerToolAndHint(t *testing.T) {
+	if _, ok, why := bwrap.Available(); !ok {
+		prereq.Missing(t, "MCP servers run only in the sandbox: %s", why)
+	}
+	home(t)
+	t.Setenv("OLLAMA_HOST", "127.0.0.1:1")
+	fake := filepath.Join(t.TempDir(), "fakeserver")
+	out, err := exec.Command("go", "build", "-o", fake, "ducklm/tests/mcp/testdata/fakeserver").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	ok(t, "mcp", "add", "fake", "--", fake, "ok")
+	plan := filepath.Join(t.TempDir(), "plan.json")
+	require.NoError(t, os.WriteFile(plan, []byte(`{"nodes":[{"id":"say","kind":"tool","tool":"mcp__fake__echo","args":{"message":"quack"}}]}`), 0o644))
+	r := ducklmIn(t, "y\n", "run", "--plan", plan, "--approve", "risky", "--workspace", t.TempDir())
+	require.Equal(t, cli.ExitOK, r.code, "stdout: %s\nstderr: %s", r.stdout, r.stderr)
+	require.Contains(t, r.stderr, "step say wants to run mcp__fake__echo\n  {\"message\":\"quack\"}\n  risk medium (rule mcp_call): it calls tool echo of MCP server fake\n")
+	require.Contains(t, r.stderr, "  MCP server fake, tool echo: the server says it only reads (shown, never trusted on its own)\n")
+	require.Contains(t, r.stdout+r.stderr, "quack")
+}

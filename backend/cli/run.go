@@ -304,7 +304,13 @@ func (s *session) ask(in *bufio.Reader, runID string, p *runtime.StepRecord) boo
 			fmt.Fprintf(w, "  reaches %s only (ducklm approve --allow-host allows it for the rest of the run)\n", host)
 		}
 	}
-	if a.Sandboxed {
+	if m := a.MCP; m != nil {
+		says := "the server says nothing of what it changes"
+		if m.ReadOnlyHint {
+			says = "the server says it only reads (shown, never trusted on its own)"
+		}
+		fmt.Fprintf(w, "  MCP server %s, tool %s: %s\n", m.Server, m.Tool, says)
+	} else if a.Sandboxed {
 		fmt.Fprintf(w, "  sandboxed: workspace only, network %v\n", a.Network)
 	} else {
 		fmt.Fprintf(w, "  NOT sandboxed (bubblewrap is unavailable): it runs with your permissions\n")
