@@ -18,7 +18,7 @@ import (
 // The `ducklm mcp` commands about the MCP servers whose tools ducklm uses.
 // They read and write the data directory's mcp-servers.json and start the
 // servers (in the sandbox) only to list their tools; they take no lock, so
-// they work while the window runs (it reads the file again when asked).
+// they work while the window runs (its catalog follows the file).
 
 // mcpManager returns a manager on the data directory, made if need be.
 func mcpManager() (*mcpclient.Manager, error) {

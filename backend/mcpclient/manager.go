@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -45,6 +47,10 @@ type Manager struct {
 	started bool
 	ready   chan struct{} // closed when the first start of every server ended
 	waited  sync.Once     // only the first catalog waits for the servers
+	// loaded is the modification time of mcp-servers.json when it was last
+	// read; reloading is set while a reload it set off runs.
+	loaded    time.Time
+	reloading bool
 	wg      sync.WaitGroup
 }
 
@@ -82,6 +88,7 @@ func (m *Manager) Close() error {
 // now. The first call starts the servers and waits for them a while.
 func (m *Manager) Tools() []backend.Tool {
 	m.ensureStarted()
+	m.followFile()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []backend.Tool
@@ -131,11 +138,13 @@ func (m *Manager) ensureStarted() {
 // changed one restarted, a new one started; it returns when each has listed
 // its tools or failed to.
 func (m *Manager) Reload(ctx context.Context) error {
+	mod := m.fileTime()
 	cfgs, err := settings.LoadMCP(m.o.Dir)
 	if err != nil {
 		return err
 	}
 	m.mu.Lock()
+	m.loaded = mod
 	var start, stop []*server
 	seen := map[string]bool{}
 	for _, c := range cfgs {
@@ -177,6 +186,39 @@ func (m *Manager) Reload(ctx context.Context) error {
 	}
 	wg.Wait()
 	return nil
+}
+
+// fileTime is mcp-servers.json's modification time (zero: none).
+func (m *Manager) fileTime() time.Time {
+	fi, err := os.Stat(filepath.Join(m.o.Dir, settings.MCPFile))
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
+}
+
+// followFile reads the servers again, in the background, when another
+// process (ducklm mcp add, rm, safe) changed mcp-servers.json: the window
+// follows the command line without a restart.
+func (m *Manager) followFile() {
+	mod := m.fileTime()
+	m.mu.Lock()
+	if mod.Equal(m.loaded) || m.reloading || m.base.Err() != nil {
+		m.mu.Unlock()
+		return
+	}
+	m.reloading = true
+	m.mu.Unlock()
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		if err := m.Reload(m.base); err != nil {
+			m.o.Log.Warn("mcp servers", "err", backend.ErrorMessage(err))
+		}
+		m.mu.Lock()
+		m.reloading = false
+		m.mu.Unlock()
+	}()
 }
 
 func sameLaunch(a, b settings.MCPServer) bool {

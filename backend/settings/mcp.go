@@ -41,7 +41,8 @@ type MCPServer struct {
 	Safe []string `json:"safe,omitempty"`
 }
 
-const mcpFile = "mcp-servers.json"
+// MCPFile is the file in the data directory that keeps the MCP servers.
+const MCPFile = "mcp-servers.json"
 
 // serverName is a server's name: lower case, digits, - and single _.
 var serverName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
@@ -85,7 +86,7 @@ func (s MCPServer) Check() error {
 
 // LoadMCP reads the MCP servers of data directory dir; a missing file is none.
 func LoadMCP(dir string) ([]MCPServer, error) {
-	data, err := os.ReadFile(filepath.Join(dir, mcpFile))
+	data, err := os.ReadFile(filepath.Join(dir, MCPFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -96,10 +97,10 @@ func LoadMCP(dir string) ([]MCPServer, error) {
 		Servers []MCPServer `json:"servers"`
 	}
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, backend.Errorf(backend.ECORRUPT, "%s is not valid MCP server JSON; fix or delete it", filepath.Join(dir, mcpFile))
+		return nil, backend.Errorf(backend.ECORRUPT, "%s is not valid MCP server JSON; fix or delete it", filepath.Join(dir, MCPFile))
 	}
 	if err := checkServers(f.Servers); err != nil {
-		return nil, backend.Errorf(backend.ECORRUPT, "%s: %s", filepath.Join(dir, mcpFile), backend.ErrorMessage(err))
+		return nil, backend.Errorf(backend.ECORRUPT, "%s: %s", filepath.Join(dir, MCPFile), backend.ErrorMessage(err))
 	}
 	return f.Servers, nil
 }
@@ -115,7 +116,7 @@ func SaveMCP(dir string, servers []MCPServer) error {
 	if err != nil {
 		return backend.Wrap(err, backend.EINTERNAL, "cannot encode the MCP servers")
 	}
-	if err := replaceFile(dir, mcpFile, append(data, '\n')); err != nil {
+	if err := replaceFile(dir, MCPFile, append(data, '\n')); err != nil {
 		return backend.Wrap(err, backend.EUNAVAILABLE, "cannot write the MCP servers in %s", dir)
 	}
 	return nil

@@ -437,3 +437,33 @@ func TestClosingTheManagerKillsItsServers(t *testing.T) {
 	require.Equal(t, 0, running(), "processes of the server outlived Close")
 	t.Logf("closed in %s", time.Since(start))
 }
+
+// TestTheCatalogFollowsChangesFromAnotherProcess: a tool marked safe and a
+// server added or removed in mcp-servers.json by another process (ducklm
+// mcp safe, add, rm while the window runs) reach the catalog without a
+// restart.
+func TestTheCatalogFollowsChangesFromAnotherProcess(t *testing.T) {
+	if _, ok, why := bwrap.Available(); !ok {
+		prereq.Missing(t, "MCP servers run only in the sandbox: %s", why)
+	}
+	fake := fakeServer(t)
+	dir := t.TempDir()
+	require.NoError(t, settings.AddMCP(dir, settings.MCPServer{Name: "fake", Command: fake, Args: []string{"ok"}}))
+	m := manager(t, dir, nil)
+	info, ok := backend.MCPOf(byName(m.Tools())["mcp__fake__echo"])
+	require.True(t, ok)
+	require.False(t, info.Safe)
+
+	time.Sleep(10 * time.Millisecond) // a later modification time
+	require.NoError(t, settings.UpdateMCP(dir, "fake", func(s *settings.MCPServer) error { s.Safe = []string{"echo"}; return nil }))
+	require.NoError(t, settings.AddMCP(dir, settings.MCPServer{Name: "other", Command: fake, Args: []string{"ok"}}))
+	require.Eventually(t, func() bool {
+		tools := byName(m.Tools())
+		info, _ := backend.MCPOf(tools["mcp__fake__echo"])
+		_, other := tools["mcp__other__echo"]
+		return info.Safe && other
+	}, 10*time.Second, 20*time.Millisecond)
+
+	require.NoError(t, settings.RemoveMCP(dir, "other"))
+	require.Eventually(t, func() bool { _, other := byName(m.Tools())["mcp__other__echo"]; return !other }, 10*time.Second, 20*time.Millisecond)
+}
