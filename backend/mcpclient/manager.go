@@ -51,7 +51,7 @@ type Manager struct {
 	// read; reloading is set while a reload it set off runs.
 	loaded    time.Time
 	reloading bool
-	wg      sync.WaitGroup
+	wg        sync.WaitGroup
 }
 
 // New returns a manager of the servers configured in o.Dir. It starts none
