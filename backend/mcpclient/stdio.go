@@ -91,7 +91,7 @@ func (m *Manager) startStdio(ctx context.Context, cfg settings.MCPServer, ws str
 		close(c.done)
 		kill()
 	}()
-	client := m.client(cfg.Name, onChange)
+	client := m.client(onChange)
 	session, err := client.Connect(ctx, &mcp.IOTransport{Reader: fromServerR, Writer: toServerW, MaxLineLength: MaxAnswer}, nil)
 	if err != nil {
 		why := c.why(err)
@@ -221,10 +221,9 @@ func packageTree(file string) string {
 }
 
 // client is the MCP client of one server's connections.
-func (m *Manager) client(name string, onChange func()) *mcp.Client {
+func (m *Manager) client(onChange func()) *mcp.Client {
 	return mcp.NewClient(&mcp.Implementation{Name: "ducklm", Version: backend.Version}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { onChange() },
-		Logger:                 nil,
 	})
 }
 
@@ -248,7 +247,7 @@ func (m *Manager) connectURL(ctx context.Context, cfg settings.MCPServer, onChan
 		},
 	}
 	hc := &http.Client{Transport: transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	client := m.client(cfg.Name, onChange)
+	client := m.client(onChange)
 	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxRetries: -1}, nil)
 	if err != nil {
 		why := backend.ErrorMessage(err)

@@ -1,5 +1,12 @@
 package mcp_test
 
+// The client half of MCP: ducklm using the tools of real MCP servers from
+// npm (@modelcontextprotocol/server-everything and server-filesystem,
+// installed with npm ci from this folder's lock file) and of a small fake
+// server that misbehaves on purpose (testdata/fakeserver), each started in
+// the sandbox by backend/mcpclient. In CI a missing prerequisite (node,
+// npm, bubblewrap, the packages) fails these tests; elsewhere it skips them.
+
 import (
 	"context"
 	"encoding/json"
