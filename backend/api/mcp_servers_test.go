@@ -42,7 +42,7 @@ func TestMCPServersThroughTheFacade(t *testing.T) {
 			names = append(names, e.Name)
 		}
 	}
-	require.Equal(t, []string{"mcp__fake__big", "mcp__fake__change", "mcp__fake__die", "mcp__fake__echo", "mcp__fake__fail", "mcp__fake__slow"}, names)
+	require.Equal(t, []string{"mcp__fake__big", "mcp__fake__change", "mcp__fake__die", "mcp__fake__echo", "mcp__fake__fail", "mcp__fake__long", "mcp__fake__slow"}, names)
 
 	st, err = a.MarkMCPToolSafe("fake", "echo", true)
 	require.NoError(t, err)
@@ -50,11 +50,11 @@ func TestMCPServersThroughTheFacade(t *testing.T) {
 		require.Equal(t, tl.Name == "echo", tl.Safe, tl.Name)
 	}
 	_, err = a.MarkMCPToolSafe("fake", "nope", true)
-	require.EqualError(t, err, `MCP server fake has no tool named "nope" (its tools: echo, big, fail, die, change, slow)`)
+	require.EqualError(t, err, `MCP server fake has no tool named "nope" (its tools: echo, big, fail, die, change, slow, long)`)
 
 	st, err = a.TestMCPServer("fake")
 	require.NoError(t, err)
-	require.Len(t, st.Tools, 6)
+	require.Len(t, st.Tools, 7)
 	_, err = a.TestMCPServer("ghost")
 	require.EqualError(t, err, `there is no MCP server named "ghost"`)
 

@@ -82,7 +82,7 @@ func TestMCPServerCommandsAddListMarkSafeTestAndRemove(t *testing.T) {
 	require.Equal(t, "fail of MCP server fake is marked safe: in ask_risky mode its calls run without asking\n", r.stdout)
 	r = ducklm(t, "mcp", "safe", "fake", "nope")
 	require.Equal(t, cli.ExitUsage, r.code)
-	require.Contains(t, r.stderr, `MCP server fake has no tool named "nope" (its tools: echo, big, fail, die, change, slow)`)
+	require.Contains(t, r.stderr, `MCP server fake has no tool named "nope" (its tools: echo, big, fail, die, change, slow, long)`)
 	r = ok(t, "mcp", "safe", "fake", "echo", "--off")
 	require.Contains(t, r.stdout, "echo of MCP server fake asks again")
 

@@ -37,7 +37,7 @@ describe('Settings → Tools', { timeout: 180_000 }, () => {
       await form.getByRole('textbox', { name: /^Arguments/ }).fill('ok');
       await form.getByRole('button', { name: 'Add server' }).click();
       const server = tools.getByRole('listitem', { name: 'fake' });
-      await server.getByText('Added fake: 6 tools.').waitFor();
+      await server.getByText('Added fake: 7 tools.').waitFor();
       await server.getByText('ready', { exact: true }).waitFor();
       await server.getByText('Runs in the sandbox, writes only a folder of its own, no network.').waitFor();
       await server.getByText(/tool broken was left out: its input schema cannot be used/).waitFor();
@@ -45,7 +45,7 @@ describe('Settings → Tools', { timeout: 180_000 }, () => {
       await server.getByRole('checkbox', { name: 'echo is safe' }).check();
       await server.getByText('echo runs without asking in the risky mode.').waitFor();
       await server.getByRole('button', { name: 'Test' }).click();
-      await server.getByText('fake started and listed 6 tools.').waitFor();
+      await server.getByText('fake started and listed 7 tools.').waitFor();
 
       // A server that prints garbage is kept with its sentence.
       await form.getByRole('textbox', { name: 'Name', exact: true }).fill('chatty');

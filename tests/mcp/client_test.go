@@ -474,3 +474,50 @@ func TestTheCatalogFollowsChangesFromAnotherProcess(t *testing.T) {
 	require.NoError(t, settings.RemoveMCP(dir, "other"))
 	require.Eventually(t, func() bool { _, other := byName(m.Tools())["mcp__other__echo"]; return !other }, 10*time.Second, 20*time.Millisecond)
 }
+
+// TestLargeTextAndResourcesAreKeptAsBlobs: a 100 KB text is the step's
+// stdout whole (under the output limit), and the step's output carries its
+// start with the whole text as a blob; an embedded binary resource is a
+// blob with its MIME type.
+func TestLargeTextAndResourcesAreKeptAsBlobs(t *testing.T) {
+	if _, ok, why := bwrap.Available(); !ok {
+		prereq.Missing(t, "MCP servers run only in the sandbox: %s", why)
+	}
+	fake := fakeServer(t)
+	dir := t.TempDir()
+	blobs, err := blob.Open(filepath.Join(dir, "blobs"))
+	require.NoError(t, err)
+	require.NoError(t, settings.AddMCP(dir, settings.MCPServer{Name: "fake", Command: fake, Args: []string{"ok"}}))
+	m := manager(t, dir, blobs)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := byName(m.Tools())["mcp__fake__long"].Run(ctx, backend.ToolCall{Args: json.RawMessage(`{}`)})
+	require.NoError(t, err)
+	require.Equal(t, 0, res.ExitCode, "stderr: %s", res.Stderr)
+	text := strings.Repeat("duck ", 20<<10)
+	require.Equal(t, text+"\n", string(res.Stdout))
+	var out struct {
+		Content []struct {
+			Type     string           `json:"type"`
+			Text     string           `json:"text"`
+			Clipped  bool             `json:"clipped"`
+			URI      string           `json:"uri"`
+			MIMEType string           `json:"mimeType"`
+			Blob     *backend.BlobRef `json:"blob"`
+		} `json:"content"`
+	}
+	require.NoError(t, json.Unmarshal(res.Output, &out))
+	require.Len(t, out.Content, 2)
+	require.True(t, out.Content[0].Clipped)
+	require.Len(t, out.Content[0].Text, 16<<10)
+	whole, err := blobs.Get(ctx, *out.Content[0].Blob)
+	require.NoError(t, err)
+	require.Equal(t, text, string(whole))
+	require.Equal(t, "resource", out.Content[1].Type)
+	require.Equal(t, "file:///report.bin", out.Content[1].URI)
+	require.Equal(t, "application/octet-stream", out.Content[1].MIMEType)
+	data, err := blobs.Get(ctx, *out.Content[1].Blob)
+	require.NoError(t, err)
+	require.Equal(t, []byte{0, 1, 2, 3}, data)
+	require.Less(t, len(res.Output), 20<<10, "the step's output stays small")
+}

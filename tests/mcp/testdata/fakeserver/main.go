@@ -2,7 +2,8 @@
 // tests, written by hand so it can misbehave: `fakeserver garbage` prints
 // what is not JSON-RPC; `fakeserver ok` serves echo, big (an answer past
 // 50 MB), fail (an isError answer), die (exits during the call), change
-// (announces a new tool with tools/list_changed), slow (answers after a
+// (announces a new tool with tools/list_changed), long (100 KB of text and
+// an embedded binary resource), slow (answers after a
 // minute; a cancellation it receives is written to cancelled.txt in its
 // folder) and broken (an input schema that is not JSON Schema).
 package main
@@ -91,6 +92,7 @@ func main() {
 				map[string]any{"name": "die", "inputSchema": obj("")},
 				map[string]any{"name": "change", "inputSchema": obj("")},
 				map[string]any{"name": "slow", "inputSchema": obj("")},
+				map[string]any{"name": "long", "inputSchema": obj("")},
 				map[string]any{"name": "broken", "inputSchema": obj(`"a":{"type":"strang"}`)},
 			}
 			if late {
@@ -108,6 +110,12 @@ func main() {
 			case "die":
 				fmt.Fprintln(os.Stderr, "fakeserver: dying on purpose")
 				os.Exit(3)
+			case "long":
+				// 100 KB of text and an embedded binary resource.
+				reply(req.ID, map[string]any{"content": []any{
+					map[string]any{"type": "text", "text": strings.Repeat("duck ", 20<<10)},
+					map[string]any{"type": "resource", "resource": map[string]any{"uri": "file:///report.bin", "mimeType": "application/octet-stream", "blob": "AAECAw=="}},
+				}})
 			case "slow":
 				go func(id json.RawMessage) {
 					time.Sleep(time.Minute)
