@@ -304,15 +304,20 @@ func (s *session) ask(in *bufio.Reader, runID string, p *runtime.StepRecord) boo
 			fmt.Fprintf(w, "  reaches %s only (ducklm approve --allow-host allows it for the rest of the run)\n", host)
 		}
 	}
-	if m := a.MCP; m != nil {
+	switch {
+	case a.MCP != nil:
 		says := "the server says nothing of what it changes"
-		if m.ReadOnlyHint {
+		if a.MCP.ReadOnlyHint {
 			says = "the server says it only reads (shown, never trusted on its own)"
 		}
-		fmt.Fprintf(w, "  MCP server %s, tool %s: %s\n", m.Server, m.Tool, says)
-	} else if a.Sandboxed {
+		fmt.Fprintf(w, "  MCP server %s, tool %s: %s\n", a.MCP.Server, a.MCP.Tool, says)
+	case a.Tool == router.ToolWebFetch && a.Sandboxed:
+		fmt.Fprintf(w, "  read in a web worker process under bubblewrap: no workspace, no data directory, the web only through ducklm's host checks\n")
+	case a.Tool == router.ToolWebFetch:
+		fmt.Fprintf(w, "  read in a web worker process NOT sandboxed (bubblewrap is unavailable): it runs with your permissions\n")
+	case a.Sandboxed:
 		fmt.Fprintf(w, "  sandboxed: workspace only, network %v\n", a.Network)
-	} else {
+	default:
 		fmt.Fprintf(w, "  NOT sandboxed (bubblewrap is unavailable): it runs with your permissions\n")
 	}
 	fmt.Fprintf(w, "  time limit %s: %s\n", a.Limits.Timeout, timeoutNote(p.Node.RetryOnTimeout))

@@ -81,8 +81,8 @@ type Assessment struct {
 	// grants it only to an approved step.
 	Network bool `json:"network"`
 	// Shell is true when the step runs a process on the machine (a shell
-	// command or a generated script); without a sandbox such a step always
-	// needs approval.
+	// command, a generated script, web_fetch's web worker); without a
+	// sandbox such a step always needs approval.
 	Shell bool `json:"shell"`
 }
 
@@ -110,6 +110,7 @@ const (
 	RuleWebAllowed       = "web_allowed"
 	RuleWebNewHost       = "web_new_host"
 	RuleWebPrivate       = "web_private"
+	RuleWebUnsandboxed   = "web_unsandboxed"
 	RuleMCP              = "mcp_call"
 	RuleMCPSafe          = "mcp_safe"
 	RuleMCPNetwork       = "mcp_network"
@@ -140,6 +141,8 @@ var rules = []Rule{
 	{RuleWebPrivate, High, "The URL names this machine or a private network (localhost, 127.x, 10.x, 172.16–31.x, 192.168.x, link-local): " +
 		"approving the step is the explicit approval such an address needs. A host name that resolves to such an address is refused " +
 		"after resolution unless it was approved this way."},
+	{RuleWebUnsandboxed, High, "web_fetch without a sandbox (bubblewrap is unavailable): the page is fetched and read by a worker process " +
+		"with the user's full rights, so every such step asks, even for an allowed host."},
 	{RuleMCP, Medium, "A call to a tool of an MCP server you added. A server started from a command runs in the sandbox: read-only " +
 		"system and its own files, a folder of its own (or the run's workspace when you said so), no network unless you allowed it. " +
 		"The server's own readOnlyHint is shown on the card, never trusted on its own."},
@@ -181,7 +184,11 @@ func Risk(tool string, args json.RawMessage, sandboxed bool) Assessment {
 func RiskAllowing(tool string, args json.RawMessage, sandboxed bool, allowed []string) Assessment {
 	switch tool {
 	case ToolWebFetch, ToolBrowser:
-		return webRisk(tool, args, allowed)
+		a := webRisk(tool, args, allowed)
+		if tool == ToolWebFetch && !sandboxed {
+			return unsandboxedFetch(a)
+		}
+		return a
 	case ToolFileRead:
 		return Assessment{Level: Low, Rule: RuleReadOnly, Why: "it reads a file in the workspace"}
 	case ToolWorldSim:
