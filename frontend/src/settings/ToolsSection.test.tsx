@@ -93,7 +93,7 @@ describe('ToolsSection', () => {
     fireEvent.click(within(form).getByRole('checkbox', { name: /write the run's workspace/ }));
     fireEvent.click(within(form).getByRole('button', { name: 'Add server' }));
     expect(await screen.findByText('Added chatty, but it did not start: fix what it says and press Test, or remove it.')).toBeTruthy();
-    expect(screen.getByText('MCP server chatty did not start: it did not speak MCP on its standard output.')).toBeTruthy();
+    expect(await screen.findByText('MCP server chatty did not start: it did not speak MCP on its standard output.')).toBeTruthy();
     expect(channel.calls('AddMCPServer')[1]).toEqual([
       { name: 'chatty', command: '/bin/server', args: ['garbage', '--flag'], url: '', network: false, workspace: true, private: false },
     ]);
