@@ -206,3 +206,33 @@ func PlannerNextStep(model string) string {
 	return "Try a larger planning model such as " + LargerPlanner + " (in Settings, or --model planner=" + LargerPlanner +
 		"), or give an explicit plan."
 }
+
+// MCPTool describes a step's tool that an MCP server serves, for the router
+// (which rates its calls) and the approval card (which shows them).
+type MCPTool struct {
+	Server string `json:"server"`
+	Tool   string `json:"tool"`
+	// ReadOnlyHint is what the server says of its tool: shown to the person
+	// who approves, never trusted on its own.
+	ReadOnlyHint bool `json:"readOnlyHint,omitempty"`
+	// Safe: the user marked this tool safe, so ask_risky runs it unasked.
+	Safe bool `json:"safe,omitempty"`
+	// Network: the call reaches the network (a URL server, or a command
+	// the user let reach it).
+	Network bool `json:"network,omitempty"`
+}
+
+// MCPServed is implemented by the tools an MCP server serves.
+type MCPServed interface {
+	MCP() MCPTool
+}
+
+// MCPOf returns what t's MCP server says of it, and false for ducklm's own
+// tools.
+func MCPOf(t Tool) (MCPTool, bool) {
+	m, ok := t.(MCPServed)
+	if !ok {
+		return MCPTool{}, false
+	}
+	return m.MCP(), true
+}

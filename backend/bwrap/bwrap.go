@@ -47,6 +47,10 @@ type Spec struct {
 	// ExtraFiles are open to the process as fds 4, 5, … (fd 3 is closed),
 	// e.g. the pipe a browser is driven through. Not with Script.
 	ExtraFiles []*os.File
+	// ReadOnly are host files or folders shown read-only inside the
+	// sandbox at their own paths, beside the system's: an MCP server's
+	// command and the package tree it lives in. Ignored unsandboxed.
+	ReadOnly []string
 }
 
 // Result is what happened to the process.
@@ -295,6 +299,12 @@ func sandboxArgs(bwrapPath string, spec Spec, hasScript bool, bindFrom string) [
 		"--tmpfs", "/tmp",
 		"--bind", bindFrom, spec.Workspace,
 	)
+	// After /tmp's tmpfs, so a package tree under the host's /tmp shows.
+	for _, p := range spec.ReadOnly {
+		if !underSystemDir(p) {
+			a = append(a, "--ro-bind", p, p)
+		}
+	}
 	if hasScript {
 		a = append(a, "--ro-bind-data", "4", sandboxScript)
 	}
@@ -399,6 +409,17 @@ func validate(spec Spec) error {
 	}
 	if !fi.IsDir() {
 		return backend.Errorf(backend.EINVALID, "the workspace %s is not a folder", ws)
+	}
+	for _, p := range spec.ReadOnly {
+		if !filepath.IsAbs(p) || filepath.Clean(p) != p {
+			return backend.Errorf(backend.EINVALID, "the read-only path %q is not a clean absolute path", p)
+		}
+		if p == "/" {
+			return backend.Errorf(backend.EINVALID, "the root folder cannot be shown to a sandbox whole")
+		}
+		if _, err := os.Stat(p); err != nil {
+			return backend.Wrap(err, backend.EINVALID, "the read-only path %s cannot be used", p)
+		}
 	}
 	for k := range spec.Env {
 		if k == "" || strings.ContainsAny(k, "=\x00") {

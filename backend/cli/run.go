@@ -321,6 +321,12 @@ func (s *session) ask(in *bufio.Reader, runID string, p *runtime.StepRecord) boo
 		}
 	}
 	switch {
+	case a.MCP != nil:
+		says := "the server says nothing of what it changes"
+		if a.MCP.ReadOnlyHint {
+			says = "the server says it only reads (shown, never trusted on its own)"
+		}
+		fmt.Fprintf(w, "  MCP server %s, tool %s: %s\n", a.MCP.Server, a.MCP.Tool, says)
 	case a.Tool == router.ToolWebFetch && a.Sandboxed:
 		fmt.Fprintf(w, "  read in a web worker process under bubblewrap: no workspace, no data directory, the web only through ducklm's host checks\n")
 	case a.Tool == router.ToolWebFetch:

@@ -1,6 +1,7 @@
 package router
 
 import (
+	"ducklm/backend"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -110,6 +111,9 @@ const (
 	RuleWebNewHost       = "web_new_host"
 	RuleWebPrivate       = "web_private"
 	RuleWebUnsandboxed   = "web_unsandboxed"
+	RuleMCP              = "mcp_call"
+	RuleMCPSafe          = "mcp_safe"
+	RuleMCPNetwork       = "mcp_network"
 )
 
 // rules is the risk policy in one table. A shell command is matched by
@@ -139,6 +143,11 @@ var rules = []Rule{
 		"after resolution unless it was approved this way."},
 	{RuleWebUnsandboxed, High, "web_fetch without a sandbox (bubblewrap is unavailable): the page is fetched and read by a worker process " +
 		"with the user's full rights, so every such step asks, even for an allowed host."},
+	{RuleMCP, Medium, "A call to a tool of an MCP server you added. A server started from a command runs in the sandbox: read-only " +
+		"system and its own files, a folder of its own (or the run's workspace when you said so), no network unless you allowed it. " +
+		"The server's own readOnlyHint is shown on the card, never trusted on its own."},
+	{RuleMCPSafe, Low, "A tool of an MCP server that you marked safe (Settings → Tools, or ducklm mcp safe)."},
+	{RuleMCPNetwork, High, "A call to an MCP server that reaches the network: a server reached by URL, or a command you let reach the network."},
 	{RuleGeneratedCode, High, "A coder step runs a script a model wrote; generated scripts always need approval."},
 	{RuleUnknownTool, High, "A tool this policy does not know is treated as high risk."},
 	{RuleUnreadableArgs, High, "The step's args could not be read, so nothing can be said about what it does."},
@@ -194,6 +203,18 @@ func RiskAllowing(tool string, args json.RawMessage, sandboxed bool, allowed []s
 		return shellRisk(args, sandboxed)
 	}
 	return Assessment{Level: High, Rule: RuleUnknownTool, Why: fmt.Sprintf("tool %q is not one the risk policy knows", tool)}
+}
+
+// MCPRisk assesses a call to an MCP server's tool from what the user said
+// of the server and the tool; the server's own hints never lower it.
+func MCPRisk(m backend.MCPTool) Assessment {
+	switch {
+	case m.Safe:
+		return Assessment{Level: Low, Rule: RuleMCPSafe, Why: fmt.Sprintf("you marked tool %s of MCP server %s safe", m.Tool, m.Server), Network: m.Network}
+	case m.Network:
+		return Assessment{Level: High, Rule: RuleMCPNetwork, Why: fmt.Sprintf("it calls tool %s of MCP server %s, which reaches the network", m.Tool, m.Server), Network: true}
+	}
+	return Assessment{Level: Medium, Rule: RuleMCP, Why: fmt.Sprintf("it calls tool %s of MCP server %s", m.Tool, m.Server)}
 }
 
 func shellRisk(args json.RawMessage, sandboxed bool) Assessment {

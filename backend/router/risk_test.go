@@ -167,6 +167,7 @@ func TestRules(t *testing.T) {
 		router.RuleShellUnsandboxed, router.RuleNetwork, router.RuleDestructive, router.RulePrivilege,
 		router.RuleGeneratedCode, router.RuleUnknownTool, router.RuleUnreadableArgs, router.RuleInDoubt,
 		router.RuleWebAllowed, router.RuleWebNewHost, router.RuleWebPrivate, router.RuleWebUnsandboxed, router.RuleAfterUntrusted,
+		router.RuleMCP, router.RuleMCPSafe, router.RuleMCPNetwork,
 	}
 	rules := router.Rules()
 	require.Len(t, rules, len(ids))

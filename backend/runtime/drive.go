@@ -221,6 +221,7 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 			index = indexSteps(st, graph, index)
 			rs = routerState(st, index, steps.running(), c.d.Sandboxed())
 		}
+		rs.MCP = c.mcpOfReady(rs.Ready)
 		rc := c.routerContext(ctx, st)
 		dec := router.Route(rs, rc)
 		if err := dec.Validate(); err != nil {

@@ -193,6 +193,9 @@ type approvalRequest struct {
 	InDoubt   bool            `json:"inDoubt,omitempty"`
 	// Untrusted names the outside content the step was planned after.
 	Untrusted []string `json:"untrusted,omitempty"`
+	// MCP is the MCP server and tool the step calls, and the server's
+	// readOnlyHint when it asked.
+	MCP *backend.MCPTool `json:"mcp,omitempty"`
 }
 
 type approvalAnswer struct {

@@ -13,6 +13,7 @@ import (
 	"ducklm/backend/coder"
 	"ducklm/backend/critic"
 	"ducklm/backend/deliberation"
+	"ducklm/backend/mcpclient"
 	"ducklm/backend/ollama"
 	"ducklm/backend/planner"
 	"ducklm/backend/runtime"
@@ -25,7 +26,7 @@ import (
 
 // newRuntime wires the loop controller: the model client, the tools, the
 // sandbox and the stores.
-func newRuntime(dir, dbURL string, db *store.DB, ledger *store.Ledger, blobs backend.BlobStore, worlds *world.Service, delib *deliberation.Service, oc *ollama.Client, models *modelCache, tokens *TokenHub, mem *memoryHub, inst runtime.Installation, drivers *postgres.RunLocks, sandbox *sandboxProbe, log *slog.Logger) (*runtime.Controller, *tool.Registry) {
+func newRuntime(dir, dbURL string, db *store.DB, ledger *store.Ledger, blobs backend.BlobStore, worlds *world.Service, delib *deliberation.Service, oc *ollama.Client, models *modelCache, tokens *TokenHub, mem *memoryHub, inst runtime.Installation, drivers *postgres.RunLocks, sandbox *sandboxProbe, log *slog.Logger) (*runtime.Controller, *tool.Registry, *mcpclient.Manager) {
 	search := &tool.WorldSearch{Worlds: worlds, Deliberation: delib}
 	if dbURL != "" {
 		// On a team's database a search's branches may run on its workers.
@@ -37,6 +38,10 @@ func newRuntime(dir, dbURL string, db *store.DB, ledger *store.Ledger, blobs bac
 	tools := tool.NewRegistry(&tool.Shell{SandboxFrom: sandbox.mode}, &tool.FileRead{}, &tool.FileWrite{}, &tool.WorldSim{Worlds: worlds},
 		search, &tool.WebFetch{Net: &web.Net{}, Blobs: blobs, SandboxFrom: sandbox.mode},
 		&tool.Browser{Net: &web.Net{}, Blobs: blobs})
+	// The MCP servers the user added: started when their tools are first
+	// asked for, their tools beside ducklm's own.
+	servers := mcpclient.New(mcpclient.Options{Dir: dir, Blobs: blobs, Net: &web.Net{}, Log: log})
+	tools.Attach(servers)
 	deps := runtime.Deps{
 		Store: store.NewWorlds(db, ledger), Events: ledger, Blobs: blobs, Tools: tools,
 		Planner: planner.LLM{Client: oc}, Offline: planner.Offline{},
@@ -57,7 +62,7 @@ func newRuntime(dir, dbURL string, db *store.DB, ledger *store.Ledger, blobs bac
 		deps.Drivers = drivers
 		deps.Installations = db
 	}
-	return runtime.New(deps), tools
+	return runtime.New(deps), tools, servers
 }
 
 // sandboxProbe asks once, when first needed, whether bubblewrap can sandbox

@@ -273,3 +273,24 @@ func quoteID(id string) string {
 	}
 	return strconv.Quote(id)
 }
+
+// CheckArgsSchema says why raw cannot be a tool's args schema: it must be a
+// JSON Schema (2020-12 unless it says otherwise) that compiles without
+// reaching for another document, describing a JSON object. nil when it can.
+func CheckArgsSchema(raw json.RawMessage) error {
+	var top map[string]any
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return fmt.Errorf("it is not a JSON object")
+	}
+	if t, ok := top["type"]; !ok || t != "object" {
+		return fmt.Errorf(`its top level is not "type": "object"`)
+	}
+	if _, err := compile(raw); err != nil {
+		var se *jsonschema.SchemaValidationError
+		if errors.As(err, &se) {
+			return fmt.Errorf("it is not valid JSON Schema (%s)", describe(violations(se.Err)))
+		}
+		return fmt.Errorf("it is not valid JSON Schema (%s)", err)
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 // Task runs (Go: backend task types, runtime, api).
 // Part of the bridge's types: see types.ts for how they are written.
 import type { BlobRef, RunStatus, WorldRun } from './types-core';
+import type { McpTool } from './types-settings';
 
 /** Limits bound a sandboxed step (Go: backend.Limits). */
 export interface Limits {
@@ -236,6 +237,8 @@ export interface Approval {
   web?: WebPlan;
   /** The outside content (web pages) the run had read when this step was planned: it may have asked for the step. */
   untrusted?: string[];
+  /** For a tool of an MCP server: the server, its tool and the server's own readOnlyHint (Go: backend.MCPTool). */
+  mcp?: McpTool;
 }
 
 /** Confinement is where a tool's call runs (Go: backend.Confinement). */
@@ -319,6 +322,8 @@ export interface CatalogEntry {
   args_schema: unknown;
   /** True for a tool whose calls may run on the team's workers (Go: backend.Portable). */
   portable?: boolean;
+  /** For a tool of an MCP server: which server serves it (Go: backend.MCPTool). */
+  mcp?: McpTool;
 }
 
 export type RiskLevel = 'low' | 'medium' | 'high';

@@ -167,6 +167,25 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered, drivenElsewh
           </div>
         </dl>
       )}
+      {!editing && a.mcp && (
+        <dl className="limits web-plan" data-testid="approval-mcp">
+          <div>
+            <dt>MCP server</dt>
+            <dd className="mono">{a.mcp.server}</dd>
+          </div>
+          <div>
+            <dt>Tool</dt>
+            <dd className="mono">{a.mcp.tool}</dd>
+          </div>
+          <div>
+            <dt>The server says</dt>
+            <dd>
+              {a.mcp.readOnlyHint ? 'it only reads (readOnlyHint)' : 'nothing about what it changes'}
+              <span className="muted small block">What a server says of its tool is shown, never trusted on its own.</span>
+            </dd>
+          </div>
+        </dl>
+      )}
       {!editing && (!cmd || !isScript) && (
         <details className="approval-args" open={!cmd && !write}>
           <summary className="summary-toggle">{cmd || write ? 'All arguments (JSON)' : 'Arguments (JSON)'}</summary>
