@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"io/fs"
 	"strconv"
 	"strings"
@@ -111,10 +112,11 @@ func (db *DB) onTx(tx *sql.Tx) *gorm.DB {
 func (db *DB) write(ctx context.Context, fn func(gtx *gorm.DB) error) error {
 	db.writeMu.Lock()
 	defer db.writeMu.Unlock()
-	tx, err := db.SQL.BeginTx(ctx, nil)
+	tx, done, err := db.beginTx(ctx)
 	if err != nil {
 		return backend.Wrap(err, backend.EINTERNAL, "cannot start a transaction")
 	}
+	defer done()
 	defer tx.Rollback()
 	if err := fn(db.onTx(tx)); err != nil {
 		return err
@@ -123,4 +125,48 @@ func (db *DB) write(ctx context.Context, fn func(gtx *gorm.DB) error) error {
 		return backend.Wrap(err, backend.EINTERNAL, "cannot commit")
 	}
 	return nil
+}
+
+// beginTx starts a write transaction; done must run after it ends. When
+// ctx defers its sync (backend.DeferSync) the transaction commits without
+// waiting for the disk: on SQLite on a connection of its own whose
+// synchronous setting is lowered for it and restored by done (a
+// connection that cannot be restored is discarded, never pooled).
+func (db *DB) beginTx(ctx context.Context) (tx *sql.Tx, done func(), err error) {
+	d := db.dialect
+	if !backend.SyncDeferred(ctx) || (d.SyncOff == "" && d.SyncOffInTx == "") {
+		tx, err := db.SQL.BeginTx(ctx, nil)
+		return tx, func() {}, err
+	}
+	if d.SyncOffInTx != "" {
+		tx, err := db.SQL.BeginTx(ctx, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, err := tx.ExecContext(ctx, d.SyncOffInTx); err != nil {
+			_ = tx.Rollback()
+			return nil, nil, err
+		}
+		return tx, func() {}, nil
+	}
+	conn, err := db.SQL.Conn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	done = func() {
+		if _, err := conn.ExecContext(context.Background(), d.SyncOn); err != nil {
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+		_ = conn.Close()
+	}
+	if _, err := conn.ExecContext(ctx, d.SyncOff); err != nil {
+		done()
+		return nil, nil, err
+	}
+	tx, err = conn.BeginTx(ctx, nil)
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	return tx, done, nil
 }

@@ -20,6 +20,9 @@ type CatalogEntry struct {
 	// Portable marks a tool whose calls are safe to run on the team's
 	// workers (backend.Portable).
 	Portable bool `json:"portable,omitempty"`
+	// Repeatable marks a tool whose calls that only read are safe to
+	// repeat (backend.Repeatable): file_read's, web_fetch's GETs.
+	Repeatable bool `json:"repeatable,omitempty"`
 }
 
 // NewRegistry returns a registry of tools. Two tools with one name, or a
@@ -81,7 +84,7 @@ func (r *Registry) Catalog() []CatalogEntry {
 	out := make([]CatalogEntry, 0, len(r.tools))
 	for _, t := range r.List() {
 		out = append(out, CatalogEntry{Name: t.Name(), Description: t.Description(), ArgsSchema: t.ArgsSchema(),
-			Portable: backend.IsPortable(t)})
+			Portable: backend.IsPortable(t), Repeatable: backend.MayRepeat(t)})
 	}
 	return out
 }
