@@ -107,10 +107,17 @@ type cancelRequest struct {
 	Reason string `json:"reason"`
 }
 
+// graphFromRequest is planPayload.GraphFrom for the task's own plan.
+const graphFromRequest = "request"
+
 // payloads of the events the fold reads.
 
 type planPayload struct {
-	Graph   backend.TaskGraph `json:"graph"`
+	// Graph is the plan; absent when GraphFrom names where it is.
+	Graph backend.TaskGraph `json:"graph,omitzero"`
+	// GraphFrom is "request" when the plan is the one the task came with
+	// (task.received holds it, once); "" when Graph holds it.
+	GraphFrom string `json:"graphFrom,omitempty"`
 	Model   string            `json:"model,omitempty"`
 	Attempt int               `json:"attempt"`
 	Source  string            `json:"source,omitempty"` // planner.Source*: who made the plan
