@@ -118,9 +118,9 @@ type planPayload struct {
 	// GraphFrom is "request" when the plan is the one the task came with
 	// (task.received holds it, once); "" when Graph holds it.
 	GraphFrom string `json:"graphFrom,omitempty"`
-	Model   string            `json:"model,omitempty"`
-	Attempt int               `json:"attempt"`
-	Source  string            `json:"source,omitempty"` // planner.Source*: who made the plan
+	Model     string `json:"model,omitempty"`
+	Attempt   int    `json:"attempt"`
+	Source    string `json:"source,omitempty"` // planner.Source*: who made the plan
 	// Kept are the finished steps a revised plan keeps as they ran.
 	Kept     []string `json:"kept,omitempty"`
 	Revision int      `json:"revision,omitempty"` // the revision round it ends, 0 for the first plan
