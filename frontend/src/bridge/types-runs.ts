@@ -317,6 +317,8 @@ export interface CatalogEntry {
   args_schema: unknown;
   /** True for a tool whose calls may run on the team's workers (Go: backend.Portable). */
   portable?: boolean;
+  /** True for a tool whose reads are safe to repeat: one a crash cut short runs again (Go: backend.Repeatable). */
+  repeatable?: boolean;
 }
 
 export type RiskLevel = 'low' | 'medium' | 'high';
