@@ -151,10 +151,17 @@ const (
 	// the run's workspace.
 	ConfinedWorkspace Confinement = "workspace"
 	// ConfinedHosts: ducklm itself, reaching only the hosts the step was
-	// granted, within the web limits.
+	// granted, within the web limits: where web_fetch ran before it had a
+	// web worker (kept for the records of that time).
 	ConfinedHosts Confinement = "hosts"
 	// ConfinedWorld: a world worker process under the world's own limits.
 	ConfinedWorld Confinement = "world"
+	// ConfinedWebWorker: a web worker process (web_fetch) under the
+	// step's time, CPU and memory limits, whose only way out is ducklm's
+	// host guard; in bubblewrap (read-only system, no data directory, no
+	// network of its own) when the result says Sandboxed, otherwise with
+	// the user's rights, after the user approved it.
+	ConfinedWebWorker Confinement = "web_worker"
 )
 
 // Confined is implemented by the tools whose calls do not run in the

@@ -38,6 +38,12 @@ type Spec struct {
 	// (the workspace) and LANG, which it may override.
 	Env   map[string]string
 	Stdin []byte
+	// OwnMemoryLimit says the process bounds its own memory (a ducklm
+	// worker: a Go program that sets RLIMIT_DATA to Limits.MemoryBytes
+	// first thing), so no RLIMIT_AS is set for it: that limit counts the
+	// address space a Go runtime (and its race detector) reserves and
+	// never uses. A memory cgroup still holds it where one can be made.
+	OwnMemoryLimit bool
 	// ExtraFiles are open to the process as fds 4, 5, … (fd 3 is closed),
 	// e.g. the pipe a browser is driven through. Not with Script.
 	ExtraFiles []*os.File
@@ -199,7 +205,7 @@ func RunUnsandboxed(ctx context.Context, spec Spec) (Result, error) {
 		return Result{}, err
 	}
 	lim := FillLimits(spec.Limits)
-	l := launch{dir: hostDir(spec), env: envList(spec), limits: lim}
+	l := launch{dir: hostDir(spec), env: envList(spec), limits: lim, ownMemory: spec.OwnMemoryLimit}
 	argv := spec.Argv
 	if spec.Script != nil {
 		fd, err := memfile("ducklm-script", spec.Script)
@@ -219,7 +225,7 @@ func RunUnsandboxed(ctx context.Context, spec Spec) (Result, error) {
 
 func runSandboxed(ctx context.Context, bwrapPath string, userns bool, spec Spec) (Result, error) {
 	lim := FillLimits(spec.Limits)
-	l := launch{dir: hostDir(spec), env: []string{"PATH=" + defaultPath}, limits: lim, sandboxed: true}
+	l := launch{dir: hostDir(spec), env: []string{"PATH=" + defaultPath}, limits: lim, sandboxed: true, ownMemory: spec.OwnMemoryLimit}
 	argv := spec.Argv
 	hasScript := spec.Script != nil
 	if hasScript {

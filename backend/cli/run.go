@@ -304,9 +304,14 @@ func (s *session) ask(in *bufio.Reader, runID string, p *runtime.StepRecord) boo
 			fmt.Fprintf(w, "  reaches %s only (ducklm approve --allow-host allows it for the rest of the run)\n", host)
 		}
 	}
-	if a.Sandboxed {
+	switch {
+	case a.Tool == router.ToolWebFetch && a.Sandboxed:
+		fmt.Fprintf(w, "  read in a web worker process under bubblewrap: no workspace, no data directory, the web only through ducklm's host checks\n")
+	case a.Tool == router.ToolWebFetch:
+		fmt.Fprintf(w, "  read in a web worker process NOT sandboxed (bubblewrap is unavailable): it runs with your permissions\n")
+	case a.Sandboxed:
 		fmt.Fprintf(w, "  sandboxed: workspace only, network %v\n", a.Network)
-	} else {
+	default:
 		fmt.Fprintf(w, "  NOT sandboxed (bubblewrap is unavailable): it runs with your permissions\n")
 	}
 	fmt.Fprintf(w, "  time limit %s: %s\n", a.Limits.Timeout, timeoutNote(p.Node.RetryOnTimeout))

@@ -80,8 +80,8 @@ type Assessment struct {
 	// grants it only to an approved step.
 	Network bool `json:"network"`
 	// Shell is true when the step runs a process on the machine (a shell
-	// command or a generated script); without a sandbox such a step always
-	// needs approval.
+	// command, a generated script, web_fetch's web worker); without a
+	// sandbox such a step always needs approval.
 	Shell bool `json:"shell"`
 }
 
@@ -109,6 +109,7 @@ const (
 	RuleWebAllowed       = "web_allowed"
 	RuleWebNewHost       = "web_new_host"
 	RuleWebPrivate       = "web_private"
+	RuleWebUnsandboxed   = "web_unsandboxed"
 )
 
 // rules is the risk policy in one table. A shell command is matched by
@@ -136,6 +137,8 @@ var rules = []Rule{
 	{RuleWebPrivate, High, "The URL names this machine or a private network (localhost, 127.x, 10.x, 172.16–31.x, 192.168.x, link-local): " +
 		"approving the step is the explicit approval such an address needs. A host name that resolves to such an address is refused " +
 		"after resolution unless it was approved this way."},
+	{RuleWebUnsandboxed, High, "web_fetch without a sandbox (bubblewrap is unavailable): the page is fetched and read by a worker process " +
+		"with the user's full rights, so every such step asks, even for an allowed host."},
 	{RuleGeneratedCode, High, "A coder step runs a script a model wrote; generated scripts always need approval."},
 	{RuleUnknownTool, High, "A tool this policy does not know is treated as high risk."},
 	{RuleUnreadableArgs, High, "The step's args could not be read, so nothing can be said about what it does."},
@@ -172,7 +175,11 @@ func Risk(tool string, args json.RawMessage, sandboxed bool) Assessment {
 func RiskAllowing(tool string, args json.RawMessage, sandboxed bool, allowed []string) Assessment {
 	switch tool {
 	case ToolWebFetch, ToolBrowser:
-		return webRisk(tool, args, allowed)
+		a := webRisk(tool, args, allowed)
+		if tool == ToolWebFetch && !sandboxed {
+			return unsandboxedFetch(a)
+		}
+		return a
 	case ToolFileRead:
 		return Assessment{Level: Low, Rule: RuleReadOnly, Why: "it reads a file in the workspace"}
 	case ToolWorldSim:

@@ -126,6 +126,11 @@ func (c *Controller) NoteConfinement(st *RunState) {
 	for _, s := range st.Steps {
 		if s.Result != nil && s.Result.Confinement == "" {
 			s.Result.Confinement = c.confinement(s)
+			if s.Result.Confinement == backend.ConfinedWebWorker {
+				// Results began to say where before web_fetch moved to
+				// its worker: one that does not say ran in ducklm.
+				s.Result.Confinement = backend.ConfinedHosts
+			}
 		}
 	}
 }

@@ -67,7 +67,7 @@ func setup(t *testing.T, opts ...option) *fixture {
 	f := &fixture{ctx: context.Background(), dir: dir, db: db, ledger: ledger, blobs: blobs,
 		store: store.NewWorlds(db, ledger), gate: newGate(), hang: newHang(), hangRead: &readHangTool{newHang()}}
 	f.tools = tool.NewRegistry(&tool.Shell{Sandbox: tool.AllowUnsandboxed}, &tool.FileRead{}, &tool.FileWrite{}, f.gate, f.hang, f.hangRead, noopTool{},
-		&tool.WebFetch{Net: &web.Net{}, Blobs: blobs})
+		&tool.WebFetch{Net: &web.Net{}, Blobs: blobs, Sandbox: tool.AllowUnsandboxed})
 	_, sandboxed, _ := bwrap.Available()
 	f.deps = runtime.Deps{
 		Store: f.store, Events: ledger, Blobs: blobs, Tools: f.tools,

@@ -30,7 +30,8 @@ func newRuntime(dir, dbURL string, db *store.DB, ledger *store.Ledger, blobs bac
 	mode := tool.RequireSandbox
 	if !sandboxed {
 		// Without bubblewrap the router asks the user before every shell
-		// step, so what runs unsandboxed is what a person approved.
+		// step and every web_fetch (its worker runs a process), so what
+		// runs unsandboxed is what a person approved.
 		mode = tool.AllowUnsandboxed
 	}
 	search := &tool.WorldSearch{Worlds: worlds, Deliberation: delib}
@@ -39,7 +40,7 @@ func newRuntime(dir, dbURL string, db *store.DB, ledger *store.Ledger, blobs bac
 		search.Team = &teamSteps{dir: dir, url: dbURL, db: db}
 	}
 	tools := tool.NewRegistry(&tool.Shell{Sandbox: mode}, &tool.FileRead{}, &tool.FileWrite{}, &tool.WorldSim{Worlds: worlds},
-		search, &tool.WebFetch{Net: &web.Net{}, Blobs: blobs},
+		search, &tool.WebFetch{Net: &web.Net{}, Blobs: blobs, Sandbox: mode},
 		&tool.Browser{Net: &web.Net{}, Blobs: blobs})
 	deps := runtime.Deps{
 		Store: store.NewWorlds(db, ledger), Events: ledger, Blobs: blobs, Tools: tools,

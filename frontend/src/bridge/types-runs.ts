@@ -221,7 +221,9 @@ export interface Approval {
   /**
    * Where the step runs, and so which limits hold it (Go: backend.Confinement):
    * a sandbox under the process limits, ducklm itself inside the workspace,
-   * ducklm itself reaching approved hosts, or a world worker.
+   * ducklm itself reaching approved hosts (web_fetch before it had a worker),
+   * a world worker, or a web worker (web_fetch: in bubblewrap when sandboxed
+   * says so, its only way out ducklm's host checks).
    */
   confinement?: Confinement;
   inDoubt: boolean;
@@ -237,7 +239,7 @@ export interface Approval {
 }
 
 /** Confinement is where a tool's call runs (Go: backend.Confinement). */
-export type Confinement = 'sandbox' | 'workspace' | 'hosts' | 'world';
+export type Confinement = 'sandbox' | 'workspace' | 'hosts' | 'world' | 'web_worker';
 
 /** WebPlan is what a web step will request, as its approval card shows it (Go: web.Plan). */
 export interface WebPlan {

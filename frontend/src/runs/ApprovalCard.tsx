@@ -1,6 +1,6 @@
 import { useMemo, useRef, useState } from 'react';
 import { type Approval, type DucklmApi, type RiskRule, toBridgeError } from '../bridge';
-import { CONFINED, argsText, commandOf } from '../lib/approvals';
+import { CONFINED, argsText, commandOf, inSandboxRow } from '../lib/approvals';
 import { formatBytes, formatNanos } from '../lib/format';
 import { RiskBadge } from '../ui/StatusBadge';
 import { FileChange, fileWriteArgs } from './FileChange';
@@ -182,16 +182,19 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered, drivenElsewh
       )}
 
       <dl className="limits">
-        {where === 'sandbox' ? (
-          <div>
-            <dt>Sandbox</dt>
-            <dd className={a.sandboxed ? 'ok' : 'warn'}>{a.sandboxed ? 'bubblewrap' : 'none: runs on this machine as you'}</dd>
-          </div>
-        ) : (
+        {where !== 'sandbox' && (
           <div>
             <dt>Runs</dt>
             <dd className="ok" data-testid="confinement">
               {CONFINED[where]}
+            </dd>
+          </div>
+        )}
+        {inSandboxRow(where) && (
+          <div>
+            <dt>Sandbox</dt>
+            <dd className={a.sandboxed ? 'ok' : 'warn'} data-testid="approval-sandbox">
+              {a.sandboxed ? 'bubblewrap' : 'none: runs on this machine as you'}
             </dd>
           </div>
         )}
@@ -208,8 +211,8 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered, drivenElsewh
             </span>
           </dd>
         </div>
-        {/* Process limits hold a sandboxed process; ducklm's own work and a world worker have limits of their own. */}
-        {where === 'sandbox' && (
+        {/* Process limits hold a sandboxed process (memory and CPU a web worker too); ducklm's own work and a world worker have limits of their own. */}
+        {inSandboxRow(where) && (
           <>
             <div>
               <dt>Memory</dt>

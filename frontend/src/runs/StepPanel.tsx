@@ -119,10 +119,20 @@ export function StepPanel({
                   </dd>
                 </div>
               ) : (
-                <div>
-                  <dt>Ran</dt>
-                  <dd data-testid="step-confinement">{CONFINED[r.confinement]}</dd>
-                </div>
+                <>
+                  <div>
+                    <dt>Ran</dt>
+                    <dd data-testid="step-confinement">{CONFINED[r.confinement]}</dd>
+                  </div>
+                  {r.confinement === 'web_worker' && (
+                    <div>
+                      <dt>Sandbox</dt>
+                      <dd className={r.sandboxed ? undefined : 'warn'} data-testid="step-sandbox">
+                        {r.sandboxed ? 'bubblewrap' : 'none: it ran on this machine as you'}
+                      </dd>
+                    </div>
+                  )}
+                </>
               )}
               {r.placement && (
                 <div>
