@@ -99,16 +99,16 @@ task_bench() {
   local sc="$t/stepcost.txt" sr sw srC swC bd
   sr=$(awk '/file_read: .* syncs per step/ { for (i = 1; i < NF; i++) if ($(i+1) == "syncs" && $(i+2) == "per") { print $i; exit } }' "$sc")
   sw=$(awk '/file_write: .* syncs per step/ { for (i = 1; i < NF; i++) if ($(i+1) == "syncs" && $(i+2) == "per") { print $i; exit } }' "$sc")
-  srC=$(awk '/file_read: .* syncs per step/ { for (i = 1; i < NF; i++) if ($(i+1) == "of" && $(i+2) == "them") { print $i; exit } }' "$sc")
-  swC=$(awk '/file_write: .* syncs per step/ { for (i = 1; i < NF; i++) if ($(i+1) == "of" && $(i+2) == "them") { print $i; exit } }' "$sc")
+  srC=$(awk '/file_read: .* syncs per step/ { for (i = 1; i < NF; i++) if ($(i+1) == "commits'"'"'") { print $i; exit } }' "$sc")
+  swC=$(awk '/file_write: .* syncs per step/ { for (i = 1; i < NF; i++) if ($(i+1) == "commits'"'"'") { print $i; exit } }' "$sc")
   bd=$(awk '/bytes per step/ { for (i = 1; i < NF; i++) if ($(i+1) == "bytes" && $(i+2) == "per") { print $i; exit } }' "$sc")
   # Two decimals, as tests/stepcost compares them with their goals.
   r2() { if [ -n "$1" ]; then awk -v v="$1" 'BEGIN { printf "%.2f", v }'; fi; }
   sr=$(r2 "$sr"); sw=$(r2 "$sw"); srC=$(r2 "$srC"); swC=$(r2 "$swC")
   row "syncs per step, chain of read-only steps (file_read)" "${sr:-n/a}" "<= 1.1" "$(met "$sr" 1.1 "<=")"
-  row "  (of them commits': the rest is log checkpoints and bases)" "${srC:-n/a}" "<= 1.0" "$(met "$srC" 1.0 "<=")"
+  row "  (of them synced commits, as the store counts them)" "${srC:-n/a}" "<= 1.0" "$(met "$srC" 1.0 "<=")"
   row "syncs per step, chain of effectful steps (file_write)" "${sw:-n/a}" "<= 2.0" "$(met "$sw" 2.0 "<=")"
-  row "  (of them commits')" "${swC:-n/a}" "<= 2.0" "$(met "$swC" 2.0 "<=")"
+  row "  (of them synced commits; the rest: log checkpoints, bases)" "${swC:-n/a}" "<= 2.0" "$(met "$swC" 2.0 "<=")"
   row "bytes per trivial step, whole data directory, 1,000 steps" "${bd:-n/a} B" "<= 1600 B" "$(met "$bd" 1600 "<=")"
 }
 if [ "${1:-all}" = task ]; then

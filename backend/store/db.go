@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"gorm.io/gorm"
 
@@ -33,6 +34,10 @@ type DB struct {
 	stmts sync.Map
 
 	dialect *Dialect
+
+	// synced and deferred count the write transactions this store committed
+	// with and without their own sync (Commits).
+	synced, deferred atomic.Int64
 }
 
 // Attach returns the store on a pool of another dialect that its opener
@@ -124,7 +129,26 @@ func (db *DB) write(ctx context.Context, fn func(gtx *gorm.DB) error) error {
 	if err := tx.Commit(); err != nil {
 		return backend.Wrap(err, backend.EINTERNAL, "cannot commit")
 	}
+	db.committed(ctx)
 	return nil
+}
+
+// Commits returns how many write transactions this store has committed
+// with a durable sync of their own and how many deferred it
+// (backend.DeferSync), since it was opened: what a step costs in syncs,
+// counted exactly (tests/stepcost). Statements run outside a transaction
+// are not counted.
+func (db *DB) Commits() (synced, deferred int64) {
+	return db.synced.Load(), db.deferred.Load()
+}
+
+// committed counts a committed write transaction.
+func (db *DB) committed(ctx context.Context) {
+	if backend.SyncDeferred(ctx) {
+		db.deferred.Add(1)
+	} else {
+		db.synced.Add(1)
+	}
 }
 
 // beginTx starts a write transaction; done must run after it ends. When

@@ -12,7 +12,7 @@ import (
 
 // TestDeferredSyncCommitsAndLeavesConnectionsSynced: an append whose
 // context defers its sync commits like any other (read back, in order with
-// synced appends around it, concurrent with them), and every connection
+// synced appends around it, concurrent with them, counted apart), and every connection
 // the pool holds afterwards still syncs its commits (SQLite: synchronous
 // = FULL, 2). How many syncs a step costs is counted in tests/stepcost.
 func TestDeferredSyncCommitsAndLeavesConnectionsSynced(t *testing.T) {
@@ -20,6 +20,7 @@ func TestDeferredSyncCommitsAndLeavesConnectionsSynced(t *testing.T) {
 	eachStore(t, func(t *testing.T, f fixture) {
 		stream := backend.NewID(backend.KindRun)
 		lazy := backend.DeferSync(f.ctx)
+		synced0, deferred0 := f.db.Commits()
 		var wg sync.WaitGroup
 		for i := 0; i < 8; i++ {
 			wg.Add(1)
@@ -41,6 +42,9 @@ func TestDeferredSyncCommitsAndLeavesConnectionsSynced(t *testing.T) {
 		all, err := f.ledger.Query(f.ctx, backend.EventQuery{Stream: stream})
 		require.NoError(t, err)
 		require.Len(t, all, 9)
+		synced, deferred := f.db.Commits()
+		require.EqualValues(t, 4, synced-synced0, "commits that synced")
+		require.EqualValues(t, 5, deferred-deferred0, "commits that deferred their sync (the refused one committed nothing)")
 		if f.path == "" {
 			return
 		}

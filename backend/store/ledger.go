@@ -201,6 +201,7 @@ func (l *Ledger) tryAppend(ctx context.Context, stream string, reality backend.R
 	if err := tx.Commit(); err != nil {
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot commit to stream %s", stream)
 	}
+	l.db.committed(ctx)
 	return out, nil
 }
 

@@ -132,5 +132,6 @@ func (l *Ledger) appendNewLocked(ctx context.Context, streams []string, realitie
 	if err := tx.Commit(); err != nil {
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot commit to %d new streams", n)
 	}
+	l.db.committed(ctx)
 	return out, nil
 }

@@ -95,6 +95,12 @@ func runChild(dir, tool string, n int) error {
 	if n == 0 {
 		return nil
 	}
+	// The store's own count of the write transactions it committed, synced
+	// and deferred, when the run has ended.
+	defer func() {
+		synced, deferred := svc.DB.Commits()
+		fmt.Printf("commits synced %d deferred %d\n", synced, deferred)
+	}()
 	ws := filepath.Join(dir, "..", "ws")
 	run, err := svc.Runtime.Submit(ctx, runtime.TaskRequest{Task: "step cost", Plan: chain(tool, n), Workspace: ws,
 		ApprovalMode: runtime.AutoSandboxed, MaxSteps: n, MaxPlanSteps: n, Concurrency: 1})
@@ -120,10 +126,10 @@ func runChild(dir, tool string, n int) error {
 }
 
 // child runs one child on a fresh data directory under root, under strace
-// when trace is set, and returns the data directory.
-func child(t *testing.T, root, tool string, n int, trace string) string {
+// when trace is set, and returns the data directory and the child's output.
+func child(t *testing.T, root, tool string, n int, trace string) (dir string, out string) {
 	t.Helper()
-	dir := filepath.Join(root, fmt.Sprintf("%s-%d", tool, n), "data")
+	dir = filepath.Join(root, fmt.Sprintf("%s-%d", tool, n), "data")
 	ws := filepath.Join(dir, "..", "ws")
 	require.NoError(t, os.MkdirAll(ws, 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "f.txt"), []byte("hello\n"), 0o600))
@@ -136,9 +142,22 @@ func child(t *testing.T, root, tool string, n int, trace string) string {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = append(os.Environ(), childDirEnv+"="+dir, childToolEnv+"="+tool, childStepsEnv+"="+strconv.Itoa(n),
 		"DUCKLM_HOME="+dir)
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "child %s × %d: %s", tool, n, out)
-	return dir
+	output, err := cmd.CombinedOutput()
+	require.NoError(t, err, "child %s × %d: %s", tool, n, output)
+	return dir, string(output)
+}
+
+// commitsLine is what a child prints of its store's commits.
+var commitsLine = regexp.MustCompile(`commits synced (\d+) deferred (\d+)`)
+
+// commitsOf reads a child's count of synced and deferred commits.
+func commitsOf(t *testing.T, out string) (synced, deferred int) {
+	t.Helper()
+	m := commitsLine.FindStringSubmatch(out)
+	require.NotNil(t, m, "the child printed its commits: %s", out)
+	synced, _ = strconv.Atoi(m[1])
+	deferred, _ = strconv.Atoi(m[2])
+	return synced, deferred
 }
 
 // syncLine is one traced sync of a file: the call, and the file's path
@@ -201,22 +220,30 @@ func dirBytes(t *testing.T, dir string) int64 {
 // difference between a run of long and one of short steps, each counted
 // whole, over the steps between. A commit syncs the log once; a checkpoint
 // of the log into the database syncs the log and then the database; a
-// run's state (a checkpoint base) is a blob, synced with its folder.
+// run's state (a checkpoint base) is a blob, synced with its folder. It
+// also returns the synced commits per step, as the store counted them.
 func syncsPerStep(t *testing.T, tool string, short, long int) (total, commits float64) {
 	t.Helper()
 	root := t.TempDir()
-	count := func(n int) syncs {
+	type counted struct {
+		s                syncs
+		synced, deferred int
+	}
+	count := func(n int) counted {
 		trace := filepath.Join(root, fmt.Sprintf("trace-%s-%d", tool, n))
-		dir := child(t, root, tool, n, trace)
-		return dataSyncs(t, trace, dir)
+		dir, out := child(t, root, tool, n, trace)
+		c := counted{s: dataSyncs(t, trace, dir)}
+		c.synced, c.deferred = commitsOf(t, out)
+		return c
 	}
 	a, b := count(short), count(long)
 	steps := float64(long - short)
-	total = float64(b.total()-a.total()) / steps
-	commits = float64((b.log-b.db)-(a.log-a.db)) / steps
-	t.Logf("%s: %d syncs for %d steps, %d for %d: %.3f syncs per step, %.3f of them commits' (log checkpoints %d and %d, blobs and folders %d and %d)",
-		tool, a.total(), short, b.total(), long, total, commits, a.db, b.db, a.other, b.other)
-	return total, commits
+	total = float64(b.s.total()-a.s.total()) / steps
+	commitsPer := float64(b.synced-a.synced) / steps
+	t.Logf("%s: %d syncs for %d steps, %d for %d: %.3f syncs per step, of which %.3f commits' (the store's count: %d and %d synced, %d and %d deferred; "+
+		"the rest: log checkpoints %d and %d, blobs and folders %d and %d)",
+		tool, a.s.total(), short, b.s.total(), long, total, commitsPer, a.synced, b.synced, a.deferred, b.deferred, a.s.db, b.s.db, a.s.other, b.s.other)
+	return total, commitsPer
 }
 
 // maintenance bounds the syncs a step adds beyond its commits': copying
@@ -263,8 +290,9 @@ func TestSyncsPerEffectfulStep(t *testing.T) {
 // against a data directory opened and closed with no run.
 func TestBytesPerTrivialStep(t *testing.T) {
 	root := t.TempDir()
-	empty := dirBytes(t, child(t, root, "file_read", 0, ""))
-	full := dirBytes(t, child(t, root, "file_read", 1000, ""))
+	emptyDir, _ := child(t, root, "file_read", 0, "")
+	fullDir, _ := child(t, root, "file_read", 1000, "")
+	empty, full := dirBytes(t, emptyDir), dirBytes(t, fullDir)
 	per := float64(full-empty) / 1000
 	t.Logf("data directory: %d bytes opened empty, %d after 1,000 steps: %.0f bytes per step", empty, full, per)
 	require.LessOrEqual(t, per, 1600.0, "bytes per trivial step")

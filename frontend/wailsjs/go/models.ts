@@ -3114,6 +3114,7 @@ export namespace tool {
 	    description: string;
 	    args_schema: number[];
 	    portable?: boolean;
+	    repeatable?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new CatalogEntry(source);
@@ -3125,6 +3126,7 @@ export namespace tool {
 	        this.description = source["description"];
 	        this.args_schema = source["args_schema"];
 	        this.portable = source["portable"];
+	        this.repeatable = source["repeatable"];
 	    }
 	}
 
