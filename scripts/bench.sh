@@ -35,6 +35,12 @@ task_bench() {
     | tee "$t/ledger.txt" | grep -E '^Benchmark'
   go test -run '^$' -bench '^BenchmarkRunSteps10k/grid$' -benchtime 1x -count 3 ./backend/world/ \
     | tee "$t/world.txt" | grep -E '^Benchmark'
+  # Syncs and bytes a step costs, counted exactly (tests/stepcost: strace -y on
+  # child processes that open a data directory as ducklm does; bytes of the
+  # whole directory). The tests fail when a goal is missed; the rows say so.
+  go test -count=1 -v -run '^(TestSyncsPerReadOnlyStep|TestSyncsPerEffectfulStep|TestBytesPerTrivialStep)$' ./tests/stepcost/ \
+    >"$t/stepcost.txt" 2>&1 || true
+  grep -E 'syncs per step|bytes per step|SKIP|prereq' "$t/stepcost.txt" | sed 's/^ *//' || true
 
   # ducklm run --plan with trivial steps: (T200 - T50) / 150, the CLI's own per-step cost.
   local cli=n/a
@@ -91,6 +97,21 @@ task_bench() {
   row "ledger single durable append / raw twin, median of 3" "${lr:-n/a}x" ">= 0.8x" "$(met "$lr" 0.8 ">=")"
   row "  (ledger $ls, raw $rs events/s)" "" "" ""
   row "world run, Grid, checkpoint every 100, median of 3" "${grid:-n/a}/s" ">= 5000/s" "$(met "$grid" 5000 ">=")"
+  local sc="$t/stepcost.txt" sr sw srC swC bd
+  sr=$(awk '/file_read: .* syncs per step/ { for (i = 1; i < NF; i++) if ($(i+1) == "syncs" && $(i+2) == "per") { print $i; exit } }' "$sc")
+  sw=$(awk '/file_write: .* syncs per step/ { for (i = 1; i < NF; i++) if ($(i+1) == "syncs" && $(i+2) == "per") { print $i; exit } }' "$sc")
+  srC=$(awk '/file_read: .* syncs per step/ { for (i = 1; i < NF; i++) if ($(i+1) == "commits'"'"'") { print $i; exit } }' "$sc")
+  swC=$(awk '/file_write: .* syncs per step/ { for (i = 1; i < NF; i++) if ($(i+1) == "commits'"'"'") { print $i; exit } }' "$sc")
+  bd=$(awk '/bytes per step/ { for (i = 1; i < NF; i++) if ($(i+1) == "bytes" && $(i+2) == "per") { print $i; exit } }' "$sc")
+  # Two decimals, as tests/stepcost compares them with their goals.
+  r2() { if [ -n "$1" ]; then awk -v v="$1" 'BEGIN { printf "%.2f", v }'; fi; }
+  sr=$(r2 "$sr"); sw=$(r2 "$sw"); srC=$(r2 "$srC"); swC=$(r2 "$swC")
+  row "syncs per step, chain of read-only steps (file_read)" "${sr:-n/a}" "<= 1.1" "$(met "$sr" 1.1 "<=")"
+  row "  (of them synced commits, as the store counts them)" "${srC:-n/a}" "<= 1.0" "$(met "$srC" 1.0 "<=")"
+  row "syncs per step, chain of effectful steps (file_write)" "${sw:-n/a}" "<= 2.0" "$(met "$sw" 2.0 "<=")"
+  row "  (of them synced commits; the rest: log checkpoints, bases)" "${swC:-n/a}" "<= 2.0" "$(met "$swC" 2.0 "<=")"
+  row "bytes per trivial step, whole data directory, 1,000 steps" "${bd:-n/a} B" "<= 1600 B" "$(met "$bd" 1600 "<=")"
+  row "  (tests/stepcost keeps it from growing past 3,900 B)" "" "" ""
 }
 if [ "${1:-all}" = task ]; then
   task_bench

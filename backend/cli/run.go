@@ -409,10 +409,15 @@ func printEvent(w io.Writer, e backend.Event) {
 		detail = str("task")
 	case runtime.EvPlanAccepted:
 		var pl struct {
-			Graph backend.TaskGraph `json:"graph"`
+			Graph     backend.TaskGraph `json:"graph"`
+			GraphFrom string            `json:"graphFrom"`
 		}
 		_ = json.Unmarshal(e.Payload, &pl)
 		detail = fmt.Sprintf("%d steps", len(pl.Graph.Nodes))
+		if pl.GraphFrom == "request" {
+			// The run records the plan it was given once, in task.received.
+			detail = "the plan given with the task"
+		}
 	case runtime.EvPlanInvalid:
 		detail = str("error")
 	case runtime.EvPlannerAnswered:

@@ -63,6 +63,9 @@ type CatalogEntry struct {
 	Portable bool `json:"portable,omitempty"`
 	// MCP says which MCP server serves the tool (nil: one of ducklm's own).
 	MCP *backend.MCPTool `json:"mcp,omitempty"`
+	// Repeatable marks a tool whose calls that only read are safe to
+	// repeat (backend.Repeatable): file_read's, web_fetch's GETs.
+	Repeatable bool `json:"repeatable,omitempty"`
 }
 
 // NewRegistry returns a registry of tools. Two tools with one name, or a
@@ -134,7 +137,7 @@ func (r *Registry) Catalog() []CatalogEntry {
 	out := make([]CatalogEntry, 0, len(list))
 	for _, t := range list {
 		e := CatalogEntry{Name: t.Name(), Description: t.Description(), ArgsSchema: t.ArgsSchema(),
-			Portable: backend.IsPortable(t)}
+			Portable: backend.IsPortable(t), Repeatable: backend.MayRepeat(t)}
 		if m, ok := backend.MCPOf(t); ok {
 			e.MCP = &m
 		}

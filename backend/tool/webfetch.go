@@ -6,6 +6,7 @@ import (
 	"errors"
 	"mime"
 	"strconv"
+	"strings"
 	"time"
 
 	"ducklm/backend"
@@ -78,6 +79,16 @@ func (*WebFetch) Name() string { return "web_fetch" }
 // Confinement: a web worker fetches and reads the page, through the host
 // guard.
 func (*WebFetch) Confinement() backend.Confinement { return backend.ConfinedWebWorker }
+
+// Repeatable: a GET of a page changes nothing ducklm answers for, so a
+// GET cut short by a crash runs again; a POST may have acted, and never
+// does (backend.Repeatable).
+func (*WebFetch) Repeatable(args json.RawMessage) bool {
+	var a struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(args, &a) == nil && (a.Method == "" || strings.EqualFold(a.Method, "GET"))
+}
 
 // Description implements backend.Tool.
 func (*WebFetch) Description() string {

@@ -324,6 +324,8 @@ export interface CatalogEntry {
   portable?: boolean;
   /** For a tool of an MCP server: which server serves it (Go: backend.MCPTool). */
   mcp?: McpTool;
+  /** True for a tool whose reads are safe to repeat: one a crash cut short runs again (Go: backend.Repeatable). */
+  repeatable?: boolean;
 }
 
 export type RiskLevel = 'low' | 'medium' | 'high';

@@ -3240,6 +3240,7 @@ export namespace tool {
 	    args_schema: number[];
 	    portable?: boolean;
 	    mcp?: backend.MCPTool;
+	    repeatable?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new CatalogEntry(source);
@@ -3252,6 +3253,7 @@ export namespace tool {
 	        this.args_schema = source["args_schema"];
 	        this.portable = source["portable"];
 	        this.mcp = this.convertValues(source["mcp"], backend.MCPTool);
+	        this.repeatable = source["repeatable"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
