@@ -158,6 +158,11 @@ export function ToolsSection({ api }: ToolsSectionProps) {
                   </p>
                 )}
                 {s.tools.length > 0 && (
+                  <p className="muted small">
+                    A ticked tool is safe: its calls run without asking in the risky mode. The others ask every time.
+                  </p>
+                )}
+                {s.tools.length > 0 && (
                   <ul className="mcp-tool-list" aria-label={`Tools of ${s.name}`}>
                     {s.tools.map((t) => (
                       <li key={t.name} className="mcp-tool">
