@@ -169,7 +169,8 @@ func TestSavedDatabaseOpensAtTheNextStartAndItsPasswordNeverComesBack(t *testing
 	a = api.New(svc, nil, log)
 	view, err = a.GetDatabase()
 	require.NoError(t, err)
-	require.Equal(t, api.DatabaseView{Address: plain, PasswordStored: true, InUse: plain, Shared: true}, view)
+	require.Equal(t, api.DatabaseView{Address: plain, PasswordStored: true, InUse: plain, Shared: true,
+		Local: &api.LocalDataView{Path: filepath.Join(dir, "ducklm.db"), Exists: true}}, view)
 
 	// Back to SQLite: the next start says so.
 	saved, err = a.SaveDatabase(api.DatabaseInput{})

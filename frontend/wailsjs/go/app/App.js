@@ -14,6 +14,10 @@ export function Approvals() {
   return window['go']['app']['App']['Approvals']();
 }
 
+export function CanRestart() {
+  return window['go']['app']['App']['CanRestart']();
+}
+
 export function CancelDeliberation(arg1) {
   return window['go']['app']['App']['CancelDeliberation'](arg1);
 }
@@ -52,6 +56,10 @@ export function ChooseBundleToSave(arg1, arg2) {
 
 export function ChooseFolder(arg1) {
   return window['go']['app']['App']['ChooseFolder'](arg1);
+}
+
+export function CopyLocalToTeam(arg1) {
+  return window['go']['app']['App']['CopyLocalToTeam'](arg1);
 }
 
 export function CreateWorld(arg1) {
@@ -152,6 +160,10 @@ export function ReindexMemories(arg1) {
 
 export function Resolve(arg1) {
   return window['go']['app']['App']['Resolve'](arg1);
+}
+
+export function RestartApp() {
+  return window['go']['app']['App']['RestartApp']();
 }
 
 export function ResumeRun(arg1) {
