@@ -80,18 +80,18 @@ func TestTestConnectionAnswersWithASentence(t *testing.T) {
 	res, err = a.TestDatabase(api.DatabaseInput{Address: dead, Password: testPassword})
 	require.NoError(t, err)
 	require.False(t, res.OK)
-	require.Equal(t, fmt.Sprintf("cannot reach PostgreSQL at %s: nothing accepts connections on 127.0.0.1:%d; check the host and port, and that the server runs", dead, port), res.Message)
+	require.Equal(t, fmt.Sprintf("PostgreSQL at %s cannot be reached: nothing accepts connections on 127.0.0.1:%d; check the host and port, and that the server runs", dead, port), res.Message)
 	// localhost is tried at each of its addresses: still one sentence,
 	// not the driver's error once per address.
 	deadLocal := fmt.Sprintf("postgres://ducklm@localhost:%d/ducklm", port)
 	res, err = a.TestDatabase(api.DatabaseInput{Address: deadLocal, Password: testPassword})
 	require.NoError(t, err)
-	require.Equal(t, fmt.Sprintf("cannot reach PostgreSQL at %s: nothing accepts connections on localhost:%d; check the host and port, and that the server runs", deadLocal, port), res.Message)
+	require.Equal(t, fmt.Sprintf("PostgreSQL at %s cannot be reached: nothing accepts connections on localhost:%d; check the host and port, and that the server runs", deadLocal, port), res.Message)
 	// A host name nobody knows.
 	unknown := "postgres://ducklm@no-such-host.invalid:5432/ducklm"
 	res, err = a.TestDatabase(api.DatabaseInput{Address: unknown, Password: testPassword})
 	require.NoError(t, err)
-	require.Equal(t, "cannot reach PostgreSQL at "+unknown+": the host name no-such-host.invalid is not known here; check the address", res.Message)
+	require.Equal(t, "PostgreSQL at "+unknown+" cannot be reached: the host name no-such-host.invalid is not known here; check the address", res.Message)
 
 	// A database that does not exist.
 	u, _ := url.Parse(dbURL)

@@ -89,14 +89,14 @@ func connectError(ctx context.Context, err error, name string, cfg *pgconn.Confi
 	// host (localhost is two) and repeats its dial error for each.
 	var dns *net.DNSError
 	if errors.As(err, &dns) {
-		return backend.Wrap(err, backend.EUNAVAILABLE, "cannot reach PostgreSQL at %s: the host name %s is not known here; check the address", name, cfg.Host)
+		return backend.Wrap(err, backend.EUNAVAILABLE, "PostgreSQL at %s cannot be reached: the host name %s is not known here; check the address", name, cfg.Host)
 	}
 	if errors.Is(err, syscall.ECONNREFUSED) {
-		return backend.Wrap(err, backend.EUNAVAILABLE, "cannot reach PostgreSQL at %s: nothing accepts connections on %s; check the host and port, and that the server runs",
+		return backend.Wrap(err, backend.EUNAVAILABLE, "PostgreSQL at %s cannot be reached: nothing accepts connections on %s; check the host and port, and that the server runs",
 			name, net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))))
 	}
 	msg, _, _ := strings.Cut(pgMessage(err), "\n")
-	return backend.Wrap(err, backend.EUNAVAILABLE, "cannot reach PostgreSQL at %s: %s; check that the server runs and accepts connections there", name, msg)
+	return backend.Wrap(err, backend.EUNAVAILABLE, "PostgreSQL at %s cannot be reached: %s; check that the server runs and accepts connections there", name, msg)
 }
 
 // WithoutPassword returns rawURL with its password removed, and the
