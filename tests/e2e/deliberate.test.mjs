@@ -60,6 +60,9 @@ describe('Deliberation', { timeout: 150_000 }, () => {
         await head.textContent(),
         new RegExp(`beam, ${used} of 60 branches \\([^)]+\\): chose ${chosen.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, score -?[\\d.]+ \\(higher is better`),
       );
+      // Issue 30, confusing 3: an applied round says the world took its choice.
+      assert.ok(rounds[0].appliedAt > 0, `the round records where the world took its choice: ${JSON.stringify(rounds[0].appliedAt)}`);
+      await head.getByTestId('round-applied').filter({ hasText: /^applied: the world took .+ \(t=\d+\)$/ }).waitFor({ timeout: 10_000 });
       await head.click();
       await panel.getByRole('article', { name: 'Candidate 1' }).waitFor();
       // Its forks hide the branches, and say how many.

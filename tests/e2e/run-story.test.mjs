@@ -78,8 +78,15 @@ describe('A stopped run says why and what next', { timeout: 150_000 }, () => {
       assert.equal(await dialog.getByText(/seed/i).count(), 0);
       const edited = JSON.parse(text);
       edited.nodes[1].args.command = 'echo three';
+      // Issue 30, broken 3: a broken plan sent at once is said as the plan's problem, not 'the
+      // delta is not valid JSON', and the sentence goes once the plan is fixed.
+      await dialog.getByRole('textbox', { name: 'Plan (JSON)' }).fill('{"nodes": [');
+      await dialog.getByRole('button', { name: 'Fork with this plan' }).click();
+      assert.match(await dialog.getByRole('alert').textContent(), /^the plan is not valid JSON/);
+      assert.equal(await dialog.getByText(/delta/).count(), 0);
       await dialog.getByRole('textbox', { name: 'Plan (JSON)' }).fill(JSON.stringify(edited));
       await dialog.getByText('2 steps, valid.').waitFor();
+      await dialog.getByRole('alert').waitFor({ state: 'detached' });
       await dialog.getByRole('button', { name: 'Fork with this plan' }).click();
       await page.waitForURL((u) => u.hash.startsWith('#/runs/') && !u.hash.includes(run.id));
       await page.getByRole('heading', { name: 'say two things (edited plan)' }).waitFor();

@@ -191,6 +191,9 @@ describe('Worlds, forks and lineage', { timeout: 150_000 }, () => {
       for (const r of rows) assert.equal(r.n, String(r.index + 1), 'one numbering across the fork line');
       const clocks = await page.getByRole('combobox', { name: 'Clock' }).locator('option').allTextContents();
       assert.deepEqual(clocks, ['Recorded time', 'Time in the parent', 'Deliberation round', 'World time']);
+      // Issue 30, confusing 9: an event's detail names its clocks, not "parent · delib · local".
+      await page.locator('[data-testid="timeline-row"]:not(.inherited)').first().click();
+      assert.match(await page.getByTestId('event-clocks').textContent(), /^parent time \d+ · deliberation index \d+ · world-local time \d+$/);
     });
   });
 
