@@ -103,6 +103,8 @@ describe('A stopped run says why and what next', { timeout: 150_000 }, () => {
       await go(stack, page, `#/runs/${encodeURIComponent(run.id)}`);
       const card = page.getByTestId('approval-card');
       await card.getByText(/^Creates/).waitFor({ timeout: 30_000 });
+      // The path as drawn, not only as written: an upper-cased label drew 'CREATES NOTES.TXT' (issue 30, confusing 9).
+      assert.equal(await card.getByText('notes.txt', { exact: true }).first().innerText(), 'notes.txt');
       assert.equal(await card.getByTestId('file-content').textContent(), 'one\ntwo\n');
       await card.getByRole('button', { name: 'Approve', exact: true }).click();
 
