@@ -2935,6 +2935,7 @@ export namespace runtime {
 	export class RunSummary {
 	    run: backend.WorldRun;
 	    task: string;
+	    name?: string;
 	    approvals: number;
 	    steps: number;
 	    stepsDone: number;
@@ -2949,6 +2950,7 @@ export namespace runtime {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.run = this.convertValues(source["run"], backend.WorldRun);
 	        this.task = source["task"];
+	        this.name = source["name"];
 	        this.approvals = source["approvals"];
 	        this.steps = source["steps"];
 	        this.stepsDone = source["stepsDone"];
