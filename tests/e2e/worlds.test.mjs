@@ -69,6 +69,8 @@ describe('Worlds, forks and lineage', { timeout: 150_000 }, () => {
       await dialog.getByRole('button', { name: 'Create child world' }).click();
       await dialog.waitFor({ state: 'detached' });
       await page.getByText('forked by').waitFor();
+      // The child's header says what the fork changed, as the Lineage does (issue 30, confusing 9).
+      assert.equal(await page.getByTestId('world-fork-change').textContent(), 'changed {"pos":[0,4]}');
       childRun = decodeURIComponent(new URL(page.url()).hash.replace('#/worlds/', ''));
       assert.notEqual(childRun, parentRun);
 
