@@ -91,6 +91,12 @@ describe('A stopped run says why and what next', { timeout: 150_000 }, () => {
       await page.waitForURL((u) => u.hash.startsWith('#/runs/') && !u.hash.includes(run.id));
       await page.getByRole('heading', { name: 'say two things (edited plan)' }).waitFor();
       await page.getByTestId('fork-of').waitFor();
+      // The fork does not show the parent's denial as its own (issue 30, confusing 9): the step's
+      // approval history says the denial was the parent's, before the fork.
+      const denial = page.getByTestId('approval-history').locator('li', { hasText: 'Denied in the window' });
+      await denial.waitFor();
+      assert.match(await denial.textContent(), new RegExp(`^Before the fork, in ${run.id.slice(0, 4)}.*: Asked .*Denied in the window, .*: not two\\.`));
+      assert.equal(await page.getByText(/You denied/).count(), 0);
       // The Runs list names the fork as its view does (issue 30, confusing 9: it dropped "(edited plan)").
       await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Runs' }).click();
       await page.getByRole('region', { name: 'Runs' }).getByText('say two things (edited plan)').first().waitFor();

@@ -372,7 +372,7 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
               step={step}
               screenshot={shot}
               tokens={shown ? tokens[shown] : undefined}
-              approvals={shown && answers.value ? approvalHistory(answers.value, shown) : []}
+              approvals={shown && answers.value ? approvalHistory(answers.value, shown, runId) : []}
               onDeliberate={setDeliberating}
             />
           )}
