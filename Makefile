@@ -157,6 +157,11 @@ bench: .deps/go
 bench-task: .deps/go
 	scripts/bench.sh task
 
+## bench-startup: only what a command costs before its job, against the dynamic loader's floor
+.PHONY: bench-startup
+bench-startup: .deps/go
+	scripts/bench.sh startup
+
 ## perf: the GUI's performance targets measured in Chromium and the desktop window (not part of test)
 perf: $(BIN)
 	DUCKLM_BIN=$(CURDIR)/$(BIN) scripts/perf.sh

@@ -19,6 +19,7 @@ import (
 	"ducklm/app"
 	"ducklm/backend"
 	"ducklm/backend/api"
+	"ducklm/backend/boot"
 	"ducklm/backend/cli"
 	"ducklm/backend/service"
 )
@@ -30,6 +31,7 @@ var frontendDist embed.FS
 var icon []byte
 
 func main() {
+	boot.Done() // the collector, held off while the packages initialised
 	args, err := cli.TakeDatabaseFlag(os.Args[1:])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "ducklm: %s\n", backend.ErrorMessage(err))

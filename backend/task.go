@@ -151,10 +151,17 @@ const (
 	// the run's workspace.
 	ConfinedWorkspace Confinement = "workspace"
 	// ConfinedHosts: ducklm itself, reaching only the hosts the step was
-	// granted, within the web limits.
+	// granted, within the web limits: where web_fetch ran before it had a
+	// web worker (kept for the records of that time).
 	ConfinedHosts Confinement = "hosts"
 	// ConfinedWorld: a world worker process under the world's own limits.
 	ConfinedWorld Confinement = "world"
+	// ConfinedWebWorker: a web worker process (web_fetch) under the
+	// step's time, CPU and memory limits, whose only way out is ducklm's
+	// host guard; in bubblewrap (read-only system, no data directory, no
+	// network of its own) when the result says Sandboxed, otherwise with
+	// the user's rights, after the user approved it.
+	ConfinedWebWorker Confinement = "web_worker"
 )
 
 // Confined is implemented by the tools whose calls do not run in the
@@ -198,4 +205,34 @@ func PlannerNextStep(model string) string {
 	}
 	return "Try a larger planning model such as " + LargerPlanner + " (in Settings, or --model planner=" + LargerPlanner +
 		"), or give an explicit plan."
+}
+
+// MCPTool describes a step's tool that an MCP server serves, for the router
+// (which rates its calls) and the approval card (which shows them).
+type MCPTool struct {
+	Server string `json:"server"`
+	Tool   string `json:"tool"`
+	// ReadOnlyHint is what the server says of its tool: shown to the person
+	// who approves, never trusted on its own.
+	ReadOnlyHint bool `json:"readOnlyHint,omitempty"`
+	// Safe: the user marked this tool safe, so ask_risky runs it unasked.
+	Safe bool `json:"safe,omitempty"`
+	// Network: the call reaches the network (a URL server, or a command
+	// the user let reach it).
+	Network bool `json:"network,omitempty"`
+}
+
+// MCPServed is implemented by the tools an MCP server serves.
+type MCPServed interface {
+	MCP() MCPTool
+}
+
+// MCPOf returns what t's MCP server says of it, and false for ducklm's own
+// tools.
+func MCPOf(t Tool) (MCPTool, bool) {
+	m, ok := t.(MCPServed)
+	if !ok {
+		return MCPTool{}, false
+	}
+	return m.MCP(), true
 }

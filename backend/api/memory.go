@@ -170,7 +170,7 @@ func (a *API) MemoryEmbedders() (EmbedderChoices, error) {
 	ctx, cancel := context.WithTimeout(a.ctx(), 3*time.Second)
 	defer cancel()
 	out := EmbedderChoices{Current: store.Model(), Builtin: memory.HashModel, Preferred: prefs.Models["embedder"],
-		Ollama: modelInfo(ctx, a.svc.Ollama, a.svc.Sandboxed), Embedding: []string{}}
+		Ollama: modelInfo(ctx, a.svc.Ollama, a.svc.Sandboxed()), Embedding: []string{}}
 	for _, m := range out.Ollama.Models {
 		if router.IsEmbeddingModel(m) {
 			out.Embedding = append(out.Embedding, m)

@@ -231,7 +231,7 @@ func (a *API) Models() (ModelInfo, error) {
 	}
 	ctx, cancel := context.WithTimeout(a.ctx(), 3*time.Second)
 	defer cancel()
-	return modelInfo(ctx, a.svc.Ollama, a.svc.Sandboxed), nil
+	return modelInfo(ctx, a.svc.Ollama, a.svc.Sandboxed()), nil
 }
 
 // Screenshot is a picture a step took (a browser step's page).

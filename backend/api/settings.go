@@ -89,7 +89,7 @@ func (a *API) TestOllama(host string) (ModelInfo, error) {
 	}
 	ctx, cancel := context.WithTimeout(a.ctx(), ollamaCheckTime)
 	defer cancel()
-	return modelInfo(ctx, client, a.svc.Sandboxed), nil
+	return modelInfo(ctx, client, a.svc.Sandboxed()), nil
 }
 
 // ollamaCheckTime bounds a check of Ollama from the UI.

@@ -38,9 +38,19 @@ type Spec struct {
 	// (the workspace) and LANG, which it may override.
 	Env   map[string]string
 	Stdin []byte
+	// OwnMemoryLimit says the process bounds its own memory (a ducklm
+	// worker: a Go program that sets RLIMIT_DATA to Limits.MemoryBytes
+	// first thing), so no RLIMIT_AS is set for it: that limit counts the
+	// address space a Go runtime (and its race detector) reserves and
+	// never uses. A memory cgroup still holds it where one can be made.
+	OwnMemoryLimit bool
 	// ExtraFiles are open to the process as fds 4, 5, … (fd 3 is closed),
 	// e.g. the pipe a browser is driven through. Not with Script.
 	ExtraFiles []*os.File
+	// ReadOnly are host files or folders shown read-only inside the
+	// sandbox at their own paths, beside the system's: an MCP server's
+	// command and the package tree it lives in. Ignored unsandboxed.
+	ReadOnly []string
 }
 
 // Result is what happened to the process.
@@ -199,7 +209,7 @@ func RunUnsandboxed(ctx context.Context, spec Spec) (Result, error) {
 		return Result{}, err
 	}
 	lim := FillLimits(spec.Limits)
-	l := launch{dir: hostDir(spec), env: envList(spec), limits: lim}
+	l := launch{dir: hostDir(spec), env: envList(spec), limits: lim, ownMemory: spec.OwnMemoryLimit}
 	argv := spec.Argv
 	if spec.Script != nil {
 		fd, err := memfile("ducklm-script", spec.Script)
@@ -219,7 +229,7 @@ func RunUnsandboxed(ctx context.Context, spec Spec) (Result, error) {
 
 func runSandboxed(ctx context.Context, bwrapPath string, userns bool, spec Spec) (Result, error) {
 	lim := FillLimits(spec.Limits)
-	l := launch{dir: hostDir(spec), env: []string{"PATH=" + defaultPath}, limits: lim, sandboxed: true}
+	l := launch{dir: hostDir(spec), env: []string{"PATH=" + defaultPath}, limits: lim, sandboxed: true, ownMemory: spec.OwnMemoryLimit}
 	argv := spec.Argv
 	hasScript := spec.Script != nil
 	if hasScript {
@@ -289,6 +299,12 @@ func sandboxArgs(bwrapPath string, spec Spec, hasScript bool, bindFrom string) [
 		"--tmpfs", "/tmp",
 		"--bind", bindFrom, spec.Workspace,
 	)
+	// After /tmp's tmpfs, so a package tree under the host's /tmp shows.
+	for _, p := range spec.ReadOnly {
+		if !underSystemDir(p) {
+			a = append(a, "--ro-bind", p, p)
+		}
+	}
 	if hasScript {
 		a = append(a, "--ro-bind-data", "4", sandboxScript)
 	}
@@ -393,6 +409,17 @@ func validate(spec Spec) error {
 	}
 	if !fi.IsDir() {
 		return backend.Errorf(backend.EINVALID, "the workspace %s is not a folder", ws)
+	}
+	for _, p := range spec.ReadOnly {
+		if !filepath.IsAbs(p) || filepath.Clean(p) != p {
+			return backend.Errorf(backend.EINVALID, "the read-only path %q is not a clean absolute path", p)
+		}
+		if p == "/" {
+			return backend.Errorf(backend.EINVALID, "the root folder cannot be shown to a sandbox whole")
+		}
+		if _, err := os.Stat(p); err != nil {
+			return backend.Wrap(err, backend.EINVALID, "the read-only path %s cannot be used", p)
+		}
 	}
 	for k := range spec.Env {
 		if k == "" || strings.ContainsAny(k, "=\x00") {

@@ -25,6 +25,7 @@ type launch struct {
 	limits      backend.Limits
 	sandboxed   bool
 	nprocInside bool // RLIMIT_NPROC is set inside the sandbox's user namespace
+	ownMemory   bool // the process sets its own RLIMIT_DATA: no RLIMIT_AS
 }
 
 // gateScript holds the process until the parent has placed it in its cgroup
@@ -226,7 +227,7 @@ func confine(pid int, cg *cgroup, l launch) ([]string, error) {
 		// No core dumps into the workspace.
 		{"", unix.RLIMIT_CORE, 0, 0},
 	}
-	if !cg.hasMemory() {
+	if !cg.hasMemory() && !l.ownMemory {
 		set = append(set, rlimit{"rlimit as", unix.RLIMIT_AS, uint64(lim.MemoryBytes), uint64(lim.MemoryBytes)})
 	}
 	var enforced []string

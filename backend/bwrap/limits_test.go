@@ -269,3 +269,34 @@ func TestCPULimitStopsABusyLoop(t *testing.T) {
 		})
 	}
 }
+
+// A process that bounds its own memory (a ducklm worker: a Go program sets
+// RLIMIT_DATA itself) runs under no RLIMIT_AS, which counts the address
+// space a Go runtime and its race detector reserve and never use; every
+// other process does, unless a memory cgroup holds it.
+func TestAProcessThatBoundsItsOwnMemoryGetsNoAddressLimit(t *testing.T) {
+	t.Parallel()
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			t.Parallel()
+			addressLimit := func(own bool) (string, []string) {
+				spec := sh(t, "grep 'Max address space' /proc/self/limits")
+				spec.Limits.MemoryBytes = 64 << 20
+				spec.OwnMemoryLimit = own
+				res, err := r.run(context.Background(), spec)
+				require.NoError(t, err)
+				require.Equal(t, 0, res.ExitCode, "stderr %q", res.Stderr)
+				return strings.Fields(string(res.Stdout))[3], res.Enforced
+			}
+			own, enforced := addressLimit(true)
+			require.Equal(t, "unlimited", own)
+			require.NotContains(t, enforced, "rlimit as")
+			other, enforced := addressLimit(false)
+			if slices.Contains(enforced, "rlimit as") {
+				require.Equal(t, strconv.Itoa(64<<20), other)
+			} else {
+				require.Contains(t, enforced, "cgroup memory")
+			}
+		})
+	}
+}

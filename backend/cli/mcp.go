@@ -22,10 +22,18 @@ type mcpCommand struct {
 
 var mcpCommands = []mcpCommand{
 	{"serve", "", "serve ducklm's runs and worlds to an MCP client over stdin and stdout", runMCPServe},
+	{"add", "NAME [--network] [--workspace] [--safe TOOL,…] -- COMMAND [ARGS…]", "add an MCP server ducklm starts in its sandbox: its tools join the catalog as mcp__NAME__TOOL " +
+		"(--network lets it reach the network, --workspace lets it write the run's workspace instead of a folder of its own)", runMCPAdd},
+	{"add", "NAME --url URL [--private] [--safe TOOL,…]", "add an MCP server reached over streamable HTTP, through web_fetch's host checks " +
+		"(--private approves its host's private or loopback addresses)", nil},
+	{"ls", "[--json]", "list the MCP servers, how each stands and its tools", runMCPLs},
+	{"rm", "NAME", "remove an MCP server", runMCPRm},
+	{"test", "NAME [--json]", "start an MCP server afresh and list its tools, or say why it cannot start", runMCPTest},
+	{"safe", "NAME TOOL [--off]", "mark a server's tool safe (ask_risky runs its calls without asking), or --off to ask again", runMCPSafe},
 }
 
 func init() {
-	registerGroup("mcp", "serve ducklm to other agents over the Model Context Protocol (ducklm mcp help)", mcpUsage(), runMCP)
+	registerGroup("mcp", "use MCP servers' tools, and serve ducklm to other agents over the Model Context Protocol (ducklm mcp help)", mcpUsage(), runMCP)
 }
 
 func mcpUsage() string {
@@ -46,15 +54,23 @@ func runMCP(env Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "usage: ducklm %s\n", mcpUsage())
 		return nil
 	}
+	var run func(Env, []string) error
+	var usage strings.Builder
 	for _, c := range mcpCommands {
 		if c.name != args[0] {
 			continue
 		}
+		fmt.Fprintf(&usage, "usage: ducklm mcp %s\n    %s\n", strings.TrimSpace(c.name+" "+c.args), c.summary)
+		if run == nil {
+			run = c.run
+		}
+	}
+	if run != nil {
 		if hasHelpFlag(args[1:]) {
-			fmt.Fprintf(env.Stdout, "usage: ducklm mcp %s\n    %s\n", strings.TrimSpace(c.name+" "+c.args), c.summary)
+			fmt.Fprint(env.Stdout, usage.String())
 			return nil
 		}
-		return c.run(env, args[1:])
+		return run(env, args[1:])
 	}
 	return usageError("usage: unknown mcp command %q", args[0])
 }

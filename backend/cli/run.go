@@ -119,6 +119,7 @@ func runTask(s *session, args []string) error {
 	if err := s.open(); err != nil {
 		return err
 	}
+	s.svc.ProbeSandboxSoon() // the run's first decision asks; meanwhile the task is recorded
 	if prefs, err := settings.Load(s.svc.Dir); err == nil {
 		// Settings fill what the flags leave open, as in the window.
 		req.MaxReviews = cmp.Or(req.MaxReviews, prefs.MaxReviews)
@@ -183,7 +184,11 @@ func (s *session) follow(runID string, from int64, interactive bool) error {
 			}
 			s.print(e)
 			last = e.Seq
-			continue
+			if !endsOrParks(e.Type) {
+				continue
+			}
+			// The run may have ended or be waiting for a person: look now,
+			// not after a quiet spell.
 		case <-time.After(150 * time.Millisecond):
 		case <-s.ctx.Done():
 			return s.ctx.Err()
@@ -229,6 +234,17 @@ func (s *session) follow(runID string, from int64, interactive bool) error {
 			}
 		}
 	}
+}
+
+// endsOrParks reports whether an event of type typ may end a run or leave
+// it waiting (for an approval, or paused): the follower looks at the run
+// when one arrives. Other changes it sees after a quiet spell.
+func endsOrParks(typ string) bool {
+	switch typ {
+	case runtime.EvCompleted, runtime.EvFailed, runtime.EvCancelled, runtime.EvApprovalRequested, runtime.EvStatus:
+		return true
+	}
+	return false
 }
 
 func allAsked(st *runtime.RunState, asked map[string]bool) bool {
@@ -304,9 +320,20 @@ func (s *session) ask(in *bufio.Reader, runID string, p *runtime.StepRecord) boo
 			fmt.Fprintf(w, "  reaches %s only (ducklm approve --allow-host allows it for the rest of the run)\n", host)
 		}
 	}
-	if a.Sandboxed {
+	switch {
+	case a.MCP != nil:
+		says := "the server says nothing of what it changes"
+		if a.MCP.ReadOnlyHint {
+			says = "the server says it only reads (shown, never trusted on its own)"
+		}
+		fmt.Fprintf(w, "  MCP server %s, tool %s: %s\n", a.MCP.Server, a.MCP.Tool, says)
+	case a.Tool == router.ToolWebFetch && a.Sandboxed:
+		fmt.Fprintf(w, "  read in a web worker process under bubblewrap: no workspace, no data directory, the web only through ducklm's host checks\n")
+	case a.Tool == router.ToolWebFetch:
+		fmt.Fprintf(w, "  read in a web worker process NOT sandboxed (bubblewrap is unavailable): it runs with your permissions\n")
+	case a.Sandboxed:
 		fmt.Fprintf(w, "  sandboxed: workspace only, network %v\n", a.Network)
-	} else {
+	default:
 		fmt.Fprintf(w, "  NOT sandboxed (bubblewrap is unavailable): it runs with your permissions\n")
 	}
 	fmt.Fprintf(w, "  time limit %s: %s\n", a.Limits.Timeout, timeoutNote(p.Node.RetryOnTimeout))
@@ -356,11 +383,24 @@ func (s *session) stdin() io.Reader {
 
 // printEvent prints one event as a terminal line.
 func printEvent(w io.Writer, e backend.Event) {
+	switch e.Type {
+	case runtime.EvDecision, runtime.EvCheckpoint, memory.EvPolicy:
+		return // bookkeeping: in the ledger, not on the terminal (and never decoded)
+	}
+	// The payload is decoded once, and only for an event whose line shows
+	// some of it: the command prints every event of a run, and most of its
+	// cost per step was decoding payloads it then did not show.
 	var p map[string]json.RawMessage
-	_ = json.Unmarshal(e.Payload, &p)
+	field := func(k string) json.RawMessage {
+		if p == nil {
+			p = map[string]json.RawMessage{}
+			_ = json.Unmarshal(e.Payload, &p)
+		}
+		return p[k]
+	}
 	str := func(k string) string {
 		var v string
-		_ = json.Unmarshal(p[k], &v)
+		_ = json.Unmarshal(field(k), &v)
 		return v
 	}
 	detail := ""
@@ -369,10 +409,15 @@ func printEvent(w io.Writer, e backend.Event) {
 		detail = str("task")
 	case runtime.EvPlanAccepted:
 		var pl struct {
-			Graph backend.TaskGraph `json:"graph"`
+			Graph     backend.TaskGraph `json:"graph"`
+			GraphFrom string            `json:"graphFrom"`
 		}
 		_ = json.Unmarshal(e.Payload, &pl)
 		detail = fmt.Sprintf("%d steps", len(pl.Graph.Nodes))
+		if pl.GraphFrom == "request" {
+			// The run records the plan it was given once, in task.received.
+			detail = "the plan given with the task"
+		}
 	case runtime.EvPlanInvalid:
 		detail = str("error")
 	case runtime.EvPlannerAnswered:
@@ -404,23 +449,21 @@ func printEvent(w io.Writer, e backend.Event) {
 			detail = n.Decision.Reason
 		}
 	case runtime.EvStepStarted:
-		detail = str("step") + " " + str("tool") + " " + compact(p["args"])
+		detail = str("step") + " " + str("tool") + " " + compact(field("args"))
 	case runtime.EvStepFinished:
-		detail = str("step") + " exit " + string(p["exitCode"])
+		detail = str("step") + " exit " + string(field("exitCode"))
 		if out := strings.TrimSpace(str("stdoutTail")); out != "" {
 			detail += "\n      " + strings.ReplaceAll(clip(out, 600), "\n", "\n      ")
 		}
 		if e := str("error"); e != "" {
 			detail += ": " + e
 		}
-		var where struct {
-			Placement *backend.Placement `json:"placement"`
-		}
-		if json.Unmarshal(e.Payload, &where) == nil && where.Placement != nil {
-			detail += "\n      ran " + where.Placement.String()
+		var where *backend.Placement
+		if pl := field("placement"); pl != nil && json.Unmarshal(pl, &where) == nil && where != nil {
+			detail += "\n      ran " + where.String()
 		}
 	case runtime.EvCritique:
-		detail = str("step") + " score " + string(p["score"]) + ": " + str("explanation")
+		detail = str("step") + " score " + string(field("score")) + ": " + str("explanation")
 	case runtime.EvApprovalRequested:
 		detail = str("step") + " " + str("requestId") + " (rule " + str("rule") + ")"
 	case runtime.EvApproved, runtime.EvDenied:
@@ -431,8 +474,6 @@ func printEvent(w io.Writer, e backend.Event) {
 		detail = str("reason")
 	case runtime.EvWarning:
 		detail = str("message")
-	case runtime.EvDecision, runtime.EvCheckpoint, memory.EvPolicy:
-		return // bookkeeping: in the ledger, not on the terminal
 	}
 	fmt.Fprintf(w, "%4d  %-24s %s\n", e.Seq, e.Type, detail)
 }
@@ -479,6 +520,7 @@ func runResume(s *session, args []string) error {
 	if err := s.open(); err != nil {
 		return err
 	}
+	s.svc.ProbeSandboxSoon()
 	st, _, err := s.svc.Runtime.Load(s.ctx, id)
 	if err != nil {
 		return err

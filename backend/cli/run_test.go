@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -190,6 +192,60 @@ func TestRunWithAPlanFile(t *testing.T) {
 	require.Equal(t, "explicit plan", runs[0].Task)
 	require.Equal(t, backend.RunCompleted, runs[0].Run.Status)
 	require.Equal(t, 2, runs[0].StepsDone)
+}
+
+// TestRunReturnsAsSoonAsTheRunEnds: the command looks at the run when an
+// event can end or park it, not only after a quiet spell (it waited 150 ms
+// after every run's last event, the longest part of a short run). The lag
+// is taken to the line saying how the run ended, written before the data
+// directory closes.
+func TestRunReturnsAsSoonAsTheRunEnds(t *testing.T) {
+	taskHome(t)
+	ws := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "f.txt"), []byte("hello\n"), 0o600))
+	file := filepath.Join(t.TempDir(), "plan.json")
+	require.NoError(t, os.WriteFile(file, []byte(`{"nodes": [{"id": "s0", "kind": "tool", "tool": "file_read", "args": {"path": "f.txt"}}]}`), 0o600))
+	args := []string{"run", "--plan", file, "--approve", "auto", "--workspace", ws, "--json"}
+	for i := 0; i < 3; i++ {
+		var out bytes.Buffer
+		errOut := &stampedWriter{marker: " completed"}
+		code := cli.Run(cli.Env{Ctx: context.Background(), Stdout: &out, Stderr: errOut, Stdin: strings.NewReader("")}, args)
+		requireCode(t, result{stdout: out.String(), stderr: errOut.String(), code: code}, cli.ExitOK, args...)
+		var last backend.Event
+		dec := json.NewDecoder(&out)
+		for dec.More() {
+			require.NoError(t, dec.Decode(&last))
+		}
+		require.Equal(t, runtime.EvCheckpoint, last.Type, "the stream ends with the run's last checkpoint")
+		require.False(t, errOut.at.IsZero(), errOut.String())
+		lag := errOut.at.Sub(last.RecordedAt)
+		// Waiting for a quiet spell took 150 ms after the last event at least.
+		require.Less(t, lag, 150*time.Millisecond, "run %d: the command said the run ended %s after its last event", i, lag)
+	}
+}
+
+// stampedWriter keeps what is written and when marker first appeared.
+type stampedWriter struct {
+	marker string
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	at     time.Time
+}
+
+func (w *stampedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(p)
+	if w.at.IsZero() && strings.Contains(w.buf.String(), w.marker) {
+		w.at = time.Now()
+	}
+	return n, err
+}
+
+func (w *stampedWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }
 
 func TestRunBadInputIsOneSentenceAndExitTwo(t *testing.T) {

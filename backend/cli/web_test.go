@@ -56,6 +56,8 @@ func TestApproveAllowHostLetsTheRestOfTheRunFetchWithoutAsking(t *testing.T) {
 	requireCode(t, r, cli.ExitOK, args...)
 	require.Contains(t, r.stderr, "reaches 127.0.0.1 only (ducklm approve --allow-host allows it for the rest of the run)")
 	require.Contains(t, r.stderr, "rule web_private")
+	require.Contains(t, r.stderr, "read in a web worker process", "the prompt says where the page is read")
+	require.NotContains(t, r.stderr, "workspace only", "a web worker does not see the workspace")
 	require.Zero(t, hits.Load(), "nothing is fetched before the approval")
 	m := webApproveHint.FindStringSubmatch(r.stderr)
 	require.NotNil(t, m, r.stderr)

@@ -151,7 +151,7 @@ func bubblewrap(ctx context.Context, env Env) Check {
 	c := Check{Name: "bubblewrap (sandbox)"}
 	path, err := env.LookPath("bwrap")
 	if err != nil {
-		c.Status, c.Detail = Warn, "bwrap not found: shell steps run unsandboxed and every one needs your approval"
+		c.Status, c.Detail = Warn, "bwrap not found: shell steps and web_fetch workers run unsandboxed and every one needs your approval"
 		c.Fix = "sudo apt-get install bubblewrap"
 		return c
 	}

@@ -78,18 +78,26 @@ type Decided struct {
 
 // DecidedPayload is the payload of a memory.decided event: every policy
 // input, the table, and the outcome. Table.Decide(Input) == Decision.
+// A decision says each thing once: the table by digest (its memory.policy
+// event), the outcome not at all (the table's for the input), the source
+// not at all when it is the event's own stream, cause (the step's result)
+// and reality. ReadDecided fills all three in; decisions recorded before
+// hold them inline and read the same.
 type DecidedPayload struct {
 	Input memorypolicy.Input `json:"input"`
 	// Table is the policy's table: inline in decisions recorded before
 	// runs recorded it once; ReadDecided fills it in from TableDigest.
 	Table *memorypolicy.Table `json:"table,omitempty"`
 	// TableDigest names the run's memory.policy event that holds the table.
-	TableDigest    string                `json:"tableDigest,omitempty"`
-	Decision       memorypolicy.Decision `json:"decision"`
-	MemoryID       string                `json:"memoryId,omitempty"`
+	TableDigest string `json:"tableDigest,omitempty"`
+	// Decision is the outcome: absent when the table (by digest) gives it.
+	Decision       memorypolicy.Decision `json:"decision,omitzero"`
+	MemoryID       string                `json:"memoryId,omitempty"` // set when a memory was stored or merged into
 	ContentHash    string                `json:"contentHash"`
 	EmbeddingModel string                `json:"embeddingModel,omitempty"`
-	Source         Provenance            `json:"source"`
+	// Source is where the content came from: absent when the event's own
+	// stream, causation and reality say it.
+	Source Provenance `json:"source,omitzero"`
 }
 
 // SkippedPayload is the payload of a memory.skipped event.
@@ -255,8 +263,11 @@ func (p *Pending) Apply(ctx context.Context, applied backend.Decision) (Decided,
 		reality = backend.ExternalReal
 	}
 	d := Decided{Evaluation: ev}
-	payload := DecidedPayload{Input: ev.Input, TableDigest: s.tableDigest, Decision: ev.Decision, ContentHash: ev.ContentHash,
-		EmbeddingModel: ev.Model, Source: c.provenance()}
+	// By reference: the table gives the decision, the event the source.
+	payload := DecidedPayload{Input: ev.Input, TableDigest: s.tableDigest, ContentHash: ev.ContentHash, EmbeddingModel: ev.Model}
+	if prov := c.provenance(); prov != (Provenance{RunID: c.RunID, EventID: causeOf(c), Reality: reality}) {
+		payload.Source = prov
+	}
 	now := s.now().UTC()
 	switch ev.Decision.Action {
 	case memorypolicy.Store:
@@ -369,6 +380,12 @@ func ReadDecided(events []backend.Event) ([]DecidedPayload, error) {
 					return nil, backend.Errorf(backend.EINVALID, "event %d (memory.decided) names the policy table %s, which no earlier memory.policy event of its run holds", e.Seq, p.TableDigest)
 				}
 			}
+			if p.Decision == (memorypolicy.Decision{}) {
+				p.Decision = p.Table.Decide(p.Input)
+			}
+			if p.Source == (Provenance{}) {
+				p.Source = Provenance{RunID: e.Stream, EventID: e.CausationID, Reality: e.Reality}
+			}
 			out = append(out, p)
 		}
 	}
@@ -406,8 +423,15 @@ var stageNames = map[string]string{"embed": "embedding the text", "lookup": "loo
 func decisionEvent(typ string, payload any, reality backend.Reality, c Candidate) backend.Event {
 	data, _ := json.Marshal(payload)
 	e := backend.Event{ID: backend.NewID(backend.KindEvent), Type: typ, Payload: data, Reality: reality, WorldLocalTime: max(c.Tick, 0)}
-	if backend.CheckID(c.EventID, backend.KindEvent) == nil {
-		e.CausationID = c.EventID
-	}
+	e.CausationID = causeOf(c)
 	return e
+}
+
+// causeOf is the causation a decision's event records: the event that
+// holds the candidate's content, when it names one.
+func causeOf(c Candidate) string {
+	if backend.CheckID(c.EventID, backend.KindEvent) == nil {
+		return c.EventID
+	}
+	return ""
 }

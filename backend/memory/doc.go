@@ -14,7 +14,9 @@
 //   - retrieval (Retrieve), which feeds the context builder, and the write
 //     path (Consider), which gathers the write policy's inputs, asks
 //     backend/memorypolicy for the decision, applies it, and records it as
-//     a "memory.decided" event on the run's stream in the same transaction.
+//     a "memory.decided" event on the run's stream in the same transaction
+//     (its inputs, the policy table by digest and the outcome by reference
+//     to them: ReadDecided gives the whole decision back).
 //
 // Retrieval and the write decision are separate on purpose (seed §10). The
 // store never decides what is worth keeping: the policy does, and the

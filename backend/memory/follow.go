@@ -6,7 +6,6 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/chromem"
-	"ducklm/backend/memorypolicy"
 )
 
 // Follow brings into the index the memories other processes stored or
@@ -23,9 +22,10 @@ func (s *Store) Follow(ctx context.Context, events []backend.Event) error {
 		if e.Type != EvDecided {
 			continue
 		}
+		// memoryId is set exactly when a memory was stored or merged into
+		// (the decision itself may be by reference to the policy's table).
 		var p DecidedPayload
-		if json.Unmarshal(e.Payload, &p) != nil || p.MemoryID == "" ||
-			(p.Decision.Action != memorypolicy.Store && p.Decision.Action != memorypolicy.Merge) {
+		if json.Unmarshal(e.Payload, &p) != nil || p.MemoryID == "" {
 			continue
 		}
 		if err := s.follow(ctx, p.MemoryID); err != nil && first == nil {

@@ -71,3 +71,42 @@ func TestDecisionsWithTheTableInlineStillRead(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, backend.ErrorMessage(err), "policy table")
 }
+
+// A decision refers to what other events say instead of copying it: the
+// outcome is the table's for the input, the source is the event's stream,
+// cause and reality. The reader gives them back whole; a source the event
+// cannot say (a world, a URL) is still written.
+func TestADecisionRefersToTheTableAndItsCause(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	stored := f.candidate("The build server is build-01.example.org.")
+	f.consider(t, stored)
+	f.consider(t, stored) // merged into the first: exact duplicate
+	web := f.candidate("The status page says every system is operational.")
+	web.URL = "https://status.example.org/"
+	f.consider(t, web)
+
+	events := f.events(t, memory.EvDecided)
+	require.Len(t, events, 3)
+	for i, e := range events {
+		require.NotContains(t, string(e.Payload), `"decision"`, "the table gives the outcome")
+		if i < 2 {
+			require.NotContains(t, string(e.Payload), `"source"`, "the event's stream and cause say it")
+		} else {
+			require.Contains(t, string(e.Payload), `"url":"https://status.example.org/"`)
+		}
+	}
+	decided := f.decided(t)
+	require.Len(t, decided, 3)
+	require.Equal(t, mp.Store, decided[0].Decision.Action)
+	require.Equal(t, mp.Merge, decided[1].Decision.Action)
+	require.EqualValues(t, "exact_duplicate", decided[1].Decision.Rule)
+	for i, d := range decided {
+		require.Equal(t, d.Decision, d.Table.Decide(d.Input), "the decision replays")
+		require.Equal(t, f.run, d.Source.RunID, i)
+		require.Equal(t, backend.ExternalReal, d.Source.Reality)
+	}
+	require.Equal(t, stored.EventID, decided[1].Source.EventID)
+	require.Equal(t, web.EventID, decided[2].Source.EventID)
+	require.Equal(t, web.URL, decided[2].Source.URL)
+}

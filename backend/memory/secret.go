@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"ducklm/backend/memorypolicy"
@@ -21,28 +22,32 @@ type secretRule struct {
 }
 
 // secretRules run in order; a later rule ignores text an earlier one
-// already claimed, so specific kinds win over the generic token rules.
-var secretRules = []secretRule{
-	{kind: "private_key", re: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`)},
-	{kind: "anthropic_key", re: regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{20,}`)},
-	{kind: "openai_key", re: regexp.MustCompile(`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}`)},
-	{kind: "stripe_key", re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`)},
-	{kind: "github_token", re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
-	{kind: "gitlab_token", re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`)},
-	{kind: "huggingface_token", re: regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`)},
-	{kind: "aws_access_key", re: regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b`)},
-	{kind: "slack_token", re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`)},
-	{kind: "slack_webhook", re: regexp.MustCompile(`https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+`)},
-	{kind: "google_api_key", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`)},
-	{kind: "jwt", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{10,}`)},
-	{kind: "bearer_token", re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)`), group: 1},
-	{kind: "url_password", re: regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.\-]*://[^/\s:@]+:([^/\s@]+)@`), group: 1},
-	{kind: "password", re: regexp.MustCompile(`(?i)[a-z0-9_\-]*(?:password|passwd|passphrase|pwd)(?:[_\-][a-z0-9_\-]*)?["']?[ \t]*[:=][ \t]*("[^"\n]+"|'[^'\n]+'|[^\s,;'"]+)`), group: 1},
-	{kind: "credential", re: regexp.MustCompile(`(?i)[a-z0-9_\-]*(?:secret|api[_\-]?key|access[_\-]?key|access[_\-]?token|auth[_\-]?token|token|private[_\-]?key)(?:[_\-][a-z0-9_\-]*)?["']?[ \t]*[:=][ \t]*("[^"\n]+"|'[^'\n]+'|[^\s,;'"]+)`), group: 1,
-		accept: credentialValue},
-	{kind: "hex_token", re: regexp.MustCompile(`\b[0-9a-fA-F]{32,}\b`), accept: hexSecret},
-	{kind: "base64_token", re: regexp.MustCompile(`[A-Za-z0-9+/_\-]{32,}={0,2}`), accept: base64Secret},
-}
+// already claimed, so specific kinds win over the generic token rules. They
+// compile on first use: every command would pay for them at start, and
+// most scan no text.
+var secretRules = sync.OnceValue(func() []secretRule {
+	return []secretRule{
+		{kind: "private_key", re: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`)},
+		{kind: "anthropic_key", re: regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{20,}`)},
+		{kind: "openai_key", re: regexp.MustCompile(`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}`)},
+		{kind: "stripe_key", re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`)},
+		{kind: "github_token", re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
+		{kind: "gitlab_token", re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`)},
+		{kind: "huggingface_token", re: regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`)},
+		{kind: "aws_access_key", re: regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b`)},
+		{kind: "slack_token", re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`)},
+		{kind: "slack_webhook", re: regexp.MustCompile(`https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+`)},
+		{kind: "google_api_key", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`)},
+		{kind: "jwt", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{10,}`)},
+		{kind: "bearer_token", re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)`), group: 1},
+		{kind: "url_password", re: regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.\-]*://[^/\s:@]+:([^/\s@]+)@`), group: 1},
+		{kind: "password", re: regexp.MustCompile(`(?i)[a-z0-9_\-]*(?:password|passwd|passphrase|pwd)(?:[_\-][a-z0-9_\-]*)?["']?[ \t]*[:=][ \t]*("[^"\n]+"|'[^'\n]+'|[^\s,;'"]+)`), group: 1},
+		{kind: "credential", re: regexp.MustCompile(`(?i)[a-z0-9_\-]*(?:secret|api[_\-]?key|access[_\-]?key|access[_\-]?token|auth[_\-]?token|token|private[_\-]?key)(?:[_\-][a-z0-9_\-]*)?["']?[ \t]*[:=][ \t]*("[^"\n]+"|'[^'\n]+'|[^\s,;'"]+)`), group: 1,
+			accept: credentialValue},
+		{kind: "hex_token", re: regexp.MustCompile(`\b[0-9a-fA-F]{32,}\b`), accept: hexSecret},
+		{kind: "base64_token", re: regexp.MustCompile(`[A-Za-z0-9+/_\-]{32,}={0,2}`), accept: base64Secret},
+	}
+})
 
 // credentialValue keeps "max_tokens: 4096" or "secret: true" readable: a
 // credential has at least 8 characters, mixing digits, cases or symbols.
@@ -68,10 +73,12 @@ func credentialValue(text string, start, end int) bool {
 }
 
 // digestLabel marks a hex string as a digest or a commit, not a secret.
-var digestLabel = regexp.MustCompile(`(?i)(?:sha(?:1|224|256|384|512)|md5|blake2b?|digest|checksum|commit)[\s:=\-]*$`)
+var digestLabel = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(?:sha(?:1|224|256|384|512)|md5|blake2b?|digest|checksum|commit)[\s:=\-]*$`)
+})
 
 func hexSecret(text string, start, end int) bool {
-	if digestLabel.MatchString(text[max(0, start-12):start]) {
+	if digestLabel().MatchString(text[max(0, start-12):start]) {
 		return false
 	}
 	return entropy(text[start:end]) >= 3.0
@@ -145,7 +152,7 @@ func ScanSecrets(text string) Scan {
 		}
 		return false
 	}
-	for _, rule := range secretRules {
+	for _, rule := range secretRules() {
 		for _, m := range rule.re.FindAllStringSubmatchIndex(text, -1) {
 			s, e := m[0], m[1]
 			if rule.group > 0 {
@@ -178,11 +185,11 @@ func ScanSecrets(text string) Scan {
 	}
 	sort.Strings(out.Kinds)
 	out.Share = secretShare(text, spans)
-	out.Redactable = letters(redactedMarker.ReplaceAllString(out.Redacted, " ")) >= minRedactedLetters
+	out.Redactable = letters(redactedMarker().ReplaceAllString(out.Redacted, " ")) >= minRedactedLetters
 	return out
 }
 
-var redactedMarker = regexp.MustCompile(`\[REDACTED:[a-z0-9_]+\]`)
+var redactedMarker = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[REDACTED:[a-z0-9_]+\]`) })
 
 // Safety returns the scan as the write policy's safety input.
 func (s Scan) Safety() memorypolicy.Safety {

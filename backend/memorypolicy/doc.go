@@ -6,7 +6,8 @@
 //
 // Every threshold it uses is in one exported table (Thresholds), and a
 // decision's inputs with that table are enough to replay it exactly: the
-// memory store records both in a "memory.decided" event.
+// memory store records the inputs and the table's digest in a
+// "memory.decided" event (the outcome is the table's for the inputs).
 //
 // It owns the rule that a world-local result is kept only as a hypothesis
 // that names its world, never as a fact.

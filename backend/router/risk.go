@@ -1,6 +1,7 @@
 package router
 
 import (
+	"ducklm/backend"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -80,8 +81,8 @@ type Assessment struct {
 	// grants it only to an approved step.
 	Network bool `json:"network"`
 	// Shell is true when the step runs a process on the machine (a shell
-	// command or a generated script); without a sandbox such a step always
-	// needs approval.
+	// command, a generated script, web_fetch's web worker); without a
+	// sandbox such a step always needs approval.
 	Shell bool `json:"shell"`
 }
 
@@ -109,6 +110,10 @@ const (
 	RuleWebAllowed       = "web_allowed"
 	RuleWebNewHost       = "web_new_host"
 	RuleWebPrivate       = "web_private"
+	RuleWebUnsandboxed   = "web_unsandboxed"
+	RuleMCP              = "mcp_call"
+	RuleMCPSafe          = "mcp_safe"
+	RuleMCPNetwork       = "mcp_network"
 )
 
 // rules is the risk policy in one table. A shell command is matched by
@@ -136,6 +141,13 @@ var rules = []Rule{
 	{RuleWebPrivate, High, "The URL names this machine or a private network (localhost, 127.x, 10.x, 172.16–31.x, 192.168.x, link-local): " +
 		"approving the step is the explicit approval such an address needs. A host name that resolves to such an address is refused " +
 		"after resolution unless it was approved this way."},
+	{RuleWebUnsandboxed, High, "web_fetch without a sandbox (bubblewrap is unavailable): the page is fetched and read by a worker process " +
+		"with the user's full rights, so every such step asks, even for an allowed host."},
+	{RuleMCP, Medium, "A call to a tool of an MCP server you added. A server started from a command runs in the sandbox: read-only " +
+		"system and its own files, a folder of its own (or the run's workspace when you said so), no network unless you allowed it. " +
+		"The server's own readOnlyHint is shown on the card, never trusted on its own."},
+	{RuleMCPSafe, Low, "A tool of an MCP server that you marked safe (Settings → Tools, or ducklm mcp safe)."},
+	{RuleMCPNetwork, High, "A call to an MCP server that reaches the network: a server reached by URL, or a command you let reach the network."},
 	{RuleGeneratedCode, High, "A coder step runs a script a model wrote; generated scripts always need approval."},
 	{RuleUnknownTool, High, "A tool this policy does not know is treated as high risk."},
 	{RuleUnreadableArgs, High, "The step's args could not be read, so nothing can be said about what it does."},
@@ -172,7 +184,11 @@ func Risk(tool string, args json.RawMessage, sandboxed bool) Assessment {
 func RiskAllowing(tool string, args json.RawMessage, sandboxed bool, allowed []string) Assessment {
 	switch tool {
 	case ToolWebFetch, ToolBrowser:
-		return webRisk(tool, args, allowed)
+		a := webRisk(tool, args, allowed)
+		if tool == ToolWebFetch && !sandboxed {
+			return unsandboxedFetch(a)
+		}
+		return a
 	case ToolFileRead:
 		return Assessment{Level: Low, Rule: RuleReadOnly, Why: "it reads a file in the workspace"}
 	case ToolWorldSim:
@@ -187,6 +203,18 @@ func RiskAllowing(tool string, args json.RawMessage, sandboxed bool, allowed []s
 		return shellRisk(args, sandboxed)
 	}
 	return Assessment{Level: High, Rule: RuleUnknownTool, Why: fmt.Sprintf("tool %q is not one the risk policy knows", tool)}
+}
+
+// MCPRisk assesses a call to an MCP server's tool from what the user said
+// of the server and the tool; the server's own hints never lower it.
+func MCPRisk(m backend.MCPTool) Assessment {
+	switch {
+	case m.Safe:
+		return Assessment{Level: Low, Rule: RuleMCPSafe, Why: fmt.Sprintf("you marked tool %s of MCP server %s safe", m.Tool, m.Server), Network: m.Network}
+	case m.Network:
+		return Assessment{Level: High, Rule: RuleMCPNetwork, Why: fmt.Sprintf("it calls tool %s of MCP server %s, which reaches the network", m.Tool, m.Server), Network: true}
+	}
+	return Assessment{Level: Medium, Rule: RuleMCP, Why: fmt.Sprintf("it calls tool %s of MCP server %s", m.Tool, m.Server)}
 }
 
 func shellRisk(args json.RawMessage, sandboxed bool) Assessment {

@@ -166,7 +166,8 @@ func TestRules(t *testing.T) {
 		router.RuleReadOnly, router.RuleSimulation, router.RuleFileWrite, router.RuleShellSandboxed,
 		router.RuleShellUnsandboxed, router.RuleNetwork, router.RuleDestructive, router.RulePrivilege,
 		router.RuleGeneratedCode, router.RuleUnknownTool, router.RuleUnreadableArgs, router.RuleInDoubt,
-		router.RuleWebAllowed, router.RuleWebNewHost, router.RuleWebPrivate, router.RuleAfterUntrusted,
+		router.RuleWebAllowed, router.RuleWebNewHost, router.RuleWebPrivate, router.RuleWebUnsandboxed, router.RuleAfterUntrusted,
+		router.RuleMCP, router.RuleMCPSafe, router.RuleMCPNetwork,
 	}
 	rules := router.Rules()
 	require.Len(t, rules, len(ids))

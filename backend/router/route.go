@@ -201,6 +201,9 @@ func next(s State, c Context, r ReadyStep) backend.Decision {
 		tool = ToolCoder
 	}
 	a := RiskAllowing(tool, n.Args, s.Sandboxed, s.AllowedHosts)
+	if m, ok := s.MCP[tool]; ok && n.Kind == backend.KindToolStep {
+		a = MCPRisk(m)
+	}
 	if len(r.Untrusted) > 0 {
 		a = afterUntrusted(a, r.Untrusted)
 	}

@@ -92,6 +92,9 @@ type State struct {
 	// run's (from Settings when it began, from the task, and from approvals
 	// that allowed a host for the rest of the run).
 	AllowedHosts []string
+	// MCP describes the ready steps' tools that MCP servers serve, by tool
+	// name: what the user said of each (safe, network).
+	MCP map[string]backend.MCPTool
 
 	// Review is true when the run ends with a review of its results: its
 	// plan is a model's, or its user asked for one. Reviews counts the

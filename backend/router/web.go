@@ -36,6 +36,19 @@ func webRisk(tool string, args json.RawMessage, allowed []string) Assessment {
 	return Assessment{Level: High, Rule: RuleWebNewHost, Why: fmt.Sprintf("it reaches %s, a host not allowed for this run yet", host), Network: true}
 }
 
+// unsandboxedFetch is a fetch's risk a without bubblewrap: its worker runs
+// with the user's rights, so it runs a process as a shell step does (see
+// Assessment.Shell) and is high risk; an allowed host's low risk becomes
+// its own rule.
+func unsandboxedFetch(a Assessment) Assessment {
+	a.Shell = true
+	if a.Level < High {
+		a.Level, a.Rule = High, RuleWebUnsandboxed
+	}
+	a.Why += ", and the page would be fetched and read without a sandbox"
+	return a
+}
+
 // AllowedGrant is what an allow-list (the run's and Settings') grants: each
 // host, and the private address of each that names one by itself.
 func AllowedGrant(allowed []string) webhost.Grant {

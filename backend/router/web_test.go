@@ -95,3 +95,29 @@ func TestWebGrant(t *testing.T) {
 	require.Equal(t, webhost.Grant{}, router.WebGrant(router.ToolShell, cmd("curl x"), true, allowed))
 	require.Equal(t, "news.example", router.WebHost(url("https://News.Example:8443/a")))
 }
+
+// Without bubblewrap a page is fetched and read by a worker process with
+// the user's rights, so web_fetch follows shell_exec's rule for unsandboxed
+// runs: high risk, and a person's approval in every mode, an allowed host
+// included. With bubblewrap nothing changes.
+func TestAnUnsandboxedFetchAlwaysAsks(t *testing.T) {
+	t.Parallel()
+	allowed := []string{"docs.example.org"}
+	a := router.RiskAllowing(router.ToolWebFetch, url("https://docs.example.org/notes"), false, allowed)
+	require.Equal(t, router.High, a.Level)
+	require.Equal(t, router.RuleWebUnsandboxed, a.Rule)
+	require.Contains(t, a.Why, "without a sandbox")
+	for _, mode := range []router.ApprovalMode{router.AskEvery, router.AskRisky, router.AutoSandboxed} {
+		require.True(t, router.NeedsPermission(mode, a, false), mode)
+	}
+	newHost := router.RiskAllowing(router.ToolWebFetch, url("https://example.org/"), false, allowed)
+	require.Equal(t, router.RuleWebNewHost, newHost.Rule, "the host's rule still names what the step reaches")
+	require.Contains(t, newHost.Why, "without a sandbox")
+	require.True(t, router.NeedsPermission(router.AskRisky, newHost, false))
+
+	sandboxed := router.RiskAllowing(router.ToolWebFetch, url("https://docs.example.org/notes"), true, allowed)
+	require.Equal(t, router.RuleWebAllowed, sandboxed.Rule)
+	require.False(t, router.NeedsPermission(router.AutoSandboxed, sandboxed, true))
+	_, ok := router.RuleByID(router.RuleWebUnsandboxed)
+	require.True(t, ok, "the rule is in the policy's table")
+}

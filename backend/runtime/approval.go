@@ -30,6 +30,11 @@ func (c *Controller) requestApproval(ctx context.Context, st *RunState, dec back
 		Rule: p.Rule, Risk: p.Risk.String(), Why: p.Why, Network: p.Network,
 		Sandboxed: c.d.Sandboxed(), Limits: st.Request.Limits, InDoubt: step.State == StepInDoubt, Untrusted: p.Untrusted,
 	}
+	if t, err := c.d.Tools.Get(p.Tool); err == nil && step.Script == nil {
+		if m, ok := backend.MCPOf(t); ok {
+			req.MCP = &m // the server's hint as it was when asked
+		}
+	}
 	if step.Script != nil {
 		// The user approves the script the coder wrote, not the goal.
 		req.Args, _ = json.Marshal(map[string]string{"language": step.Script.Language, "script": step.Script.Source})
@@ -85,6 +90,9 @@ type Approval struct {
 	// Untrusted names the outside content (a web page) the run had read
 	// when this step was planned: the page may have asked for it.
 	Untrusted []string `json:"untrusted,omitempty"`
+	// MCP is the MCP server and tool the step calls, with the server's
+	// readOnlyHint (nil for ducklm's own tools).
+	MCP *backend.MCPTool `json:"mcp,omitempty"`
 }
 
 // Approvals lists the open requests of one run, or of every run ("").
@@ -113,10 +121,32 @@ func (c *Controller) Approvals(ctx context.Context, runID string) ([]Approval, e
 			out = append(out, Approval{RunID: id, RequestID: a.RequestID, Step: a.Step, Title: s.Node.Title, Tool: a.Tool,
 				Args: a.Args, Rule: a.Rule, Risk: a.Risk, Why: a.Why, Network: a.Network, Sandboxed: a.Sandboxed,
 				Confinement: c.confinement(s), InDoubt: a.InDoubt, Limits: a.Limits, RetryOnTimeout: s.Node.RetryOnTimeout,
-				Current: c.currentFile(ctx, st, a.Tool, a.Args), Web: webPlan(a.Tool, a.Args, a.Limits), Untrusted: a.Untrusted})
+				Current: c.currentFile(ctx, st, a.Tool, a.Args), Web: webPlan(a.Tool, a.Args, a.Limits), Untrusted: a.Untrusted, MCP: a.MCP})
 		}
 	}
 	return out, nil
+}
+
+// mcpOfReady describes the ready steps' tools that MCP servers serve, for
+// the router: what the user said of each.
+func (c *Controller) mcpOfReady(ready []router.ReadyStep) map[string]backend.MCPTool {
+	var out map[string]backend.MCPTool
+	for _, r := range ready {
+		if r.Node.Kind != backend.KindToolStep {
+			continue
+		}
+		t, err := c.d.Tools.Get(r.Node.Tool)
+		if err != nil {
+			continue
+		}
+		if m, ok := backend.MCPOf(t); ok {
+			if out == nil {
+				out = map[string]backend.MCPTool{}
+			}
+			out[r.Node.Tool] = m
+		}
+	}
+	return out
 }
 
 // NoteConfinement fills in where each finished step of st ran when its
@@ -126,6 +156,11 @@ func (c *Controller) NoteConfinement(st *RunState) {
 	for _, s := range st.Steps {
 		if s.Result != nil && s.Result.Confinement == "" {
 			s.Result.Confinement = c.confinement(s)
+			if s.Result.Confinement == backend.ConfinedWebWorker {
+				// Results began to say where before web_fetch moved to
+				// its worker: one that does not say ran in ducklm.
+				s.Result.Confinement = backend.ConfinedHosts
+			}
 		}
 	}
 }

@@ -160,6 +160,9 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 		c.d.Log("in-doubt check", "run", runID, "err", err)
 		return st
 	}
+	if err := c.rememberMissed(ctx, st); err != nil {
+		c.d.Log("memory catch-up", "run", runID, "err", err)
+	}
 	// A run taken up again says it is running only when it has something
 	// to do: a run still waiting for an answer (after a restart, or an
 	// answer to one of two requests) stays awaiting_approval instead of
@@ -221,6 +224,7 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 			index = indexSteps(st, graph, index)
 			rs = routerState(st, index, steps.running(), c.d.Sandboxed())
 		}
+		rs.MCP = c.mcpOfReady(rs.Ready)
 		rc := c.routerContext(ctx, st)
 		dec := router.Route(rs, rc)
 		if err := dec.Validate(); err != nil {
@@ -356,15 +360,33 @@ func (c *Controller) fail(ctx context.Context, st *RunState, reason string) {
 
 // markInDoubt turns every step that started but never finished (the app
 // died between the two) into an in-doubt step: it is shown for re-approval,
-// never silently re-run.
+// never silently re-run. A step safe to repeat (its tool only reads:
+// backend.Repeatable) runs again instead: its start was not even synced.
 func (c *Controller) markInDoubt(ctx context.Context, st *RunState) error {
 	for _, id := range st.Order() {
 		if s := st.Steps[id]; s.State == StepRunning {
-			if err := c.append(ctx, st, EvStepInDoubt, stepNote{Step: id, Attempt: s.Attempts,
-				Reason: "ducklm stopped while this step was running; it may or may not have taken effect"}); err != nil {
+			typ, reason := EvStepInDoubt, "ducklm stopped while this step was running; it may or may not have taken effect"
+			if c.repeatable(s) {
+				typ, reason = EvStepRetrying, rerunReason
+			}
+			if err := c.append(ctx, st, typ, stepNote{Step: id, Attempt: s.Attempts, Reason: reason}); err != nil {
 				return err
 			}
 		}
 	}
 	return c.catchUp(ctx, st)
+}
+
+// rerunReason is why a repeatable step left running by a stopped ducklm
+// runs again.
+const rerunReason = "ducklm stopped while this step was running; it only reads, so it runs again"
+
+// repeatable reports whether a step's calls are safe to repeat: a tool
+// step whose tool says so (a coder script never is).
+func (c *Controller) repeatable(s *StepRecord) bool {
+	if s.Script != nil || s.Node.Kind != backend.KindToolStep || c.d.Tools == nil {
+		return false
+	}
+	t, err := c.d.Tools.Get(s.Node.Tool)
+	return err == nil && backend.IsRepeatable(t, s.Args())
 }

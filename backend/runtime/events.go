@@ -107,13 +107,20 @@ type cancelRequest struct {
 	Reason string `json:"reason"`
 }
 
+// graphFromRequest is planPayload.GraphFrom for the task's own plan.
+const graphFromRequest = "request"
+
 // payloads of the events the fold reads.
 
 type planPayload struct {
-	Graph   backend.TaskGraph `json:"graph"`
-	Model   string            `json:"model,omitempty"`
-	Attempt int               `json:"attempt"`
-	Source  string            `json:"source,omitempty"` // planner.Source*: who made the plan
+	// Graph is the plan; absent when GraphFrom names where it is.
+	Graph backend.TaskGraph `json:"graph,omitzero"`
+	// GraphFrom is "request" when the plan is the one the task came with
+	// (task.received holds it, once); "" when Graph holds it.
+	GraphFrom string `json:"graphFrom,omitempty"`
+	Model     string `json:"model,omitempty"`
+	Attempt   int    `json:"attempt"`
+	Source    string `json:"source,omitempty"` // planner.Source*: who made the plan
 	// Kept are the finished steps a revised plan keeps as they ran.
 	Kept     []string `json:"kept,omitempty"`
 	Revision int      `json:"revision,omitempty"` // the revision round it ends, 0 for the first plan
@@ -193,6 +200,9 @@ type approvalRequest struct {
 	InDoubt   bool            `json:"inDoubt,omitempty"`
 	// Untrusted names the outside content the step was planned after.
 	Untrusted []string `json:"untrusted,omitempty"`
+	// MCP is the MCP server and tool the step calls, and the server's
+	// readOnlyHint when it asked.
+	MCP *backend.MCPTool `json:"mcp,omitempty"`
 }
 
 type approvalAnswer struct {

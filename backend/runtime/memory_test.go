@@ -12,6 +12,7 @@ import (
 	"ducklm/backend/memory"
 	"ducklm/backend/planner"
 	"ducklm/backend/runtime"
+	"ducklm/backend/store"
 )
 
 type memorySpy struct {
@@ -19,6 +20,11 @@ type memorySpy struct {
 	seen    []memory.Candidate
 	applied []backend.Decision
 	fails   bool
+	// deferred counts the applies whose context deferred its sync.
+	deferred int
+	// ledger, when set, records each applied decision as the memory store
+	// does: a memory.decided event caused by the step's result.
+	ledger *store.Ledger
 }
 
 func (m *memorySpy) Decide(ctx context.Context, c memory.Candidate) (runtime.MemoryVerdict, error) {
@@ -28,20 +34,32 @@ func (m *memorySpy) Decide(ctx context.Context, c memory.Candidate) (runtime.Mem
 	if m.fails {
 		return nil, errors.New("the memory store is broken")
 	}
-	return &spyVerdict{spy: m}, nil
+	return &spyVerdict{spy: m, c: c}, nil
 }
 
 // spyVerdict decides to store and records what the loop applied.
-type spyVerdict struct{ spy *memorySpy }
+type spyVerdict struct {
+	spy *memorySpy
+	c   memory.Candidate
+}
 
 func (v *spyVerdict) Decision() backend.Decision {
 	return backend.NewDecision(backend.DecisionStoreMemory, map[string]string{"action": "store"}, 1, "worth keeping")
 }
 
-func (v *spyVerdict) Apply(_ context.Context, d backend.Decision) (memory.Decided, error) {
+func (v *spyVerdict) Apply(ctx context.Context, d backend.Decision) (memory.Decided, error) {
 	v.spy.mu.Lock()
 	defer v.spy.mu.Unlock()
 	v.spy.applied = append(v.spy.applied, d)
+	if backend.SyncDeferred(ctx) {
+		v.spy.deferred++
+	}
+	if v.spy.ledger != nil {
+		e := backend.Event{Type: memory.EvDecided, Payload: []byte(`{}`), Reality: backend.ExternalReal, CausationID: v.c.EventID}
+		if _, err := v.spy.ledger.Append(ctx, v.c.RunID, backend.ExpectAny, e); err != nil {
+			return memory.Decided{}, err
+		}
+	}
 	return memory.Decided{}, nil
 }
 
@@ -117,4 +135,61 @@ func TestRetrievedMemoriesReachThePlanner(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	require.Contains(t, queries, "$ echo hi", "retrieval asks about the task")
+}
+
+// TestMemoryDecisionsALostCommitMissesAreMadeAgain: a memory decision's
+// commit does not sync (the run's next synced commit makes it durable), so
+// a crash may lose it; the run taken up again offers each finished step
+// whose decision is not in the ledger once more, and only those. The spy
+// plays a lost commit by not recording its decisions at all.
+func TestMemoryDecisionsALostCommitMissesAreMadeAgain(t *testing.T) {
+	t.Parallel()
+	for _, recorded := range []bool{true, false} {
+		spy := &memorySpy{}
+		f := setup(t, func(d *runtime.Deps) { d.Memory = spy })
+		if recorded {
+			spy.ledger = f.ledger
+		}
+		run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "remember, then die", ApprovalMode: runtime.AutoSandboxed,
+			Plan: plan(step("n", "noop", `{}`), step("h", "hang", `{}`, "n"))})
+		require.NoError(t, err)
+		f.approveAll(t, run.ID)
+		<-f.hang.entered
+		spy.mu.Lock()
+		require.NotEmpty(t, spy.seen, "the first step's result was offered")
+		require.Equal(t, len(spy.applied), spy.deferred, "a decision's commit does not sync")
+		first := spy.seen[0].EventID
+		spy.mu.Unlock()
+
+		// The process dies in the hang; the old controller is abandoned in
+		// it, as a killed process would be.
+		rt := runtime.New(f.deps)
+		f.rtMu.Lock()
+		f.rt = rt
+		f.rtMu.Unlock()
+		t.Cleanup(rt.Close)
+		_, err = rt.ResumeAll(f.ctx)
+		require.NoError(t, err)
+		// The hang, in doubt, is approved again and passes.
+		st := f.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed)
+		require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
+		spy.mu.Lock()
+		require.Equal(t, first, spy.seen[0].EventID)
+		var again int
+		for _, c := range spy.seen[1:] {
+			if c.EventID == first {
+				again++
+			}
+		}
+		// Without its record (a commit a crash lost), the decision is made
+		// again whenever the run is taken up: after the hang's approval,
+		// after the restart, after the re-approval.
+		if recorded {
+			require.Zero(t, again, "a decision in the ledger is not made again")
+		} else {
+			require.GreaterOrEqual(t, again, 2, "the decision the crash lost is made again")
+		}
+		require.Len(t, spy.seen, 2+again, "and the hang's result is offered")
+		spy.mu.Unlock()
+	}
 }

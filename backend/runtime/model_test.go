@@ -328,7 +328,7 @@ func TestInvalidPlansAreReplannedThenTheRunFails(t *testing.T) {
 	require.Equal(t, 3, count(events, runtime.EvPlanInvalid))
 	require.Equal(t, 0, count(events, runtime.EvStepStarted))
 	// The run fails with the validator's own sentence.
-	const validator = `step "step-1" uses tool "teleport", which is not available (available tools: file_read, file_write, gate, hang, noop, shell_exec, web_fetch)`
+	const validator = `step "step-1" uses tool "teleport", which is not available (available tools: file_read, file_write, gate, hang, hang_read, noop, shell_exec, web_fetch)`
 	require.Equal(t, "The plan is still invalid after 2 replans by qwen2.5:7b: "+validator+". Try a larger planning model than qwen2.5:7b, or give an explicit plan.", st.StatusReason)
 	require.Equal(t, st.StatusReason, st.Error)
 	m.requireExactCheckpoints(t, run.ID)

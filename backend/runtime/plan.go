@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -72,7 +73,7 @@ func (c *Controller) plan(ctx context.Context, st *RunState, dec backend.Decisio
 	if err := out.Validate(); err != nil {
 		out = backend.NewDecision(backend.DecisionReplan, planner.ReplanPayload{Error: backend.ErrorMessage(err)}, 0, "the planner returned an invalid decision")
 	}
-	answered := []backend.Event{event(EvDecision, decisionRecord{Source: "planner", Decision: out}, st.Ticks)}
+	answered := []backend.Event{event(EvDecision, decisionRecord{Source: "planner", Decision: st.withoutRequestPlan(out)}, st.Ticks)}
 	if call := planner.CallOf(out); call != nil {
 		answered = append([]backend.Event{event(EvPlannerAnswered, PlanningAttempt{
 			Attempt: call.Attempt, Revision: st.revisionRound(), Review: st.reviewRound(), Model: call.Model, Options: call.Options,
@@ -88,7 +89,7 @@ func (c *Controller) plan(ctx context.Context, st *RunState, dec backend.Decisio
 		if err := json.Unmarshal(out.Payload, &pp); err != nil {
 			return c.invalidPlan(ctx, st, "the plan decision has no readable graph", p.Model)
 		}
-		if err := c.append(ctx, st, EvPlanProposed, planPayload{Graph: pp.Graph, Model: pp.Model, Attempt: st.PlanAttempts + 1, Source: pp.Source}); err != nil {
+		if err := c.append(ctx, st, EvPlanProposed, st.planOnce(planPayload{Graph: pp.Graph, Model: pp.Model, Attempt: st.PlanAttempts + 1, Source: pp.Source})); err != nil {
 			return true
 		}
 		graph, kept, err := st.revise(pp.Graph)
@@ -103,8 +104,8 @@ func (c *Controller) plan(ctx context.Context, st *RunState, dec backend.Decisio
 		if err != nil {
 			return c.invalidPlan(ctx, st, backend.ErrorMessage(err), p.Model)
 		}
-		if err := c.append(ctx, st, EvPlanAccepted, planPayload{Graph: g.TaskGraph(), Model: pp.Model, Attempt: st.PlanAttempts,
-			Source: pp.Source, Kept: kept, Revision: st.revisionRound(), Review: st.reviewRound()}); err != nil {
+		if err := c.append(ctx, st, EvPlanAccepted, st.planOnce(planPayload{Graph: g.TaskGraph(), Model: pp.Model, Attempt: st.PlanAttempts,
+			Source: pp.Source, Kept: kept, Revision: st.revisionRound(), Review: st.reviewRound()})); err != nil {
 			return true
 		}
 		if err := c.catchUp(ctx, st); err != nil {
@@ -160,4 +161,64 @@ func (c *Controller) token(runID, stepID, tok string) {
 	if c.d.Tokens != nil {
 		c.d.Tokens(runID, stepID, tok)
 	}
+}
+
+// isRequestPlan reports whether g is the plan the task came with, as
+// task.received recorded it.
+func (s *RunState) isRequestPlan(g backend.TaskGraph) bool {
+	if s.Request.Plan == nil {
+		return false
+	}
+	a, err1 := json.Marshal(g)
+	b, err2 := json.Marshal(*s.Request.Plan)
+	return err1 == nil && err2 == nil && bytes.Equal(a, b)
+}
+
+// planOnce returns p without its graph when the graph is the task's own
+// plan: the run records a plan once (task.received), and later events
+// name it (GraphFrom) instead of copying it.
+func (s *RunState) planOnce(p planPayload) planPayload {
+	if s.isRequestPlan(p.Graph) {
+		p.Graph, p.GraphFrom = backend.TaskGraph{}, graphFromRequest
+	}
+	return p
+}
+
+// withoutRequestPlan returns the planner's decision as the run records it:
+// a plan that is the task's own names it ("graphFrom": "request") instead
+// of copying it.
+func (s *RunState) withoutRequestPlan(d backend.Decision) backend.Decision {
+	if d.Type != backend.DecisionPlan {
+		return d
+	}
+	var pp planner.PlanPayload
+	if json.Unmarshal(d.Payload, &pp) != nil || !s.isRequestPlan(pp.Graph) {
+		return d
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(d.Payload, &fields) != nil {
+		return d
+	}
+	delete(fields, "graph")
+	fields["graphFrom"] = json.RawMessage(`"` + graphFromRequest + `"`)
+	payload, err := json.Marshal(fields)
+	if err != nil {
+		return d
+	}
+	d.Payload = payload
+	return d
+}
+
+// planGraph returns the plan a plan.accepted event records: its graph, or
+// the task's own plan it names.
+func (s *RunState) planGraph(p planPayload) backend.TaskGraph {
+	if p.GraphFrom != graphFromRequest || s.Request.Plan == nil {
+		return p.Graph
+	}
+	// A copy: the run's graph is its own, never the request's.
+	var g backend.TaskGraph
+	if data, err := json.Marshal(*s.Request.Plan); err == nil && json.Unmarshal(data, &g) == nil {
+		return g
+	}
+	return p.Graph
 }

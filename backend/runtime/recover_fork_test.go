@@ -37,8 +37,9 @@ func TestForkWithDamagedLatestCheckpointFallsBackToAnOlderOne(t *testing.T) {
 		as, err := f.rt.Approvals(f.ctx, child.ID)
 		return err == nil && len(as) == 1 && as[0].Step == "d"
 	}, 30*time.Second, 10*time.Millisecond)
-	before, _, err := f.rt.Load(f.ctx, child.ID)
-	require.NoError(t, err)
+	// The request is recorded before the run's status says it waits: load
+	// the state once the driver has parked, or the status is still to come.
+	before := f.waitStatus(t, child.ID, backend.RunAwaitingApproval)
 	require.Equal(t, runtime.StepDone, before.Steps["c"].State)
 
 	stored, err := f.store.GetRun(f.ctx, child.ID)

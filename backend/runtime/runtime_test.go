@@ -332,3 +332,39 @@ func (f *fixture) waitStep(t *testing.T, runID, stepID, state string) {
 	}
 	t.Fatalf("step %s never reached %s", stepID, state)
 }
+
+// TestRepeatableStepStartedWithoutResultRunsAgainAfterRestart: a step safe
+// to repeat (its tool only reads) whose process died after its start runs
+// again when the run is taken up, instead of waiting in doubt: running a
+// read twice changes nothing. (An effectful step is in doubt: the test
+// above.)
+func TestRepeatableStepStartedWithoutResultRunsAgainAfterRestart(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "killed mid-read", ApprovalMode: runtime.AutoSandboxed,
+		Plan: plan(step("r", "hang_read", `{}`))})
+	require.NoError(t, err)
+	f.approveFirst(t, run.ID)
+	<-f.hangRead.entered
+	require.Equal(t, 1, count(f.events(t, run.ID), runtime.EvStepStarted))
+	f.rt = runtime.New(f.deps)
+	t.Cleanup(f.rt.Close)
+
+	_, err = f.rt.ResumeAll(f.ctx)
+	require.NoError(t, err)
+	// The test tool is unknown to the risk policy, which asks about every
+	// start of it: the re-run is approved as the first run was.
+	f.approveAll(t, run.ID)
+	st := f.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed)
+	require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
+	events := f.events(t, run.ID)
+	require.Equal(t, 0, count(events, runtime.EvStepInDoubt), "a read is never in doubt")
+	require.Equal(t, 1, count(events, runtime.EvStepRetrying))
+	require.Equal(t, 2, count(events, runtime.EvStepStarted), "it ran again")
+	require.Equal(t, 2, st.Steps["r"].Attempts)
+	for _, e := range events {
+		if e.Type == runtime.EvStepRetrying {
+			require.Contains(t, string(e.Payload), "it only reads, so it runs again")
+		}
+	}
+}

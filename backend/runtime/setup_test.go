@@ -36,8 +36,10 @@ type fixture struct {
 	tools  *tool.Registry
 	gate   *gateTool
 	hang   *hangTool
-	deps   runtime.Deps
-	rt     *runtime.Controller
+	// hangRead is a hang whose calls are safe to repeat (backend.Repeatable).
+	hangRead *readHangTool
+	deps     runtime.Deps
+	rt       *runtime.Controller
 	// rtMu orders restart's new controller with approveAll's goroutine.
 	rtMu sync.Mutex
 }
@@ -63,9 +65,9 @@ func setup(t *testing.T, opts ...option) *fixture {
 	require.NoError(t, err)
 	ledger := store.NewLedger(db)
 	f := &fixture{ctx: context.Background(), dir: dir, db: db, ledger: ledger, blobs: blobs,
-		store: store.NewWorlds(db, ledger), gate: newGate(), hang: newHang()}
-	f.tools = tool.NewRegistry(&tool.Shell{Sandbox: tool.AllowUnsandboxed}, &tool.FileRead{}, &tool.FileWrite{}, f.gate, f.hang, noopTool{},
-		&tool.WebFetch{Net: &web.Net{}, Blobs: blobs})
+		store: store.NewWorlds(db, ledger), gate: newGate(), hang: newHang(), hangRead: &readHangTool{newHang()}}
+	f.tools = tool.NewRegistry(&tool.Shell{Sandbox: tool.AllowUnsandboxed}, &tool.FileRead{}, &tool.FileWrite{}, f.gate, f.hang, f.hangRead, noopTool{},
+		&tool.WebFetch{Net: &web.Net{}, Blobs: blobs, Sandbox: tool.AllowUnsandboxed})
 	_, sandboxed, _ := bwrap.Available()
 	f.deps = runtime.Deps{
 		Store: f.store, Events: ledger, Blobs: blobs, Tools: f.tools,
@@ -83,6 +85,7 @@ func setup(t *testing.T, opts ...option) *fixture {
 	f.rt = runtime.New(f.deps)
 	t.Cleanup(f.rt.Close)
 	t.Cleanup(f.hang.release) // no controller stays stuck past the test
+	t.Cleanup(f.hangRead.release)
 	t.Cleanup(func() { ended.Store(true) })
 	return f
 }
@@ -243,6 +246,12 @@ func (h *hangTool) Run(ctx context.Context, call backend.ToolCall) (backend.Tool
 	}
 	return backend.ToolResult{Stdout: []byte("passed\n")}, nil
 }
+
+// readHangTool is a hang that only reads: safe to repeat.
+type readHangTool struct{ *hangTool }
+
+func (*readHangTool) Name() string                    { return "hang_read" }
+func (*readHangTool) Repeatable(json.RawMessage) bool { return true }
 
 // approveAll answers yes to every approval the run asks for until the test
 // ends: the test tools are unknown to the risk policy, so they always ask.

@@ -244,7 +244,7 @@ func (s *RunState) Apply(e backend.Event) {
 	case EvPlanAccepted:
 		var p planPayload
 		if json.Unmarshal(e.Payload, &p) == nil {
-			g := p.Graph
+			g := s.planGraph(p)
 			s.Graph = &g
 			s.InvalidPlan = ""
 			s.PlanSource = p.Source

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend"
+	"ducklm/backend/bwrap"
 	"ducklm/backend/router"
 	"ducklm/backend/runtime"
 )
@@ -148,4 +149,33 @@ func TestAFetchedPageIsOfferedToMemoryWithItsURLAndTime(t *testing.T) {
 	require.WithinDuration(t, time.Now(), c.ObservedAt, 5*time.Minute)
 	require.Contains(t, c.Text, "web_fetch: "+srv.URL+"/notes answered 200 at ")
 	require.Contains(t, c.Text, "the fetch tool reads pages")
+}
+
+// A fetch's record says it ran in a web worker, and whether bubblewrap held
+// the worker, as the approval card said before it ran. A fetch recorded
+// before results said where ran in ducklm itself, and its record is read so.
+func TestAFetchSaysItRanInAWebWorker(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	srv, hits := notesServer(t)
+	run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "read the notes", ApprovalMode: runtime.AskEvery,
+		Plan: plan(fetchStep("notes", srv.URL+"/notes"))})
+	require.NoError(t, err)
+	f.waitStatus(t, run.ID, backend.RunAwaitingApproval)
+	as, err := f.rt.Approvals(f.ctx, run.ID)
+	require.NoError(t, err)
+	require.Len(t, as, 1)
+	require.Equal(t, backend.ConfinedWebWorker, as[0].Confinement)
+	f.approveAll(t, run.ID)
+	st := f.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed)
+	require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
+	require.Equal(t, int64(1), hits.Load())
+	res := st.Steps["notes"].Result
+	require.Equal(t, backend.ConfinedWebWorker, res.Confinement)
+	_, sandboxed, _ := bwrap.Available()
+	require.Equal(t, sandboxed, res.Sandboxed)
+
+	res.Confinement = ""
+	f.rt.NoteConfinement(st)
+	require.Equal(t, backend.ConfinedHosts, res.Confinement, "before the web worker, ducklm fetched pages itself")
 }

@@ -68,8 +68,9 @@ func (w *workers) start(ctx context.Context, st *RunState, stepID string, dec ba
 		return true
 	}
 	// The start is durable before anything runs: if ducklm dies from here
-	// on, the step is in doubt on resume and is never silently run again.
-	// The decision that started it is recorded in it.
+	// on, the step is in doubt on resume and is never silently run again
+	// (unless it is safe to repeat: below). The decision that started it
+	// is recorded in it.
 	attempt := rec.Attempts + 1
 	args := rec.Args()
 	tool := rec.Node.Tool
@@ -84,7 +85,13 @@ func (w *workers) start(ctx context.Context, st *RunState, stepID string, dec ba
 		// The worker's copy runs with what the start records.
 		r.Hosts, r.PrivateHosts = grant.Hosts, grant.Private
 	}
-	if err := w.c.appendWith(ctx, snap, nil, started); err != nil {
+	// A step safe to repeat skips the start's own sync: its result's
+	// commit makes both durable, and a crash before it re-runs the step.
+	sctx := ctx
+	if w.c.repeatable(rec) {
+		sctx = backend.DeferSync(ctx)
+	}
+	if err := w.c.appendWith(sctx, snap, nil, started); err != nil {
 		w.done(stepID)
 		return true
 	}
@@ -229,7 +236,7 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 		c.d.Log("record step", "run", st.RunID, "step", stepID, "err", err)
 		return
 	}
-	return func() { c.remember(ctx, st, rec, finished.ID, fin, res, crit) }
+	return func() { c.remember(ctx, st, rec, finished.ID, fin, crit.Score, crit.Source) }
 }
 
 // criticGrace is how long a step's result waits for its critique to share
@@ -305,10 +312,13 @@ func (c *Controller) scriptTool(s *coderScript) (backend.Tool, error) {
 
 // remember offers a scored result to the memory write policy, which alone
 // decides to store, merge or skip; the loop applies its decision, which
-// records why. It runs after
-// the result's commit: a memory failure skips the write and the run goes on.
-func (c *Controller) remember(ctx context.Context, st *RunState, rec *StepRecord, eventID string, fin stepFinished, res backend.ToolResult, crit critic.Critique) {
-	if c.d.Memory == nil || crit.Source == "" || fin.Error != "" {
+// records why. It runs after the result's commit: a memory failure skips
+// the write and the run goes on. Its commit does not sync: the run's next
+// synced commit makes it durable, and a decision a crash lost is made
+// again when the run is taken up (rememberMissed): the memory store is
+// derived from the ledger's results.
+func (c *Controller) remember(ctx context.Context, st *RunState, rec *StepRecord, eventID string, fin stepFinished, score float64, source string) {
+	if c.d.Memory == nil || source == "" || fin.Error != "" {
 		return
 	}
 	tool := rec.Node.Tool
@@ -316,14 +326,52 @@ func (c *Controller) remember(ctx context.Context, st *RunState, rec *StepRecord
 		tool = "coder"
 	}
 	cand := memory.FromStep(memory.Step{RunID: st.RunID, EventID: eventID, Task: st.Request.Task, Tool: tool,
-		Args: rec.Args(), Stdout: fin.StdoutTail, Output: res.Output, CriticScore: crit.Score, Tick: st.Ticks})
+		Args: rec.Args(), Stdout: fin.StdoutTail, Output: fin.Output, CriticScore: score, Tick: st.Ticks})
 	verdict, err := c.d.Memory.Decide(ctx, cand)
 	if err != nil {
 		c.d.Log("memory write skipped", "run", st.RunID, "step", rec.Node.ID, "err", backend.ErrorMessage(err))
 		return
 	}
 	// The policy decided (store_memory, or a skip); the loop applies it.
-	if _, err := verdict.Apply(ctx, verdict.Decision()); err != nil {
+	if _, err := verdict.Apply(backend.DeferSync(ctx), verdict.Decision()); err != nil {
 		c.d.Log("memory write skipped", "run", st.RunID, "step", rec.Node.ID, "err", backend.ErrorMessage(err))
 	}
+}
+
+// rememberMissed offers again the scored results of a run taken up whose
+// memory decision is not in the ledger (a crash lost its unsynced commit):
+// each finished step's latest result that no memory.decided or
+// memory.skipped event names as its cause.
+func (c *Controller) rememberMissed(ctx context.Context, st *RunState) error {
+	if c.d.Memory == nil || st.StepsRun == 0 {
+		return nil
+	}
+	events, err := c.d.Events.Query(ctx, backend.EventQuery{Stream: st.RunID,
+		Types: []string{EvStepFinished, memory.EvDecided, memory.EvSkipped}})
+	if err != nil {
+		return err
+	}
+	decided := map[string]bool{}
+	latest := map[string]string{} // step → its latest step.finished event
+	for _, e := range events {
+		if e.Type != EvStepFinished {
+			decided[e.CausationID] = true
+			continue
+		}
+		var p struct {
+			Step string `json:"step"`
+		}
+		if json.Unmarshal(e.Payload, &p) == nil {
+			latest[p.Step] = e.ID
+		}
+	}
+	for _, id := range st.Order() {
+		rec := st.Steps[id]
+		eventID, ok := latest[id]
+		if !ok || decided[eventID] || rec.Result == nil || rec.Critique == nil {
+			continue
+		}
+		c.remember(ctx, st, rec, eventID, *rec.Result, rec.Critique.Score, rec.Critique.Source)
+	}
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"ducklm/backend/coder"
 	"ducklm/backend/critic"
 	"ducklm/backend/deliberation"
+	"ducklm/backend/mcpclient"
 	"ducklm/backend/ollama"
 	"ducklm/backend/planner"
 	"ducklm/backend/runtime"
@@ -25,31 +26,31 @@ import (
 
 // newRuntime wires the loop controller: the model client, the tools, the
 // sandbox and the stores.
-func newRuntime(dir, dbURL string, db *store.DB, ledger *store.Ledger, blobs backend.BlobStore, worlds *world.Service, delib *deliberation.Service, oc *ollama.Client, models *modelCache, tokens *TokenHub, mem *memoryHub, inst runtime.Installation, drivers *postgres.RunLocks, log *slog.Logger) (*runtime.Controller, *tool.Registry, bool) {
-	_, sandboxed, _ := bwrap.Available()
-	mode := tool.RequireSandbox
-	if !sandboxed {
-		// Without bubblewrap the router asks the user before every shell
-		// step, so what runs unsandboxed is what a person approved.
-		mode = tool.AllowUnsandboxed
-	}
+func newRuntime(dir, dbURL string, db *store.DB, ledger *store.Ledger, blobs backend.BlobStore, worlds *world.Service, delib *deliberation.Service, oc *ollama.Client, models *modelCache, tokens *TokenHub, mem *memoryHub, inst runtime.Installation, drivers *postgres.RunLocks, sandbox *sandboxProbe, log *slog.Logger) (*runtime.Controller, *tool.Registry, *mcpclient.Manager) {
 	search := &tool.WorldSearch{Worlds: worlds, Deliberation: delib}
 	if dbURL != "" {
 		// On a team's database a search's branches may run on its workers.
 		search.Team = &teamSteps{dir: dir, url: dbURL, db: db}
 	}
-	tools := tool.NewRegistry(&tool.Shell{Sandbox: mode}, &tool.FileRead{}, &tool.FileWrite{}, &tool.WorldSim{Worlds: worlds},
-		search, &tool.WebFetch{Net: &web.Net{}, Blobs: blobs},
+	// Without bubblewrap the router asks the user before every shell step
+	// and every web_fetch (its worker runs a process), so what runs
+	// unsandboxed is what a person approved.
+	tools := tool.NewRegistry(&tool.Shell{SandboxFrom: sandbox.mode}, &tool.FileRead{}, &tool.FileWrite{}, &tool.WorldSim{Worlds: worlds},
+		search, &tool.WebFetch{Net: &web.Net{}, Blobs: blobs, SandboxFrom: sandbox.mode},
 		&tool.Browser{Net: &web.Net{}, Blobs: blobs})
+	// The MCP servers the user added: started when their tools are first
+	// asked for, their tools beside ducklm's own.
+	servers := mcpclient.New(mcpclient.Options{Dir: dir, Blobs: blobs, Net: &web.Net{}, Log: log})
+	tools.Attach(servers)
 	deps := runtime.Deps{
 		Store: store.NewWorlds(db, ledger), Events: ledger, Blobs: blobs, Tools: tools,
 		Planner: planner.LLM{Client: oc}, Offline: planner.Offline{},
 		Critic: critic.WithFallback{Model: &critic.Model{Client: oc}},
 		Coder:  coder.Model{Client: oc},
-		Models: models, Sandboxed: func() bool { return sandboxed },
+		Models: models, Sandboxed: sandbox.ok,
 		WorkRoot: filepath.Join(dir, "workspaces"), DataDir: dir,
 		ScriptTool: func(language, source string) backend.Tool {
-			return tool.NewScript(language, source, mode)
+			return tool.NewScript(language, source, sandbox.mode())
 		},
 		Log:          func(msg string, args ...any) { log.Warn(msg, args...) },
 		Tokens:       func(runID, stepID, text string) { tokens.Publish(Token{RunID: runID, StepID: stepID, Text: text}) },
@@ -61,8 +62,60 @@ func newRuntime(dir, dbURL string, db *store.DB, ledger *store.Ledger, blobs bac
 		deps.Drivers = drivers
 		deps.Installations = db
 	}
-	return runtime.New(deps), tools, sandboxed
+	return runtime.New(deps), tools, servers
 }
+
+// sandboxProbe asks once, when first needed, whether bubblewrap can sandbox
+// steps here. The probe starts bubblewrap in a fresh cgroup, tens of
+// milliseconds that a command running no step (world ls, runs, memory …)
+// must not spend; the service, the router and the shell tool all go by the
+// one answer.
+type sandboxProbe struct {
+	probe func() bool // nil: bwrap.Available
+	once  sync.Once
+	found bool
+	early sync.WaitGroup // a probe started by soon
+}
+
+// soon starts the probe now, beside the caller's own work.
+func (p *sandboxProbe) soon() {
+	p.early.Add(1)
+	go func() {
+		defer p.early.Done()
+		p.ok()
+	}()
+}
+
+func (p *sandboxProbe) ok() bool {
+	p.once.Do(func() {
+		if p.probe != nil {
+			p.found = p.probe()
+			return
+		}
+		_, p.found, _ = bwrap.Available()
+	})
+	return p.found
+}
+
+// mode is what a shell step or script may do: without bubblewrap the router
+// asks the user before every one, so what runs unsandboxed is what a person
+// approved.
+func (p *sandboxProbe) mode() tool.SandboxMode {
+	if p.ok() {
+		return tool.RequireSandbox
+	}
+	return tool.AllowUnsandboxed
+}
+
+// Sandboxed reports whether bubblewrap can sandbox steps here, probing it
+// on the first call.
+func (s *Service) Sandboxed() bool { return s.sandbox.ok() }
+
+// ProbeSandboxSoon starts probing bubblewrap now, for a command that will
+// drive a run: the probe (child processes, a cgroup) overlaps the command's
+// own start instead of delaying the run's first decision. Close waits for
+// it.
+func (s *Service) ProbeSandboxSoon() { s.sandbox.soon() }
 
 // modelCache lists Ollama's models at most every few seconds: the loop asks
 // before every decision, and a stopped Ollama must not slow each one down.

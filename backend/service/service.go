@@ -13,6 +13,7 @@ import (
 	"ducklm/backend/blob"
 	"ducklm/backend/bus"
 	"ducklm/backend/deliberation"
+	"ducklm/backend/mcpclient"
 	"ducklm/backend/ollama"
 	"ducklm/backend/runtime"
 	"ducklm/backend/settings"
@@ -38,9 +39,10 @@ type Service struct {
 	// Runtime drives task runs; StartRuntime resumes them.
 	Runtime *runtime.Controller
 	Tools   *tool.Registry
+	// MCP keeps the MCP servers the user added, whose tools join Tools.
+	MCP     *mcpclient.Manager
 	Ollama  *ollama.Client
-	// Sandboxed reports whether bubblewrap can sandbox steps here.
-	Sandboxed bool
+	sandbox *sandboxProbe
 	// Tokens carries streamed model tokens to the user interfaces.
 	Tokens *TokenHub
 	// Progress carries the progress of long work to the user interfaces.
@@ -84,6 +86,8 @@ type Options struct {
 	// every event every other worker writes.
 	Quiet bool
 	Log   *slog.Logger
+	// probeSandbox replaces the bubblewrap probe in tests.
+	probeSandbox func() bool
 }
 
 // Open opens the data directory dir (creating it when new) and applies the
@@ -143,7 +147,8 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 		}
 		drivers = postgres.NewRunLocks(dbURL)
 	}
-	rt, tools, sandboxed := newRuntime(dir, dbURL, db, ledger, blobs, worlds, delib, oc, models, tokens, mem, inst, drivers, opts.Log)
+	sandbox := &sandboxProbe{probe: opts.probeSandbox}
+	rt, tools, servers := newRuntime(dir, dbURL, db, ledger, blobs, worlds, delib, oc, models, tokens, mem, inst, drivers, sandbox, opts.Log)
 	// On a shared database other processes append too: their commits reach
 	// this process's subscribers (the window, the CLI) through the follower,
 	// the runtime, which wakes the runs it drives on their answers, and the
@@ -173,7 +178,7 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 		return json.Marshal(st)
 	})
 	return &Service{Dir: dir, DB: db, Ledger: ledger, Bus: b, Blobs: blobs, Worlds: worlds, Deliberation: delib,
-		Runtime: rt, Tools: tools, Ollama: oc, Sandboxed: sandboxed, Tokens: tokens, Progress: &ProgressHub{}, models: models, memory: mem,
+		Runtime: rt, Tools: tools, MCP: servers, Ollama: oc, sandbox: sandbox, Tokens: tokens, Progress: &ProgressHub{}, models: models, memory: mem,
 		fallbackHost: fallback, wake: make(chan struct{}, 1), stopFollow: stopFollow, database: choice}, nil
 }
 
@@ -204,8 +209,10 @@ func openStore(ctx context.Context, dir, dbURL string) (*store.DB, Blobs, error)
 // closes the database.
 func (s *Service) Close() error {
 	s.Runtime.Close()
-	s.stopFollow()   // before the memory store, which it feeds
-	s.memory.close() // writes a fresh index snapshot
+	s.MCP.Close()          // after the runs' steps: their calls were cancelled
+	s.stopFollow()         // before the memory store, which it feeds
+	s.memory.close()       // writes a fresh index snapshot
+	s.sandbox.early.Wait() // a probe cut off would leave its cgroup and folder
 	return s.DB.Close()
 }
 

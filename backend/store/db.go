@@ -3,10 +3,12 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"io/fs"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"gorm.io/gorm"
 
@@ -32,6 +34,10 @@ type DB struct {
 	stmts sync.Map
 
 	dialect *Dialect
+
+	// synced and deferred count the write transactions this store committed
+	// with and without their own sync (Commits).
+	synced, deferred atomic.Int64
 }
 
 // Attach returns the store on a pool of another dialect that its opener
@@ -111,10 +117,11 @@ func (db *DB) onTx(tx *sql.Tx) *gorm.DB {
 func (db *DB) write(ctx context.Context, fn func(gtx *gorm.DB) error) error {
 	db.writeMu.Lock()
 	defer db.writeMu.Unlock()
-	tx, err := db.SQL.BeginTx(ctx, nil)
+	tx, done, err := db.beginTx(ctx)
 	if err != nil {
 		return backend.Wrap(err, backend.EINTERNAL, "cannot start a transaction")
 	}
+	defer done()
 	defer tx.Rollback()
 	if err := fn(db.onTx(tx)); err != nil {
 		return err
@@ -122,5 +129,68 @@ func (db *DB) write(ctx context.Context, fn func(gtx *gorm.DB) error) error {
 	if err := tx.Commit(); err != nil {
 		return backend.Wrap(err, backend.EINTERNAL, "cannot commit")
 	}
+	db.committed(ctx)
 	return nil
+}
+
+// Commits returns how many write transactions this store has committed
+// with a durable sync of their own and how many deferred it
+// (backend.DeferSync), since it was opened: what a step costs in syncs,
+// counted exactly (tests/stepcost). Statements run outside a transaction
+// are not counted.
+func (db *DB) Commits() (synced, deferred int64) {
+	return db.synced.Load(), db.deferred.Load()
+}
+
+// committed counts a committed write transaction.
+func (db *DB) committed(ctx context.Context) {
+	if backend.SyncDeferred(ctx) {
+		db.deferred.Add(1)
+	} else {
+		db.synced.Add(1)
+	}
+}
+
+// beginTx starts a write transaction; done must run after it ends. When
+// ctx defers its sync (backend.DeferSync) the transaction commits without
+// waiting for the disk: on SQLite on a connection of its own whose
+// synchronous setting is lowered for it and restored by done (a
+// connection that cannot be restored is discarded, never pooled).
+func (db *DB) beginTx(ctx context.Context) (tx *sql.Tx, done func(), err error) {
+	d := db.dialect
+	if !backend.SyncDeferred(ctx) || (d.SyncOff == "" && d.SyncOffInTx == "") {
+		tx, err := db.SQL.BeginTx(ctx, nil)
+		return tx, func() {}, err
+	}
+	if d.SyncOffInTx != "" {
+		tx, err := db.SQL.BeginTx(ctx, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, err := tx.ExecContext(ctx, d.SyncOffInTx); err != nil {
+			_ = tx.Rollback()
+			return nil, nil, err
+		}
+		return tx, func() {}, nil
+	}
+	conn, err := db.SQL.Conn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	done = func() {
+		if _, err := conn.ExecContext(context.Background(), d.SyncOn); err != nil {
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+		_ = conn.Close()
+	}
+	if _, err := conn.ExecContext(ctx, d.SyncOff); err != nil {
+		done()
+		return nil, nil, err
+	}
+	tx, err = conn.BeginTx(ctx, nil)
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	return tx, done, nil
 }

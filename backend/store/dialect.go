@@ -51,6 +51,13 @@ type Dialect struct {
 	// TableExists is a query with one placeholder, the table name, that
 	// counts tables of that name.
 	TableExists string
+	// SyncOff and SyncOn turn a connection's durable commits off and back
+	// on, around a transaction whose context defers its sync
+	// (backend.DeferSync). Empty where SyncOffInTx does it.
+	SyncOff, SyncOn string
+	// SyncOffInTx makes the rest of a transaction commit without waiting
+	// for the disk (for a transaction whose context defers its sync).
+	SyncOffInTx string
 
 	rebound sync.Map // query text → rebound text
 }
@@ -65,6 +72,10 @@ func SQLiteDialect() *Dialect {
 		},
 		ForeignKeyViolation: func(err error) bool { return strings.Contains(err.Error(), "FOREIGN KEY") },
 		DeferForeignKeys:    "PRAGMA defer_foreign_keys = ON",
+		// In WAL mode a NORMAL commit is written to the log unsynced; the
+		// next FULL commit's sync of the log makes it durable too.
+		SyncOff: "PRAGMA synchronous = NORMAL",
+		SyncOn:  "PRAGMA synchronous = FULL",
 		CheckForeignKeys: func(ctx context.Context, tx *sql.Tx) error {
 			rows, err := tx.QueryContext(ctx, "PRAGMA foreign_key_check")
 			if err != nil {

@@ -130,10 +130,11 @@ func (l *Ledger) appendLocked(ctx context.Context, stream string, reality backen
 // tryAppend runs one append transaction. It returns errRetrySlow when the
 // expected head does not match or an id is already taken.
 func (l *Ledger) tryAppend(ctx context.Context, stream string, reality backend.Reality, expect int64, events []backend.Event, then Then) ([]backend.Event, error) {
-	tx, err := l.db.SQL.BeginTx(ctx, nil)
+	tx, done, err := l.db.beginTx(ctx)
 	if err != nil {
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot start a ledger transaction")
 	}
+	defer done()
 	defer tx.Rollback()
 	if err := l.db.lockLedger(ctx, tx); err != nil {
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot lock the ledger")
@@ -200,6 +201,7 @@ func (l *Ledger) tryAppend(ctx context.Context, stream string, reality backend.R
 	if err := tx.Commit(); err != nil {
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot commit to stream %s", stream)
 	}
+	l.db.committed(ctx)
 	return out, nil
 }
 

@@ -72,10 +72,11 @@ var streamsSQL sync.Map
 const newStreamsChunk = 64
 
 func (l *Ledger) appendNewLocked(ctx context.Context, streams []string, realities []backend.Reality, batches [][]backend.Event, first func(gtx *gorm.DB) error) ([][]backend.Event, error) {
-	tx, err := l.db.SQL.BeginTx(ctx, nil)
+	tx, done, err := l.db.beginTx(ctx)
 	if err != nil {
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot start a ledger transaction")
 	}
+	defer done()
 	defer tx.Rollback()
 	now := l.now()
 	recorded := now.UTC().Truncate(time.Microsecond)
@@ -131,5 +132,6 @@ func (l *Ledger) appendNewLocked(ctx context.Context, streams []string, realitie
 	if err := tx.Commit(); err != nil {
 		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot commit to %d new streams", n)
 	}
+	l.db.committed(ctx)
 	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -76,14 +77,18 @@ func Schema() json.RawMessage { return json.RawMessage(graphSchema) }
 // {"goal": string, "language"?: "python"|"sh"}.
 func CoderArgsSchema() json.RawMessage { return json.RawMessage(coderArgsSchema) }
 
-// The two fixed schemas compile once; a compiled schema is immutable.
+// The two fixed schemas compile once, on first use (every command would
+// pay for compiling them at start, and most validate no plan); a compiled
+// schema is immutable.
 var (
 	// Validation counts the steps itself against the caller's bound.
-	compiledGraph = mustCompile(strings.Replace(graphSchema, `"maxItems": 200,`, "", 1))
-	compiledCoder = mustCompile(coderArgsSchema)
+	compiledGraph = sync.OnceValue(func() *jsonschema.Schema {
+		return mustCompile(strings.Replace(graphSchema, `"maxItems": 200,`, "", 1))
+	})
+	compiledCoder = sync.OnceValue(func() *jsonschema.Schema { return mustCompile(coderArgsSchema) })
 )
 
-var printer = message.NewPrinter(language.English)
+var printer = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
 
 // noLoader refuses every $ref the schema does not hold itself, so a tool's
 // schema can never make validation read a file or the network.
@@ -141,7 +146,7 @@ func violations(err error) []violation {
 				sorted.Properties = slices.Sorted(slices.Values(ap.Properties))
 				k = &sorted
 			}
-			out = append(out, violation{path: e.InstanceLocation, kind: k, msg: k.LocalizedString(printer)})
+			out = append(out, violation{path: e.InstanceLocation, kind: k, msg: k.LocalizedString(printer())})
 			return
 		}
 		for _, c := range e.Causes {
@@ -267,4 +272,25 @@ func quoteID(id string) string {
 		return strconv.Quote(string([]rune(id)[:max]) + "…")
 	}
 	return strconv.Quote(id)
+}
+
+// CheckArgsSchema says why raw cannot be a tool's args schema: it must be a
+// JSON Schema (2020-12 unless it says otherwise) that compiles without
+// reaching for another document, describing a JSON object. nil when it can.
+func CheckArgsSchema(raw json.RawMessage) error {
+	var top map[string]any
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return fmt.Errorf("it is not a JSON object")
+	}
+	if t, ok := top["type"]; !ok || t != "object" {
+		return fmt.Errorf(`its top level is not "type": "object"`)
+	}
+	if _, err := compile(raw); err != nil {
+		var se *jsonschema.SchemaValidationError
+		if errors.As(err, &se) {
+			return fmt.Errorf("it is not valid JSON Schema (%s)", describe(violations(se.Err)))
+		}
+		return fmt.Errorf("it is not valid JSON Schema (%s)", err)
+	}
+	return nil
 }

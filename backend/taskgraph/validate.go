@@ -41,7 +41,7 @@ func ParseMax(data []byte, cat Catalog, maxNodes int) (*Graph, error) {
 		return nil, backend.Errorf(backend.EINVALID, "the plan is not valid JSON: %v", err)
 	}
 	var c collector
-	if err := compiledGraph.Validate(doc); err != nil {
+	if err := compiledGraph().Validate(doc); err != nil {
 		c.add(schemaProblems(err, doc)...)
 	}
 	nodes, ok := decodeNodes(data)
@@ -224,7 +224,7 @@ func checkStep(n backend.TaskNode, name string, cat Catalog, schemas map[string]
 		if n.Tool != "" && n.Tool != CoderTool {
 			c.add(fmt.Sprintf("%s is a coder step, so its tool must be empty or %q, not %q", name, CoderTool, n.Tool))
 		}
-		sch, what = compiledCoder, "a coder step"
+		sch, what = compiledCoder(), "a coder step"
 	default:
 		return nil // the schema check already reported the kind
 	}

@@ -255,3 +255,17 @@ func TestSchemaIsTheValidatorsSchema(t *testing.T) {
 	require.Equal(t, "https://json-schema.org/draft/2020-12/schema", doc["$schema"])
 	require.NoError(t, json.Unmarshal(taskgraph.CoderArgsSchema(), &doc))
 }
+
+func TestCheckArgsSchemaRefusesWhatIsNotJSONSchema(t *testing.T) {
+	require.NoError(t, taskgraph.CheckArgsSchema(json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)))
+	for raw, want := range map[string]string{
+		`[1]`:               "it is not a JSON object",
+		`{"properties":{}}`: `its top level is not "type": "object"`,
+		`{"type":"object","properties":{"a":{"type":"strang"}}}`:                     "it is not valid JSON Schema",
+		`{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}`: "it is not valid JSON Schema",
+		`{"type":"object","minProperties":"three"}`:                                  "it is not valid JSON Schema",
+	} {
+		err := taskgraph.CheckArgsSchema(json.RawMessage(raw))
+		require.ErrorContains(t, err, want, raw)
+	}
+}

@@ -44,6 +44,10 @@ func (*FileRead) Name() string { return "file_read" }
 // Confinement: ducklm reads the file itself, inside the workspace only.
 func (*FileRead) Confinement() backend.Confinement { return backend.ConfinedWorkspace }
 
+// Repeatable: a read changes nothing, so a read cut short by a crash runs
+// again (backend.Repeatable).
+func (*FileRead) Repeatable(json.RawMessage) bool { return true }
+
 // Description implements backend.Tool.
 func (*FileRead) Description() string {
 	return "Reads one regular file from the run's workspace and returns its size, its SHA-256 and " +

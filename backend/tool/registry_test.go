@@ -52,7 +52,15 @@ func TestCatalogDescribesEveryTool(t *testing.T) {
 	require.NoError(t, json.Unmarshal(raw, &entries))
 	require.Len(t, entries, 3)
 	for _, e := range entries {
-		require.ElementsMatch(t, []string{"name", "description", "args_schema"}, keys(e))
+		var name string
+		require.NoError(t, json.Unmarshal(e["name"], &name))
+		want := []string{"name", "description", "args_schema"}
+		if name == "file_read" || name == "web_fetch" {
+			// Their reads are safe to repeat (backend.Repeatable).
+			want = append(want, "repeatable")
+			require.JSONEq(t, "true", string(e["repeatable"]))
+		}
+		require.ElementsMatch(t, want, keys(e), name)
 		var desc string
 		require.NoError(t, json.Unmarshal(e["description"], &desc))
 		require.Greater(t, len(desc), 100)
@@ -110,5 +118,26 @@ func TestArgsSchemasMatchTheTools(t *testing.T) {
 			require.NoError(t, err)
 			require.Error(t, sch.Validate(inst), "%s %s", name, v)
 		}
+	}
+}
+
+// TestOnlyReadsAreRepeatable: a call that only reads is safe to repeat (a
+// crash re-runs it); a write, a command or a POST never is.
+func TestOnlyReadsAreRepeatable(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		tool backend.Tool
+		args string
+		want bool
+	}{
+		{&tool.FileRead{}, `{"path":"a.txt"}`, true},
+		{&tool.WebFetch{}, `{"url":"https://example.org/"}`, true},
+		{&tool.WebFetch{}, `{"url":"https://example.org/","method":"get"}`, true},
+		{&tool.WebFetch{}, `{"url":"https://example.org/","method":"POST","body":"x"}`, false},
+		{&tool.WebFetch{}, `not json`, false},
+		{&tool.FileWrite{}, `{"path":"a.txt","content":"x"}`, false},
+		{&tool.Shell{}, `{"command":"cat a.txt"}`, false},
+	} {
+		require.Equal(t, c.want, backend.IsRepeatable(c.tool, json.RawMessage(c.args)), "%s %s", c.tool.Name(), c.args)
 	}
 }

@@ -34,6 +34,10 @@ const (
 // it is available, otherwise only as Sandbox allows.
 type Shell struct {
 	Sandbox SandboxMode
+	// SandboxFrom, when set, gives the mode in Sandbox's place, asked when
+	// a command runs: the service probes bubblewrap when a step first
+	// needs it, not when it opens the data directory.
+	SandboxFrom func() SandboxMode
 	// Env is added to the command's minimal environment (PATH, HOME, LANG).
 	Env map[string]string
 }
@@ -118,8 +122,12 @@ func (s *Shell) Run(ctx context.Context, call backend.ToolCall) (backend.ToolRes
 		Limits:       lim,
 		Env:          env,
 	}
+	mode := s.Sandbox
+	if s.SandboxFrom != nil {
+		mode = s.SandboxFrom()
+	}
 	_, ok, why := sandboxAvailable()
-	if !ok && s.Sandbox != AllowUnsandboxed {
+	if !ok && mode != AllowUnsandboxed {
 		return backend.ToolResult{}, backend.Errorf(backend.EUNAVAILABLE,
 			"%s; shell commands can only run unsandboxed, with your approval", why)
 	}

@@ -150,3 +150,26 @@ func TestShellWithoutSandbox(t *testing.T) {
 	require.Equal(t, "hi\n", string(res.Stdout))
 	require.Equal(t, []string{"out.txt"}, res.FilesChanged)
 }
+
+// Not parallel: it plays a machine without bubblewrap for the package. A
+// Shell whose mode comes from SandboxFrom asks for it when a command
+// runs, not when the Shell is made: the service probes bubblewrap when a
+// step first needs it, so commands that run no step never pay the probe.
+func TestShellTakesItsModeWhenACommandRuns(t *testing.T) {
+	defer tool.SetSandboxUnavailable()()
+	f := setup(t)
+	call := f.call(t, "shell_exec", map[string]any{"command": "echo hi"})
+	asked, mode := 0, tool.RequireSandbox
+	sh := &tool.Shell{SandboxFrom: func() tool.SandboxMode { asked++; return mode }}
+	require.Zero(t, asked, "making the Shell asked for its mode")
+
+	_, err := sh.Run(context.Background(), call)
+	require.Equal(t, backend.EUNAVAILABLE, backend.ErrorCode(err), "RequireSandbox refuses without bubblewrap")
+	require.Equal(t, 1, asked)
+
+	mode = tool.AllowUnsandboxed
+	res, err := sh.Run(context.Background(), call)
+	require.NoError(t, err)
+	require.Equal(t, "hi\n", string(res.Stdout))
+	require.Equal(t, 2, asked)
+}

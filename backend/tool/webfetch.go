@@ -6,21 +6,34 @@ import (
 	"errors"
 	"mime"
 	"strconv"
+	"strings"
 	"time"
 
 	"ducklm/backend"
 	"ducklm/backend/web"
 	"ducklm/backend/webhost"
+	"ducklm/backend/webproc"
 )
 
-// WebFetch reads one http(s) URL through the guarded way out (backend/web):
-// only the hosts the call's grant names, public addresses only unless the
-// grant approves a host's private ones, within time, size and redirect
-// limits. It returns what the server answered and the page's readable
-// text, and stores the raw body as a blob.
+// WebFetch reads one http(s) URL in a web worker (backend/webproc): a
+// process of its own under the step's time, CPU and memory limits, in
+// bubblewrap when it works here, whose only way out is the guarded dialer
+// (backend/web) — only the hosts the call's grant names, public addresses
+// only unless the grant approves a host's private ones, within time, size
+// and redirect limits. It returns what the server answered and the page's
+// readable text, and stores the raw body as a blob: what a hostile page
+// does to the parser, it does to the worker.
 type WebFetch struct {
 	Net   *web.Net
 	Blobs backend.BlobStore
+	// Sandbox says what happens when bubblewrap cannot run here: refuse
+	// (the zero value), or run the worker unsandboxed, which the runtime
+	// picks only where every such fetch is approved by a person.
+	Sandbox SandboxMode
+	// SandboxFrom, when set, gives the mode in Sandbox's place, asked when
+	// a page is fetched: the service probes bubblewrap when a step first
+	// needs it, not when it opens the data directory.
+	SandboxFrom func() SandboxMode
 }
 
 var _ backend.Tool = (*WebFetch)(nil)
@@ -52,6 +65,8 @@ type webFetchOutput struct {
 	TextTruncated bool             `json:"text_truncated,omitempty"`
 	Raw           *backend.BlobRef `json:"raw,omitempty"` // the body as read
 	Error         string           `json:"error,omitempty"`
+	// Enforced names the limits the worker ran under.
+	Enforced []string `json:"enforced,omitempty"`
 }
 
 // maxInlineText bounds the text Output carries; stdout has it whole (up to
@@ -61,8 +76,19 @@ const maxInlineText = 16 << 10
 // Name implements backend.Tool.
 func (*WebFetch) Name() string { return "web_fetch" }
 
-// Confinement: ducklm fetches the page itself, through the host guard.
-func (*WebFetch) Confinement() backend.Confinement { return backend.ConfinedHosts }
+// Confinement: a web worker fetches and reads the page, through the host
+// guard.
+func (*WebFetch) Confinement() backend.Confinement { return backend.ConfinedWebWorker }
+
+// Repeatable: a GET of a page changes nothing ducklm answers for, so a
+// GET cut short by a crash runs again; a POST may have acted, and never
+// does (backend.Repeatable).
+func (*WebFetch) Repeatable(args json.RawMessage) bool {
+	var a struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(args, &a) == nil && (a.Method == "" || strings.EqualFold(a.Method, "GET"))
+}
 
 // Description implements backend.Tool.
 func (*WebFetch) Description() string {
@@ -90,21 +116,35 @@ func (t *WebFetch) Run(ctx context.Context, call backend.ToolCall) (backend.Tool
 	lim := limits(call)
 	req := args.Request(lim.Timeout, lim.FileBytes)
 	grant := webhost.Grant{Hosts: call.Hosts, Private: call.PrivateHosts}
-	resp, err := t.Net.Fetch(ctx, grant, req)
+	mode := t.Sandbox
+	if t.SandboxFrom != nil {
+		mode = t.SandboxFrom()
+	}
+	_, sandboxed, why := sandboxAvailable()
+	if !sandboxed && mode != AllowUnsandboxed {
+		return backend.ToolResult{}, backend.Errorf(backend.EUNAVAILABLE,
+			"%s; web pages can only be fetched unsandboxed, with your approval", why)
+	}
+	page, err := (&webproc.Fetcher{Net: t.Net}).Fetch(ctx, grant, req, lim, sandboxed)
 	var fail *web.Failure
 	if err != nil && !errors.As(err, &fail) {
-		return backend.ToolResult{}, err
+		return backend.ToolResult{Duration: time.Since(start)}, err
 	}
 	if ctx.Err() != nil {
 		return backend.ToolResult{Duration: time.Since(start)}, backend.Wrap(ctx.Err(), backend.ELIMIT, "the fetch was cancelled")
 	}
-	res := backend.ToolResult{Sandboxed: true}
-	out := webFetchOutput{Response: resp}
+	res := backend.ToolResult{Sandboxed: page.Sandboxed}
+	var notes []byte
+	if !page.Sandboxed {
+		notes = append(notes, []byte("bubblewrap is unavailable, so the page was fetched and read by a worker process without a sandbox.\n")...)
+	}
+	resp := page.Response
+	out := webFetchOutput{Response: resp, Enforced: page.Enforced}
 	if fail != nil {
 		out.Response = fail.Response
 		out.Error = fail.Error()
 		res.ExitCode, res.TimedOut = 1, fail.TimedOut
-		res.Stderr = []byte(fail.Error() + "\n")
+		res.Stderr = append(notes, []byte(fail.Error()+"\n")...)
 		res.Output, res.Duration = mustJSON(out), time.Since(start)
 		return res, nil
 	}
@@ -119,7 +159,7 @@ func (t *WebFetch) Run(ctx context.Context, call backend.ToolCall) (backend.Tool
 		}
 		out.Raw = &ref
 	}
-	text := web.Extract(resp.Body, resp.ContentType, resp.FinalURL)
+	text := page.Text
 	out.Title, out.TextKind = text.Title, text.Kind
 	out.Text = text.Text
 	if len(out.Text) > maxInlineText {
@@ -136,9 +176,12 @@ func (t *WebFetch) Run(ctx context.Context, call backend.ToolCall) (backend.Tool
 	if stdout != "" && stdout[len(stdout)-1] != '\n' {
 		res.Stdout = append(res.Stdout, '\n')
 	}
-	var notes []byte
 	if resp.Truncated {
 		notes = append(notes, []byte("The body was cut at its size limit; the rest was not read.\n")...)
+	}
+	if page.TextError != "" {
+		res.ExitCode, res.TimedOut = 1, page.TextTimedOut
+		notes = append(notes, []byte(page.TextError+"; the raw body is kept.\n")...)
 	}
 	if text.Kind == "article" && text.Text == "" {
 		notes = append(notes, []byte("The page has no readable text without JavaScript; the browser tool renders it.\n")...)

@@ -58,7 +58,7 @@ func setupWeb(t *testing.T) *webFixture {
 	var err error
 	f.blobs, err = blob.Open(t.TempDir())
 	require.NoError(t, err)
-	f.tool = &tool.WebFetch{Net: &web.Net{}, Blobs: f.blobs}
+	f.tool = &tool.WebFetch{Net: &web.Net{}, Blobs: f.blobs, Sandbox: tool.AllowUnsandboxed}
 	return f
 }
 
@@ -73,6 +73,7 @@ type fetchOutput struct {
 	TextKind    string           `json:"text_kind"`
 	Raw         *backend.BlobRef `json:"raw"`
 	Error       string           `json:"error"`
+	Enforced    []string         `json:"enforced"`
 }
 
 func (f *webFixture) fetch(t *testing.T, args any, hosts ...string) (backend.ToolResult, fetchOutput, error) {

@@ -26,6 +26,12 @@ type Net struct {
 	// Special classifies an address that needs its own approval; nil is
 	// Classify. Tests that serve "public" pages on loopback replace it.
 	Special func(netip.Addr) (string, bool)
+	// Via, when set, is the unix socket of a guard's tunnels (ServeTunnels)
+	// in another process: every connection a fetch makes is a tunnel
+	// through it, and the guard there resolves, checks and dials, so this
+	// process looks nothing up and needs no network of its own. The web
+	// worker fetches this way.
+	Via string
 }
 
 // ErrNotGranted is the cause of a refusal to reach a host the step was not

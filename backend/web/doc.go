@@ -4,7 +4,10 @@
 // host as one whose private or loopback addresses were approved explicitly;
 // an HTTP fetch with time, size and redirect limits; readable-text
 // extraction from HTML through go-readability; and a filtering HTTP proxy
-// through which a sandboxed browser's every request passes the same guard.
+// through which a sandboxed browser's every request passes the same guard,
+// and whose tunnels alone (ServeTunnels, on a unix socket) are the way out
+// of web_fetch's worker process (backend/webproc): a Net with Via set
+// fetches through them, and the guard, not the worker, resolves and checks.
 //
 // The address is checked after resolution and the connection is made to
 // the very address checked, never to the name again, so a name that

@@ -130,7 +130,7 @@ func (n *Net) Fetch(ctx context.Context, g webhost.Grant, req Request) (Response
 	transport := &http.Transport{
 		Proxy: nil, // never the environment's proxy: the guard is the way out
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			return n.DialContext(ctx, g, network, addr)
+			return n.dial(ctx, g, network, addr)
 		},
 		ForceAttemptHTTP2:      true,
 		TLSHandshakeTimeout:    lim.Timeout,

@@ -18,12 +18,20 @@ import (
 // request passes the guard for one step's grant: plain requests are made
 // by the proxy itself, CONNECT tunnels (https, wss) are dialled by it to
 // the checked address. What the guard refuses gets a 403 and is recorded.
+//
+// A refusal or a failure to connect carries the guard's sentence as its
+// body, and its error code (Ducklm-Error) and cause (Ducklm-Refused: host
+// or private) as headers, so that a Net dialling through the proxy (Via)
+// reports it in the same words as a Net dialling itself.
 type Proxy struct {
 	net   *Net
 	grant webhost.Grant
 	ln    net.Listener
 	srv   *http.Server
 	tr    *http.Transport
+	// tunnelsOnly refuses plain requests: the web worker's proxy
+	// (ServeTunnels) makes no request and reads no response itself.
+	tunnelsOnly bool
 
 	mu      sync.Mutex
 	refused map[string]bool // hosts refused
@@ -35,7 +43,18 @@ func (n *Net) StartProxy(grant webhost.Grant) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{net: n, grant: grant, ln: ln, refused: map[string]bool{}}
+	return n.serveProxy(ln, grant, false), nil
+}
+
+// ServeTunnels serves, on ln until Close, only the proxy's tunnels for
+// grant: each CONNECT is resolved, checked and dialled here, and every
+// other request is refused. It is the web worker's one way out (see Via).
+func (n *Net) ServeTunnels(ln net.Listener, grant webhost.Grant) *Proxy {
+	return n.serveProxy(ln, grant, true)
+}
+
+func (n *Net) serveProxy(ln net.Listener, grant webhost.Grant, tunnelsOnly bool) *Proxy {
+	p := &Proxy{net: n, grant: grant, ln: ln, refused: map[string]bool{}, tunnelsOnly: tunnelsOnly}
 	p.tr = &http.Transport{
 		Proxy: nil,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -45,7 +64,7 @@ func (n *Net) StartProxy(grant webhost.Grant) (*Proxy, error) {
 	}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
 	go func() { _ = p.srv.Serve(ln) }()
-	return p, nil
+	return p
 }
 
 // Addr is the proxy's host:port.
@@ -73,13 +92,29 @@ func (p *Proxy) refuse(w http.ResponseWriter, host string, err error) {
 	p.mu.Lock()
 	p.refused[webhost.Host(host)] = true
 	p.mu.Unlock()
-	http.Error(w, backend.ErrorMessage(err), http.StatusForbidden)
+	switch {
+	case errors.Is(err, ErrNotGranted):
+		w.Header().Set(headerRefused, "host")
+	case errors.Is(err, ErrPrivateAddress):
+		w.Header().Set(headerRefused, "private")
+	}
+	p.fail(w, err, http.StatusForbidden)
+}
+
+// fail answers with the guard's sentence and its code.
+func (p *Proxy) fail(w http.ResponseWriter, err error, status int) {
+	w.Header().Set(headerError, backend.ErrorCode(err))
+	http.Error(w, backend.ErrorMessage(err), status)
 }
 
 // ServeHTTP implements http.Handler.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodConnect {
 		p.tunnel(w, r)
+		return
+	}
+	if p.tunnelsOnly {
+		http.Error(w, "this proxy only tunnels (CONNECT)", http.StatusMethodNotAllowed)
 		return
 	}
 	if r.URL.Host == "" || (r.URL.Scheme != "http" && r.URL.Scheme != "ws") {
@@ -125,7 +160,7 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 			p.refuse(w, host, err)
 			return
 		}
-		http.Error(w, err.Error(), http.StatusBadGateway)
+		p.fail(w, err, http.StatusBadGateway)
 		return
 	}
 	hj, ok := w.(http.Hijacker)

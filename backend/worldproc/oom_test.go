@@ -30,8 +30,8 @@ func TestOutOfMemoryReadsEveryWayTheRuntimeDiesAtItsLimit(t *testing.T) {
 		{"a panic", "panic: unreachable\n\ngoroutine 1 [running]:\n", false},
 		{"nothing said", "", false},
 	} {
-		if got := outOfMemory(c.stderr); got != c.want {
-			t.Errorf("%s: outOfMemory = %v, want %v for\n%s", c.name, got, c.want, c.stderr)
+		if got := OutOfMemory(c.stderr); got != c.want {
+			t.Errorf("%s: OutOfMemory = %v, want %v for\n%s", c.name, got, c.want, c.stderr)
 		}
 	}
 }

@@ -413,7 +413,7 @@ func (w *worker) failure(ctx context.Context, cause error, what string, limit in
 	lost := fmt.Errorf("%w: %w", starlark.ErrCallLost, detail) // what the call had done died with it
 	raise := "if it needs more, raise the memory limit of world programs in Settings (worldMemoryMiB in settings.json)"
 	switch {
-	case outOfMemory(w.stderr.String()):
+	case OutOfMemory(w.stderr.String()):
 		return backend.Wrap(lost, backend.ELIMIT, "world program used more than its memory limit of %s during %s; %s",
 			formatBytes(limit), what, raise)
 	case killed:
@@ -431,13 +431,13 @@ func (w *worker) failure(ctx context.Context, cause error, what string, limit in
 		what, how, formatBytes(limit), raise)
 }
 
-// outOfMemory reports whether a worker's stderr says it died for want of
-// memory. Which allocation meets the limit first varies: the heap ("out of
+// OutOfMemory reports whether a Go worker's stderr says it died for want of
+// memory (its RLIMIT_DATA, see LimitMemory). Which allocation meets the limit first varies: the heap ("out of
 // memory", "cannot allocate memory"), a new thread's stack
 // ("pthread_create failed"), in race builds the detector's shadow
 // ("ThreadSanitizer failed to allocate"), or memory the runtime maps for
 // itself without checking that it got it (runtimeFault).
-func outOfMemory(stderr string) bool {
+func OutOfMemory(stderr string) bool {
 	for _, s := range []string{"out of memory", "cannot allocate memory", "pthread_create failed", "ThreadSanitizer failed to allocate"} {
 		if strings.Contains(stderr, s) {
 			return true

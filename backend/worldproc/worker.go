@@ -87,23 +87,10 @@ const maxPrograms = 64
 // until the pool closes the pipe.
 func serve() int {
 	if limit, err := strconv.ParseInt(os.Getenv(envLimit), 10, 64); err == nil && limit > 0 {
-		// What the runtime and the executable's libraries mapped before
-		// any program ran (~40 MB of mostly untouched reservations for
-		// a Go binary) is not the program's: the program gets limit more.
-		base, err := dataBytes()
-		if err != nil {
+		if err := LimitMemory(limit); err != nil {
 			os.Stderr.WriteString("ducklm world worker: " + err.Error() + "\n")
 			return 3
 		}
-		total := uint64(base) + uint64(limit)*raceFactor
-		lim := syscall.Rlimit{Cur: total, Max: total}
-		if err := syscall.Setrlimit(syscall.RLIMIT_DATA, &lim); err != nil {
-			os.Stderr.WriteString("ducklm world worker: cannot set its memory limit: " + err.Error() + "\n")
-			return 3
-		}
-		// The collector works harder as the heap nears the limit, so a
-		// program whose live data fits is not killed by garbage it left.
-		debug.SetMemoryLimit(limit / 4 * 3)
 	}
 	in := os.NewFile(fdRequests, "requests")
 	out := os.NewFile(fdReplies, "replies")
@@ -161,6 +148,29 @@ func answer(programs map[string]*starlark.Program, req *request) response {
 
 func errorResponse(err error) response {
 	return response{ErrCode: backend.ErrorCode(err), ErrMessage: backend.ErrorMessage(err), Raised: errors.Is(err, starlark.ErrRaised)}
+}
+
+// LimitMemory bounds the data this process may map (RLIMIT_DATA) to limit
+// bytes more than it has mapped already, and has the collector work harder
+// as the heap nears it. A worker calls it first thing; past the limit the
+// Go runtime dies, saying so on stderr (see OutOfMemory).
+func LimitMemory(limit int64) error {
+	// What the runtime and the executable's libraries mapped before any
+	// work began (~40 MB of mostly untouched reservations for a Go binary)
+	// is not the work's: the work gets limit more.
+	base, err := dataBytes()
+	if err != nil {
+		return err
+	}
+	total := uint64(base) + uint64(limit)*raceFactor
+	lim := syscall.Rlimit{Cur: total, Max: total}
+	if err := syscall.Setrlimit(syscall.RLIMIT_DATA, &lim); err != nil {
+		return fmt.Errorf("cannot set its memory limit: %w", err)
+	}
+	// The collector works harder as the heap nears the limit, so work
+	// whose live data fits is not killed by garbage it left.
+	debug.SetMemoryLimit(limit / 4 * 3)
+	return nil
 }
 
 // dataBytes reads how much data the process has mapped (VmData), which is

@@ -34,15 +34,19 @@ import (
 const (
 	runtimeChildEnv = "DUCKLM_CRASH_RUNTIME_DIR"
 	noSubmitEnv     = "DUCKLM_CRASH_RUNTIME_NO_SUBMIT"
+	readsEnv        = "DUCKLM_CRASH_RUNTIME_READS" // the children submit readPlan
+	crashReads      = 300
 	crashRuns       = 10 // runs the children submit in all
 	crashSteps      = 8
 	effectsFile     = "effects.log"
 	noOllama        = "127.0.0.1:1" // the tasks are explicit plans: no model is needed
 )
 
-// crashPlan is two chains of four shell steps; each step sleeps, appends its
-// marker to the effects file, and sleeps again, so kills land before, during
-// and after the effect.
+// crashPlan is two chains of four shell steps, each followed by a read of
+// the effects file; each shell step sleeps, appends its marker to the
+// effects file, and sleeps again, so kills land before, during and after
+// the effect. A read (file_read: safe to repeat, its start not synced) may
+// run again after a kill; a shell step never does without a fresh approval.
 func crashPlan() *backend.TaskGraph {
 	g := &backend.TaskGraph{}
 	for i := 1; i <= crashSteps; i++ {
@@ -51,7 +55,24 @@ func crashPlan() *backend.TaskGraph {
 		args, _ := json.Marshal(map[string]string{"command": cmd})
 		node := backend.TaskNode{ID: id, Kind: backend.KindToolStep, Tool: "shell_exec", Args: args, DependsOn: []string{}}
 		if i != 1 && i != 5 {
-			node.DependsOn = []string{fmt.Sprintf("step-%d", i-1)}
+			node.DependsOn = []string{fmt.Sprintf("read-%d", i-1)}
+		}
+		read, _ := json.Marshal(map[string]string{"path": effectsFile})
+		g.Nodes = append(g.Nodes, node, backend.TaskNode{ID: fmt.Sprintf("read-%d", i), Kind: backend.KindToolStep,
+			Tool: "file_read", Args: read, DependsOn: []string{id}})
+	}
+	return g
+}
+
+// readPlan is a chain of reads of one file: every step safe to repeat, so
+// a kill lands in a read's start most of the time.
+func readPlan() *backend.TaskGraph {
+	g := &backend.TaskGraph{}
+	read, _ := json.Marshal(map[string]string{"path": effectsFile})
+	for i := 1; i <= crashReads; i++ {
+		node := backend.TaskNode{ID: fmt.Sprintf("read-%d", i), Kind: backend.KindToolStep, Tool: "file_read", Args: read, DependsOn: []string{}}
+		if i > 1 {
+			node.DependsOn = []string{fmt.Sprintf("read-%d", i-1)}
 		}
 		g.Nodes = append(g.Nodes, node)
 	}
@@ -87,8 +108,20 @@ func runtimeCrashChild(dir string) {
 		switch {
 		case moving > 0:
 		case submit && len(runs) < crashRuns:
-			run, err := svc.Runtime.Submit(ctx, runtime.TaskRequest{Task: "leave marks", Plan: crashPlan(),
-				ApprovalMode: runtime.AutoSandboxed, Concurrency: 2})
+			req := runtime.TaskRequest{Task: "leave marks", Plan: crashPlan(), ApprovalMode: runtime.AutoSandboxed, Concurrency: 2}
+			if os.Getenv(readsEnv) != "" {
+				// The reads share a workspace that holds an empty effects file.
+				ws := dir + "-reads"
+				if err := os.MkdirAll(ws, 0o700); err != nil {
+					childFail("workspace", err)
+				}
+				if err := os.WriteFile(filepath.Join(ws, effectsFile), nil, 0o600); err != nil {
+					childFail("effects file", err)
+				}
+				req = runtime.TaskRequest{Task: "read", Plan: readPlan(), ApprovalMode: runtime.AutoSandboxed, Workspace: ws,
+					MaxSteps: 2 * crashReads, MaxPlanSteps: crashReads} // a read run again is a step run
+			}
+			run, err := svc.Runtime.Submit(ctx, req)
 			if err != nil {
 				childFail("submit", err)
 			}
@@ -222,13 +255,48 @@ func TestKilledRuntimeNeverRepeatsAnEffect(t *testing.T) {
 	}
 	require.Positive(t, totals.runs, "the children got runs going")
 	require.Positive(t, totals.inDoubt, "kills landed while steps ran")
-	t.Logf("%d kills; %d runs; %d steps left in doubt, re-approved %d times; %d effects seen twice (each after a fresh approval)",
-		trials, totals.runs, totals.inDoubt, totals.approved, totals.repeated)
+	t.Logf("%d kills; %d runs; %d steps left in doubt, re-approved %d times; %d effects seen twice (each after a fresh approval); %d reads run again without asking",
+		trials, totals.runs, totals.inDoubt, totals.approved, totals.repeated, totals.reread)
+}
+
+// TestKilledRuntimeRunsReadsAgain kills a ducklm process while it runs
+// chains of reads (file_read: safe to repeat, so their starts are not
+// synced): a read a kill cut short runs again when the run is taken up,
+// without asking and without being in doubt, and every run completes.
+func TestKilledRuntimeRunsReadsAgain(t *testing.T) {
+	dir := t.TempDir()
+	const trials = 10
+	totals := tally{}
+	for trial := 0; trial < trials; trial++ {
+		c := startChildOf(t, runtimeChildEnv, dir, readsEnv+"=1")
+		c.await(t, 20*time.Second, "ready")
+		time.Sleep(time.Duration(100+rand.IntN(400)) * time.Millisecond)
+		c.kill(t)
+		totals.add(betweenLives(t, dir, fmt.Sprintf("trial %d", trial)))
+	}
+	for life := 0; ; life++ {
+		require.Less(t, life, 10, "the runs never settled")
+		c := startChildOf(t, runtimeChildEnv, dir, readsEnv+"=1", noSubmitEnv+"=1")
+		c.await(t, 20*time.Second, "ready")
+		line := c.await(t, 60*time.Second, "idle", "waiting")
+		c.kill(t)
+		s := betweenLives(t, dir, fmt.Sprintf("settling life %d", life))
+		totals.add(s)
+		if line == "idle" {
+			require.Equal(t, s.runs, s.completed, "every run completed")
+			break
+		}
+	}
+	require.Positive(t, totals.runs, "the children got runs going")
+	require.Zero(t, totals.inDoubt, "a read is never in doubt")
+	require.Zero(t, totals.approved, "nothing asked")
+	require.Positive(t, totals.reread, "kills landed while reads ran, and they ran again")
+	t.Logf("%d kills; %d runs; %d reads run again without asking", trials, totals.runs, totals.reread)
 }
 
 // tally is what one inspection between lives saw.
 type tally struct {
-	runs, completed, inDoubt, approved, repeated int
+	runs, completed, inDoubt, approved, repeated, reread int
 }
 
 func (t *tally) add(o tally) {
@@ -236,6 +304,7 @@ func (t *tally) add(o tally) {
 	t.inDoubt = max(t.inDoubt, o.inDoubt)
 	t.approved += o.approved
 	t.repeated = max(t.repeated, o.repeated)
+	t.reread = max(t.reread, o.reread)
 }
 
 // betweenLives is the user between two lives of ducklm: it holds the data
@@ -277,11 +346,12 @@ func betweenLives(t *testing.T, dir, when string) tally {
 		if sum.Run.Status == backend.RunCompleted {
 			s.completed++
 		}
-		require.NotEqual(t, backend.RunFailed, sum.Run.Status, "%s: run %s failed", when, sum.Run.ID)
+		require.NotEqual(t, backend.RunFailed, sum.Run.Status, "%s: run %s failed: %s", when, sum.Run.ID, sum.Run.Error)
 		require.NotEqual(t, backend.RunPaused, sum.Run.Status, "%s: run %s paused: nothing here needs a model", when, sum.Run.ID)
-		inDoubt, repeated := checkEffects(t, svc, sum.Run.ID, when)
+		inDoubt, repeated, reads := checkEffects(t, svc, sum.Run.ID, when)
 		s.inDoubt += inDoubt
 		s.repeated += repeated
+		s.reread += reads
 	}
 	open, err := svc.Runtime.Approvals(ctx, "")
 	require.NoError(t, err)
@@ -315,7 +385,7 @@ func requireGapFree(t *testing.T, svc *service.Service, when string) {
 // appear no more often than the step started, and more than once only when
 // the user approved it again after it was left in doubt. It returns the
 // steps left in doubt and the markers seen twice.
-func checkEffects(t *testing.T, svc *service.Service, runID, when string) (inDoubt, repeated int) {
+func checkEffects(t *testing.T, svc *service.Service, runID, when string) (inDoubt, repeated, reads int) {
 	t.Helper()
 	ctx := context.Background()
 	st, _, err := svc.Runtime.Load(ctx, runID)
@@ -326,6 +396,7 @@ func checkEffects(t *testing.T, svc *service.Service, runID, when string) (inDou
 	doubted := map[string]int{}
 	doubtRequests := map[string]bool{}
 	reapproved := map[string]int{}
+	reread := map[string]int{} // reads run again after a kill
 	for _, e := range events {
 		var p struct {
 			Step      string `json:"step"`
@@ -336,8 +407,12 @@ func checkEffects(t *testing.T, svc *service.Service, runID, when string) (inDou
 		switch e.Type {
 		case runtime.EvStepStarted:
 			started[p.Step]++
-			require.LessOrEqual(t, started[p.Step], 1+reapproved[p.Step],
+			require.LessOrEqual(t, started[p.Step], 1+reapproved[p.Step]+reread[p.Step],
 				"%s: run %s started %s again without a fresh approval", when, runID, p.Step)
+		case runtime.EvStepRetrying:
+			// Only a read runs again after a kill, without asking.
+			require.True(t, strings.HasPrefix(p.Step, "read-"), "%s: run %s: %s was retried", when, runID, p.Step)
+			reread[p.Step]++
 		case runtime.EvStepInDoubt:
 			doubted[p.Step]++
 		case runtime.EvApprovalRequested:
@@ -372,12 +447,17 @@ func checkEffects(t *testing.T, svc *service.Service, runID, when string) (inDou
 		if st.Status == backend.RunCompleted {
 			require.Equal(t, runtime.StepDone, rec.State, "%s: run %s completed without step %s", when, runID, id)
 		}
+		if strings.HasPrefix(id, "read-") {
+			require.Zero(t, doubted[id], "%s: run %s: a read is never in doubt", when, runID)
+			reads += reread[id]
+			continue
+		}
 		if rec.State == runtime.StepDone {
 			require.GreaterOrEqual(t, lines[id], 1, "%s: run %s: %s is done, so its mark is there", when, runID, id)
 		}
 		inDoubt += doubted[id]
 	}
-	return inDoubt, repeated
+	return inDoubt, repeated, reads
 }
 
 // TestRunWithoutItsFirstEventIsRecordedOnResume plays a kill inside Submit:

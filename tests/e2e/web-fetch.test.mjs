@@ -112,6 +112,9 @@ describe('A task with a URL', { timeout: 180_000 }, () => {
       assert.match(planText, /5 MiB of body, 5 redirects/);
       assert.match(await card.textContent(), /web_private/);
       assert.equal(hits, 0, 'nothing is fetched before the approval');
+      // The page is fetched and read in a web worker, in bubblewrap (the e2e machine has it).
+      assert.match(await card.getByTestId('confinement').textContent(), /in a web worker process/);
+      assert.equal(await card.getByTestId('approval-sandbox').textContent(), 'bubblewrap');
       await screenshot(page, 'web-fetch-approval');
 
       await card.getByRole('button', { name: 'Approve', exact: true }).click();
@@ -122,6 +125,9 @@ describe('A task with a URL', { timeout: 180_000 }, () => {
       const text = await pageText.textContent();
       assert.doesNotMatch(text, /Log in/, 'the page furniture is not the text');
       assert.match(await page.getByTestId('web-status').textContent(), /200/);
+      // The record says where it ran: the web worker, held by bubblewrap.
+      assert.match(await page.getByTestId('step-confinement').textContent(), /in a web worker process/);
+      assert.equal(await page.getByTestId('step-sandbox').textContent(), 'bubblewrap');
       // The run answers from the page, citing the step that read it.
       const answer = page.getByTestId('run-answer');
       await answer.filter({ hasText: 'Duck 2.4 reads web pages within time, size and redirect limits' }).waitFor();

@@ -30,7 +30,7 @@ func TestTheRealModelReviewsTheResults(t *testing.T) {
 	s := open(t)
 	oc := ollama.New(srv.URL(), nil)
 	mode := tool.RequireSandbox
-	if !s.svc.Sandboxed {
+	if !s.svc.Sandboxed() {
 		mode = tool.AllowUnsandboxed
 	}
 	rt := runtime.New(runtime.Deps{
@@ -39,7 +39,7 @@ func TestTheRealModelReviewsTheResults(t *testing.T) {
 			shellStep("step-1", "echo a group of ducks on water is a raft"),
 		}}, Offline: planner.Offline{},
 		Critic: critic.WithFallback{Model: &critic.Model{Client: oc}}, Coder: coder.Model{Client: oc}, Models: s.svc,
-		Sandboxed: func() bool { return s.svc.Sandboxed }, WorkRoot: filepath.Join(t.TempDir(), "workspaces"),
+		Sandboxed: s.svc.Sandboxed, WorkRoot: filepath.Join(t.TempDir(), "workspaces"),
 		ScriptTool: func(language, source string) backend.Tool { return tool.NewScript(language, source, mode) },
 	})
 	t.Cleanup(rt.Close)

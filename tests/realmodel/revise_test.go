@@ -53,7 +53,7 @@ func TestRevisionByTheRealModelKeepsTheFinishedSteps(t *testing.T) {
 	s := open(t)
 	oc := ollama.New(srv.URL(), nil)
 	mode := tool.RequireSandbox
-	if !s.svc.Sandboxed {
+	if !s.svc.Sandboxed() {
 		mode = tool.AllowUnsandboxed
 	}
 	p := &firstPlanScripted{real: planner.LLM{Client: oc}, steps: []backend.TaskNode{
@@ -63,7 +63,7 @@ func TestRevisionByTheRealModelKeepsTheFinishedSteps(t *testing.T) {
 	rt := runtime.New(runtime.Deps{
 		Store: store.NewWorlds(s.svc.DB, s.svc.Ledger), Events: s.svc.Ledger, Blobs: s.svc.Blobs, Tools: s.svc.Tools,
 		Planner: p, Offline: planner.Offline{}, Critic: critic.WithFallback{Model: &critic.Model{Client: oc}},
-		Coder: coder.Model{Client: oc}, Models: s.svc, Sandboxed: func() bool { return s.svc.Sandboxed },
+		Coder: coder.Model{Client: oc}, Models: s.svc, Sandboxed: s.svc.Sandboxed,
 		WorkRoot:   filepath.Join(t.TempDir(), "workspaces"),
 		ScriptTool: func(language, source string) backend.Tool { return tool.NewScript(language, source, mode) },
 	})

@@ -76,7 +76,7 @@ func TestATaskWithAURLIsPlannedToWebFetch(t *testing.T) {
 		Store: store.NewWorlds(s.svc.DB, s.svc.Ledger), Events: s.svc.Ledger, Blobs: s.svc.Blobs, Tools: s.svc.Tools,
 		Planner: planner.LLM{Client: ollama.New(fake.URL(), nil)}, Offline: planner.Offline{},
 		Critic: critic.WithFallback{Model: &critic.Model{Client: oc}}, Coder: coder.Model{Client: oc},
-		Models: s.svc, Sandboxed: func() bool { return s.svc.Sandboxed },
+		Models: s.svc, Sandboxed: s.svc.Sandboxed,
 		WorkRoot: filepath.Join(t.TempDir(), "workspaces"),
 		ScriptTool: func(language, source string) backend.Tool {
 			return tool.NewScript(language, source, tool.RequireSandbox)

@@ -25,7 +25,7 @@ const module = "ducklm"
 var (
 	policy  = []string{"ducklm/backend/router", "ducklm/backend/planner", "ducklm/backend/critic", "ducklm/backend/memorypolicy"}
 	storage = []string{"ducklm/backend/store", "ducklm/backend/blob", "ducklm/backend/chromem"}
-	tools   = []string{"ducklm/backend/tool", "ducklm/backend/bwrap", "ducklm/backend/web", "ducklm/backend/worldproc"}
+	tools   = []string{"ducklm/backend/tool", "ducklm/backend/bwrap", "ducklm/backend/web", "ducklm/backend/webproc", "ducklm/backend/worldproc", "ducklm/backend/mcpclient"}
 	window  = []string{"ducklm/app", "github.com/wailsapp/wails"}
 	rt      = []string{"ducklm/backend/runtime"}
 	worlds  = []string{"ducklm/backend/world", "ducklm/backend/deliberation"}

@@ -63,6 +63,9 @@ func Dialect() *store.Dialect {
 			return err
 		},
 		DeferForeignKeys: "SET CONSTRAINTS ALL DEFERRED",
+		// An asynchronous commit: the server's next synced commit (its log
+		// is flushed in order) makes it durable.
+		SyncOffInTx: "SET LOCAL synchronous_commit = off",
 		CheckForeignKeys: func(ctx context.Context, tx *sql.Tx) error {
 			_, err := tx.ExecContext(ctx, "SET CONSTRAINTS ALL IMMEDIATE")
 			return err

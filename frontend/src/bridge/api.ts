@@ -58,6 +58,7 @@ import type {
   Token,
   TrustedSigner,
   TrustedSigners,
+  McpServer,
   TypeCount,
   WorldDetail,
   WorldPage,
@@ -73,6 +74,11 @@ function obj<T extends object>(v: unknown, what: string): T {
     throw new BridgeError(`ducklm's backend sent no ${what}`);
   }
   return v as T;
+}
+
+/** mcpServer fills a server's Go nil slices. */
+function mcpServer(s: McpServer): McpServer {
+  return { ...s, args: list<string>(s.args), safe: list<string>(s.safe), tools: list<McpServer['tools'][number]>(s.tools), refused: list<string>(s.refused) };
 }
 
 function node(n: TaskNode): TaskNode {
@@ -200,6 +206,10 @@ export function createApi(channel: Channel): DucklmApi {
       const s = obj<{ mediaType: string; data: string }>(await invoke('StepScreenshot', runId, stepId), 'screenshot');
       return `data:${s.mediaType || 'image/png'};base64,${s.data}`;
     },
+    async stepImage(runId, stepId, index) {
+      const s = obj<{ mediaType: string; data: string }>(await invoke('StepImage', runId, stepId, index), 'image');
+      return `data:${s.mediaType || 'image/png'};base64,${s.data}`;
+    },
     cancelRun: async (runId) => {
       await invoke('CancelRun', runId);
     },
@@ -317,6 +327,13 @@ export function createApi(channel: Channel): DucklmApi {
       return { ...t, signers: list<TrustedSigner>(t.signers) };
     },
     forgetSigner: async (fingerprint) => (await invoke('ForgetSigner', fingerprint)) === true,
+    mcpServers: async () => list<McpServer>(await invoke('MCPServers')).map(mcpServer),
+    addMcpServer: async (input) => mcpServer(obj<McpServer>(await invoke('AddMCPServer', input), 'MCP server')),
+    async removeMcpServer(name) {
+      await invoke('RemoveMCPServer', name);
+    },
+    testMcpServer: async (name) => mcpServer(obj<McpServer>(await invoke('TestMCPServer', name), 'MCP server')),
+    markMcpToolSafe: async (server, tool, safe) => mcpServer(obj<McpServer>(await invoke('MarkMCPToolSafe', server, tool, safe), 'MCP server')),
     nativeDialogs: async () => (await invoke('NativeDialogs')) === true,
     chooseBundleToSave: async (title, name) => text(await invoke('ChooseBundleToSave', title, name)),
     chooseBundleToOpen: async (title) => text(await invoke('ChooseBundleToOpen', title)),

@@ -1,6 +1,7 @@
 // Task runs (Go: backend task types, runtime, api).
 // Part of the bridge's types: see types.ts for how they are written.
 import type { BlobRef, RunStatus, WorldRun } from './types-core';
+import type { McpTool } from './types-settings';
 
 /** Limits bound a sandboxed step (Go: backend.Limits). */
 export interface Limits {
@@ -221,7 +222,9 @@ export interface Approval {
   /**
    * Where the step runs, and so which limits hold it (Go: backend.Confinement):
    * a sandbox under the process limits, ducklm itself inside the workspace,
-   * ducklm itself reaching approved hosts, or a world worker.
+   * ducklm itself reaching approved hosts (web_fetch before it had a worker),
+   * a world worker, or a web worker (web_fetch: in bubblewrap when sandboxed
+   * says so, its only way out ducklm's host checks).
    */
   confinement?: Confinement;
   inDoubt: boolean;
@@ -234,10 +237,12 @@ export interface Approval {
   web?: WebPlan;
   /** The outside content (web pages) the run had read when this step was planned: it may have asked for the step. */
   untrusted?: string[];
+  /** For a tool of an MCP server: the server, its tool and the server's own readOnlyHint (Go: backend.MCPTool). */
+  mcp?: McpTool;
 }
 
 /** Confinement is where a tool's call runs (Go: backend.Confinement). */
-export type Confinement = 'sandbox' | 'workspace' | 'hosts' | 'world';
+export type Confinement = 'sandbox' | 'workspace' | 'hosts' | 'world' | 'web_worker';
 
 /** WebPlan is what a web step will request, as its approval card shows it (Go: web.Plan). */
 export interface WebPlan {
@@ -319,6 +324,10 @@ export interface CatalogEntry {
   args_schema: unknown;
   /** True for a tool whose calls may run on the team's workers (Go: backend.Portable). */
   portable?: boolean;
+  /** For a tool of an MCP server: which server serves it (Go: backend.MCPTool). */
+  mcp?: McpTool;
+  /** True for a tool whose reads are safe to repeat: one a crash cut short runs again (Go: backend.Repeatable). */
+  repeatable?: boolean;
 }
 
 export type RiskLevel = 'low' | 'medium' | 'high';

@@ -60,3 +60,55 @@ export interface SettingsSaved {
   /** The Ollama host in use from now on. */
   ollamaHost: string;
 }
+
+/** McpTool is what the router and the approval card know of an MCP server's tool (Go: backend.MCPTool). */
+export interface McpTool {
+  server: string;
+  tool: string;
+  /** What the server says of its tool: shown, never trusted on its own. */
+  readOnlyHint?: boolean;
+  /** The user marked it safe: ask_risky runs its calls without asking. */
+  safe?: boolean;
+  /** The call reaches the network (a URL server, or a command allowed it). */
+  network?: boolean;
+}
+
+/** McpServerTool is one tool a server listed (Go: mcpclient.ToolStatus). */
+export interface McpServerTool {
+  /** As the server names it. */
+  name: string;
+  /** As plans name it: mcp__SERVER__TOOL. */
+  catalog: string;
+  description?: string;
+  readOnlyHint?: boolean;
+  safe?: boolean;
+}
+
+/** McpServer is one MCP server and how it stands (Go: mcpclient.ServerStatus). */
+export interface McpServer {
+  name: string;
+  command?: string;
+  args?: string[];
+  url?: string;
+  network?: boolean;
+  workspace?: boolean;
+  private?: boolean;
+  safe?: string[];
+  state: 'ready' | 'starting' | 'failed' | 'not started';
+  /** Why it failed, in a sentence. */
+  error?: string;
+  tools: McpServerTool[];
+  /** Its tools left out, each with why. */
+  refused?: string[];
+}
+
+/** McpServerInput is a server to add (Go: api.MCPServerInput): a command and its arguments, or a URL. */
+export interface McpServerInput {
+  name: string;
+  command: string;
+  args: string[];
+  url: string;
+  network: boolean;
+  workspace: boolean;
+  private: boolean;
+}

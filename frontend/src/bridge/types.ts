@@ -34,7 +34,7 @@ import type {
   TaskInput,
   Token,
 } from './types-runs';
-import type { Settings, SettingsCheck, SettingsSaved, SettingsView } from './types-settings';
+import type { McpServer, McpServerInput, Settings, SettingsCheck, SettingsSaved, SettingsView } from './types-settings';
 import type { DatabaseInput, DatabaseSaved, DatabaseTest, DatabaseView, LocalCopy, WorkersView } from './types-team';
 import type {
   BranchDiff,
@@ -88,6 +88,8 @@ export interface DucklmApi {
   answer(input: AnswerInput): Promise<void>;
   /** The screenshot a browser step took of its page, as a data: URL. */
   stepScreenshot(runId: string, stepId: string): Promise<string>;
+  /** Loads image number index (from 0) an MCP step's server answered with, as a data: URL. */
+  stepImage(runId: string, stepId: string, index: number): Promise<string>;
   cancelRun(runId: string): Promise<void>;
   resumeRun(runId: string): Promise<void>;
   /** Opens the native folder dialog; "" when the user cancels. */
@@ -156,6 +158,16 @@ export interface DucklmApi {
   trustedSigners(): Promise<TrustedSigners>;
   /** Stops trusting a signer (removes it from trusted_keys); false when it was not listed. */
   forgetSigner(fingerprint: string): Promise<boolean>;
+  /** The MCP servers whose tools runs may use, how each stands and its tools (starts those not running). */
+  mcpServers(): Promise<McpServer[]>;
+  /** Adds an MCP server and starts it; one that cannot start is kept, its status saying why. */
+  addMcpServer(input: McpServerInput): Promise<McpServer>;
+  /** Stops and forgets an MCP server. */
+  removeMcpServer(name: string): Promise<void>;
+  /** Starts an MCP server afresh and lists its tools; rejects with why it cannot start. */
+  testMcpServer(name: string): Promise<McpServer>;
+  /** Marks one of a server's tools safe (ask_risky runs its calls without asking), or not. */
+  markMcpToolSafe(server: string, tool: string, safe: boolean): Promise<McpServer>;
   /** True in the desktop window, which has native file dialogs; false in a browser. */
   nativeDialogs(): Promise<boolean>;
   /** The native save dialog for a bundle named after name; "" when cancelled. */

@@ -45,7 +45,13 @@ export const CONFINED: Record<Exclude<Confinement, 'sandbox'>, string> = {
   workspace: "in ducklm itself, inside the run's workspace only",
   hosts: 'in ducklm itself, reaching only the hosts approved for it',
   world: "in a world worker process, under the world's own limits",
+  web_worker: "in a web worker process, under the step's time and memory limits, reaching only the hosts approved for it through ducklm",
 };
+
+/** inSandboxRow says whether a step's card shows whether bubblewrap holds it: a process it starts, sandboxed or not. */
+export function inSandboxRow(where: Confinement): boolean {
+  return where === 'sandbox' || where === 'web_worker';
+}
 
 /**
  * placementText says where a portable step's work ran: on the team's

@@ -1,6 +1,6 @@
 import { useMemo, useRef, useState } from 'react';
 import { type Approval, type DucklmApi, type RiskRule, toBridgeError } from '../bridge';
-import { CONFINED, argsText, commandOf } from '../lib/approvals';
+import { CONFINED, argsText, commandOf, inSandboxRow } from '../lib/approvals';
 import { formatBytes, formatNanos } from '../lib/format';
 import { RiskBadge } from '../ui/StatusBadge';
 import { FileChange, fileWriteArgs } from './FileChange';
@@ -167,6 +167,25 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered, drivenElsewh
           </div>
         </dl>
       )}
+      {!editing && a.mcp && (
+        <dl className="limits web-plan" data-testid="approval-mcp">
+          <div>
+            <dt>MCP server</dt>
+            <dd className="mono">{a.mcp.server}</dd>
+          </div>
+          <div>
+            <dt>Tool</dt>
+            <dd className="mono">{a.mcp.tool}</dd>
+          </div>
+          <div>
+            <dt>The server says</dt>
+            <dd>
+              {a.mcp.readOnlyHint ? 'it only reads (readOnlyHint)' : 'nothing about what it changes'}
+              <span className="muted small block">What a server says of its tool is shown, never trusted on its own.</span>
+            </dd>
+          </div>
+        </dl>
+      )}
       {!editing && (!cmd || !isScript) && (
         <details className="approval-args" open={!cmd && !write}>
           <summary className="summary-toggle">{cmd || write ? 'All arguments (JSON)' : 'Arguments (JSON)'}</summary>
@@ -182,16 +201,19 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered, drivenElsewh
       )}
 
       <dl className="limits">
-        {where === 'sandbox' ? (
-          <div>
-            <dt>Sandbox</dt>
-            <dd className={a.sandboxed ? 'ok' : 'warn'}>{a.sandboxed ? 'bubblewrap' : 'none: runs on this machine as you'}</dd>
-          </div>
-        ) : (
+        {where !== 'sandbox' && (
           <div>
             <dt>Runs</dt>
             <dd className="ok" data-testid="confinement">
               {CONFINED[where]}
+            </dd>
+          </div>
+        )}
+        {inSandboxRow(where) && (
+          <div>
+            <dt>Sandbox</dt>
+            <dd className={a.sandboxed ? 'ok' : 'warn'} data-testid="approval-sandbox">
+              {a.sandboxed ? 'bubblewrap' : 'none: runs on this machine as you'}
             </dd>
           </div>
         )}
@@ -208,8 +230,8 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered, drivenElsewh
             </span>
           </dd>
         </div>
-        {/* Process limits hold a sandboxed process; ducklm's own work and a world worker have limits of their own. */}
-        {where === 'sandbox' && (
+        {/* Process limits hold a sandboxed process (memory and CPU a web worker too); ducklm's own work and a world worker have limits of their own. */}
+        {inSandboxRow(where) && (
           <>
             <div>
               <dt>Memory</dt>

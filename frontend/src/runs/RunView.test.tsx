@@ -137,6 +137,21 @@ describe('ApprovalCard for a file_write', () => {
     for (const kept of ['Timeout', 'Largest file', 'Output']) expect(screen.getByText(kept)).toBeTruthy();
   });
 
+  it('says a web_fetch runs in a web worker, sandboxed or not, under its memory and CPU limits', () => {
+    const { api } = fakeApi({ Answer: () => null });
+    const a = approval({ tool: 'web_fetch', rule: 'web_new_host', args: { url: 'https://example.com/' }, confinement: 'web_worker', sandboxed: true } as never);
+    render(<ApprovalCard api={api} approval={a} rules={RULES as never} onAnswered={() => {}} />);
+    expect(screen.getByTestId('confinement').textContent).toBe(
+      "in a web worker process, under the step's time and memory limits, reaching only the hosts approved for it through ducklm",
+    );
+    expect(screen.getByTestId('approval-sandbox').textContent).toBe('bubblewrap');
+    for (const kept of ['Timeout', 'Memory', 'CPU']) expect(screen.getByText(kept)).toBeTruthy();
+    for (const gone of ['Processes', 'Largest file']) expect(screen.queryByText(gone)).toBeNull();
+    cleanup();
+    render(<ApprovalCard api={api} approval={{ ...a, sandboxed: false }} rules={RULES as never} onAnswered={() => {}} />);
+    expect(screen.getByTestId('approval-sandbox').textContent).toBe('none: runs on this machine as you');
+  });
+
   it('shows an append as the lines it adds at the end', () => {
     write({ exists: true, content: 'one\n', bytes: 4 }, { path: 'log.txt', content: 'two\n', append: true });
     expect(screen.getByText(/^Appends to/)).toBeTruthy();

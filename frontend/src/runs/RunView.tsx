@@ -41,6 +41,7 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
   );
   const [rules] = useLoad(() => api.riskRules(), [api]);
   const shot = useCallback((stepId: string) => api.stepScreenshot(runId, stepId), [api, runId]);
+  const image = useCallback((stepId: string, index: number) => api.stepImage(runId, stepId, index), [api, runId]);
   const [tokens, setTokens] = useState<TokenStreams>({});
   const [selected, setSelected] = useState<string>();
   const [action, setAction] = useState<{ busy: boolean; error?: string }>({ busy: false });
@@ -371,6 +372,7 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
             <StepPanel
               step={step}
               screenshot={shot}
+              image={image}
               tokens={shown ? tokens[shown] : undefined}
               approvals={shown && answers.value ? approvalHistory(answers.value, shown, runId) : []}
               onDeliberate={setDeliberating}

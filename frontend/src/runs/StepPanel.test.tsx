@@ -33,6 +33,17 @@ describe('where a finished step ran', () => {
     expect(screen.getByTestId('step-confinement').textContent).toBe("in a world worker process, under the world's own limits");
   });
 
+  it('says a web_fetch ran in a web worker, and whether bubblewrap held it', () => {
+    render(<StepPanel step={finished('web_fetch', true, 'web_worker')} />);
+    expect(screen.getByTestId('step-confinement').textContent).toBe(
+      'in a web worker process, under the step\'s time and memory limits, reaching only the hosts approved for it through ducklm',
+    );
+    expect(screen.getByTestId('step-sandbox').textContent).toBe('bubblewrap');
+    cleanup();
+    render(<StepPanel step={finished('web_fetch', false, 'web_worker')} />);
+    expect(screen.getByTestId('step-sandbox').textContent).toBe('none: it ran on this machine as you');
+  });
+
   it("says a search ran on the team's workers, or here and why", () => {
     const step = finished('world_search', true, 'world');
     step.result!.placement = { workers: 2, branches: 120 };

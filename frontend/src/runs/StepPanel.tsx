@@ -10,6 +10,7 @@ import { formatAbsolute, formatSeconds } from '../lib/time';
 import { type WebResult, otherNotes, webResultOf } from '../lib/webResult';
 import { StepStateBadge } from '../ui/StatusBadge';
 import { FileChange, fileWriteArgs } from './FileChange';
+import { McpImages, mcpImagesOf } from './McpImages';
 import { PageScreenshot, screenshotOf } from './PageScreenshot';
 import './runs.css';
 
@@ -24,6 +25,7 @@ export function StepPanel({
   approvals = [],
   onDeliberate,
   screenshot,
+  image,
 }: {
   step: StepRecord;
   tokens?: string | undefined;
@@ -32,6 +34,8 @@ export function StepPanel({
   onDeliberate?: ((s: SearchSummary) => void) | undefined;
   /** Loads the screenshot a browser step took, as a data: URL. */
   screenshot?: (stepId: string) => Promise<string>;
+  /** Loads an image an MCP step's server answered with, as a data: URL. */
+  image?: (stepId: string, index: number) => Promise<string>;
 }) {
   const n = step.node;
   const search = searchOf(step);
@@ -40,6 +44,8 @@ export function StepPanel({
   // A web step is shown by what its tool returned: status, final URL, type, title and text.
   const web = r ? webResultOf(n.tool, r.output) : undefined;
   const loadShot = useMemo(() => (screenshot ? () => screenshot(n.id) : undefined), [screenshot, n.id]);
+  const images = mcpImagesOf(n.tool, r?.output);
+  const loadImage = useMemo(() => (image ? (i: number) => image(n.id, i) : undefined), [image, n.id]);
   const write = n.tool === 'file_write' ? fileWriteArgs(step.approvedArgs ?? n.args) : undefined;
   const cmd = write ? undefined : commandOf(step.approvedArgs ?? n.args);
   return (
@@ -120,10 +126,20 @@ export function StepPanel({
                   </dd>
                 </div>
               ) : (
-                <div>
-                  <dt>Ran</dt>
-                  <dd data-testid="step-confinement">{CONFINED[r.confinement]}</dd>
-                </div>
+                <>
+                  <div>
+                    <dt>Ran</dt>
+                    <dd data-testid="step-confinement">{CONFINED[r.confinement]}</dd>
+                  </div>
+                  {r.confinement === 'web_worker' && (
+                    <div>
+                      <dt>Sandbox</dt>
+                      <dd className={r.sandboxed ? undefined : 'warn'} data-testid="step-sandbox">
+                        {r.sandboxed ? 'bubblewrap' : 'none: it ran on this machine as you'}
+                      </dd>
+                    </div>
+                  )}
+                </>
               )}
               {r.placement && (
                 <div>
@@ -158,6 +174,7 @@ export function StepPanel({
               </div>
             )}
             {shot && loadShot && <PageScreenshot load={loadShot} finalUrl={shot.finalUrl} />}
+            {images.length > 0 && loadImage && <McpImages count={images.length} load={loadImage} />}
             {!web && !r.stdoutTail && !r.stderrTail && r.output !== undefined && (
               <div>
                 <span className="field-label">Output</span>

@@ -49,6 +49,7 @@ function backend(settings: Settings = stored(), opts: { problems?: (s: Settings)
   const problems = opts.problems ?? (() => []);
   let signers = [...(opts.signers ?? [])];
   return fakeApi({
+    MCPServers: () => null, // Go's nil: none added (ToolsSection's own tests cover the section)
     TrustedSigners: () => ({ own: OWN_FORMATTED, ownFingerprint: OWN, signers, file: `${DATA_DIR}/trusted_keys` }),
     ForgetSigner: (fp: string) => {
       const before = signers.length;

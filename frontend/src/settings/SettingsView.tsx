@@ -5,6 +5,7 @@ import { Opening, OpenFailed } from '../ui/LoadState';
 import { type Theme, theme as pageTheme, themeChoice } from '../ui/theme';
 import { BUILTIN_EMBEDDER, DEFAULT_MODE, MODES, ROLES, RUN_LOOP, WORLD_MEMORY, byField, normal, roleModels, sameSettings } from './model';
 import { DatabaseSection } from './DatabaseSection';
+import { ToolsSection } from './ToolsSection';
 import { TrustedSignersSection } from './TrustedSigners';
 import './settings.css';
 
@@ -478,6 +479,8 @@ export function SettingsView({ api, copy = copyText, checkDelayMs = 250, section
       </div>
 
       <DatabaseSection api={api} inView={section === 'database'} />
+
+      <ToolsSection api={api} />
 
       <TrustedSignersSection api={api} copy={copy} />
 

@@ -618,6 +618,30 @@ export namespace api {
 		}
 	}
 	
+	export class MCPServerInput {
+	    name: string;
+	    command: string;
+	    args: string[];
+	    url: string;
+	    network: boolean;
+	    workspace: boolean;
+	    private: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPServerInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.url = source["url"];
+	        this.network = source["network"];
+	        this.workspace = source["workspace"];
+	        this.private = source["private"];
+	    }
+	}
 	export class MemoryListInput {
 	    type: string;
 	    reality: string;
@@ -1389,6 +1413,26 @@ export namespace backend {
 	        this.processes = source["processes"];
 	    }
 	}
+	export class MCPTool {
+	    server: string;
+	    tool: string;
+	    readOnlyHint?: boolean;
+	    safe?: boolean;
+	    network?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPTool(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.tool = source["tool"];
+	        this.readOnlyHint = source["readOnlyHint"];
+	        this.safe = source["safe"];
+	        this.network = source["network"];
+	    }
+	}
 	export class RunSummary {
 	    id: string;
 	    status: string;
@@ -2101,6 +2145,83 @@ export namespace doctor {
 
 }
 
+export namespace mcpclient {
+	
+	export class ToolStatus {
+	    name: string;
+	    catalog: string;
+	    description?: string;
+	    readOnlyHint?: boolean;
+	    safe?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ToolStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.catalog = source["catalog"];
+	        this.description = source["description"];
+	        this.readOnlyHint = source["readOnlyHint"];
+	        this.safe = source["safe"];
+	    }
+	}
+	export class ServerStatus {
+	    name: string;
+	    command?: string;
+	    args?: string[];
+	    url?: string;
+	    network?: boolean;
+	    workspace?: boolean;
+	    private?: boolean;
+	    safe?: string[];
+	    state: string;
+	    error?: string;
+	    tools: ToolStatus[];
+	    refused?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ServerStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.url = source["url"];
+	        this.network = source["network"];
+	        this.workspace = source["workspace"];
+	        this.private = source["private"];
+	        this.safe = source["safe"];
+	        this.state = source["state"];
+	        this.error = source["error"];
+	        this.tools = this.convertValues(source["tools"], ToolStatus);
+	        this.refused = source["refused"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
 export namespace memory {
 	
 	export class Source {
@@ -2397,6 +2518,7 @@ export namespace runtime {
 	    current?: CurrentFile;
 	    web?: web.Plan;
 	    untrusted?: string[];
+	    mcp?: backend.MCPTool;
 	
 	    static createFrom(source: any = {}) {
 	        return new Approval(source);
@@ -2422,6 +2544,7 @@ export namespace runtime {
 	        this.current = this.convertValues(source["current"], CurrentFile);
 	        this.web = this.convertValues(source["web"], web.Plan);
 	        this.untrusted = source["untrusted"];
+	        this.mcp = this.convertValues(source["mcp"], backend.MCPTool);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2685,6 +2808,7 @@ export namespace runtime {
 	    limits: backend.Limits;
 	    inDoubt?: boolean;
 	    untrusted?: string[];
+	    mcp?: backend.MCPTool;
 	
 	    static createFrom(source: any = {}) {
 	        return new approvalRequest(source);
@@ -2704,6 +2828,7 @@ export namespace runtime {
 	        this.limits = this.convertValues(source["limits"], backend.Limits);
 	        this.inDoubt = source["inDoubt"];
 	        this.untrusted = source["untrusted"];
+	        this.mcp = this.convertValues(source["mcp"], backend.MCPTool);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -3236,6 +3361,8 @@ export namespace tool {
 	    description: string;
 	    args_schema: number[];
 	    portable?: boolean;
+	    mcp?: backend.MCPTool;
+	    repeatable?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new CatalogEntry(source);
@@ -3247,7 +3374,27 @@ export namespace tool {
 	        this.description = source["description"];
 	        this.args_schema = source["args_schema"];
 	        this.portable = source["portable"];
+	        this.mcp = this.convertValues(source["mcp"], backend.MCPTool);
+	        this.repeatable = source["repeatable"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }

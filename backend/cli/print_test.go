@@ -1,0 +1,36 @@
+package cli
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"ducklm/backend"
+	"ducklm/backend/memory"
+	"ducklm/backend/runtime"
+)
+
+// printEvent decodes a payload only for a line that shows some of it; what
+// each line shows is unchanged.
+func TestPrintEventLines(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		typ, payload, want string
+	}{
+		{runtime.EvStepStarted, `{"step":"s1","tool":"file_read","args":{"path":"f.txt"}}`, "   7  step.started             s1 file_read {\"path\":\"f.txt\"}\n"},
+		{runtime.EvStepFinished, `{"step":"s1","exitCode":0,"stdoutTail":"hello\nworld\n"}`, "   7  step.finished            s1 exit 0\n      hello\n      world\n"},
+		{runtime.EvStepFinished, `{"step":"s2","exitCode":1,"error":"no such file","placement":{"workers":2,"branches":8}}`,
+			"   7  step.finished            s2 exit 1: no such file\n      ran on the team's workers: 8 branches on 2 workers\n"},
+		{runtime.EvCritique, `{"step":"s1","score":0.9,"explanation":"fine"}`, "   7  critic.scored            s1 score 0.9: fine\n"},
+		{memory.EvDecided, `{"decision":"merge","text":"a long text nobody reads here"}`, "   7  memory.decided           \n"},
+		{runtime.EvDecision, `{"kind":"run_tool"}`, ""},
+		{runtime.EvCheckpoint, `{"blob":"sha256:00"}`, ""},
+		{runtime.EvCompleted, `{"reason":"Every step of the plan is done."}`, "   7  run.completed            Every step of the plan is done.\n"},
+		{runtime.EvStepStarted, `not json`, "   7  step.started               \n"},
+	} {
+		var out bytes.Buffer
+		printEvent(&out, backend.Event{Seq: 7, Type: c.typ, Payload: []byte(c.payload)})
+		require.Equal(t, c.want, out.String(), "%s %s", c.typ, c.payload)
+	}
+}
