@@ -18,7 +18,7 @@ BINDING_SOURCES := $(wildcard app/*.go) $(shell find backend -name '*.go' -not -
 FRONT_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
 	frontend/index.html frontend/package.json $(wildcard frontend/vite.config.ts frontend/tsconfig*.json)
 
-.PHONY: run test build deps go-deps frontend-deps install uninstall bench bench-task perf clean test-go test-fuzz test-frontend test-desktop test-e2e test-real package test-package
+.PHONY: run test build deps go-deps frontend-deps mcp-conformance-deps install uninstall bench bench-task perf clean test-go test-fuzz test-frontend test-desktop test-e2e test-real package test-package
 
 ## deps: system packages (apt, only when missing), Go modules, frontend packages
 deps: .deps/apt go-deps frontend-deps
@@ -54,6 +54,12 @@ frontend/node_modules/.ci-stamp: frontend/package-lock.json frontend/package.jso
 	cd frontend && npm ci --no-audit --no-fund
 	@touch $@
 
+# The MCP conformance suite (tests/mcpconformance), from its own lock file.
+mcp-conformance-deps: tests/mcpconformance/node_modules/.ci-stamp
+tests/mcpconformance/node_modules/.ci-stamp: tests/mcpconformance/package-lock.json tests/mcpconformance/package.json
+	cd tests/mcpconformance && npm ci --no-audit --no-fund
+	@touch $@
+
 ## bindings: regenerate the typed frontend bindings when the bound Go API changes
 frontend/wailsjs/go/app/App.d.ts: $(BINDING_SOURCES) | .deps/go
 	go tool wails generate module -tags webkit2_41 >/dev/null
@@ -84,7 +90,7 @@ test: deps
 # a failed build stops the recipe.
 OLLAMA_SERVER = ollama_bin=$$(scripts/ollama-server.sh) && export DUCKLM_OLLAMA_BIN=$$ollama_bin &&
 
-test-go: .deps/go frontend/dist/index.html
+test-go: .deps/go frontend/dist/index.html mcp-conformance-deps
 	go vet ./...
 	go test -race -count=1 ./backend/... ./app/... .
 	$(OLLAMA_SERVER) go test -count=1 -timeout 25m $$(go list ./tests/... | grep -v -e /tests/desktop -e /tests/package)

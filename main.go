@@ -87,17 +87,27 @@ func runWindow(open api.OpenRequest) int {
 		// The window still opens and explains what is wrong and how to fix it.
 		log.Error("open data directory", "err", openErr)
 	}
-	defer func() {
+	release := func() {
 		if svc != nil {
 			svc.Close()
 		}
 		lock.Release()
-	}()
+	}
 	win := app.New(svc, openErr, log)
 	api.SetOpen(win.API, open)
 	if err := app.Run(win, assets, icon); err != nil {
+		release()
 		log.Error("window", "err", err)
 		fmt.Fprintf(os.Stderr, "ducklm could not open its window: %v\nRun `ducklm doctor` to check WebKitGTK and the display.\n", err)
+		return 1
+	}
+	release()
+	if exe := app.RestartAfter(win); exe != "" {
+		// "Restart now": the data directory is free again; this process
+		// becomes the new ducklm, with the same arguments and environment.
+		log.Info("starting again", "program", exe)
+		err := syscall.Exec(exe, os.Args, os.Environ())
+		fmt.Fprintf(os.Stderr, "ducklm could not start again (%v); start it yourself.\n", err)
 		return 1
 	}
 	return 0

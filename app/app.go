@@ -6,6 +6,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"os"
 	"sync"
 
 	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
@@ -28,6 +29,9 @@ type App struct {
 	stopTokens   func()
 	stopProgress func()
 	stopRun      context.CancelFunc
+	// restartExe is the program to start again once the window has closed
+	// ("" when no restart was asked).
+	restartExe string
 }
 
 // New returns the window's facade over svc. When the data directory could
@@ -36,7 +40,31 @@ type App struct {
 func New(svc *service.Service, startErr error, log *slog.Logger) *App {
 	a := &App{API: api.New(svc, startErr, log), svc: svc, log: log}
 	api.Configure(a.API, a.context, dialogs{a})
+	api.SetRestart(a.API, a.restart)
 	return a
+}
+
+// restart closes the window; main starts ducklm again once the data
+// directory is released (RestartAfter), so that a saved database opens.
+func (a *App) restart() error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	a.restartExe = exe
+	a.mu.Unlock()
+	wruntime.Quit(a.context())
+	return nil
+}
+
+// RestartAfter returns the program to start again now that the window has
+// closed, or "" when the person did not ask for a restart. It is a
+// function, not a method, so that it is not bound to the frontend.
+func RestartAfter(a *App) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.restartExe
 }
 
 func (a *App) context() context.Context {

@@ -25,6 +25,8 @@ type API struct {
 	log      *slog.Logger
 	ctx      func() context.Context
 	dialogs  Dialogs
+	// restart quits the window and starts ducklm again (nil in a browser).
+	restart func() error
 
 	openMu sync.Mutex
 	open   *OpenRequest // what `ducklm open` asked the window to show

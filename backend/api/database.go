@@ -30,6 +30,12 @@ type DatabaseView struct {
 	// NextStart says what the next start opens, when that differs from what
 	// is in use ("" when nothing changes).
 	NextStart string `json:"nextStart"`
+	// Local is, on a team's database, this machine's own database, which
+	// ducklm leaves as it was (nil on the local database itself).
+	Local *LocalDataView `json:"local,omitempty"`
+	// CanRestart says "Restart now" can start ducklm again (the desktop
+	// window); in a browser the person restarts `ducklm serve`.
+	CanRestart bool `json:"canRestart"`
 }
 
 // DatabaseInput is what the Database field sends: an address, and a
@@ -66,9 +72,10 @@ func (a *API) databaseView() (DatabaseView, error) {
 		return DatabaseView{}, err
 	}
 	choice := a.svc.Database()
-	v := DatabaseView{InUse: a.svc.DB.Path, Shared: a.svc.Shared()}
+	v := DatabaseView{InUse: a.svc.DB.Path, Shared: a.svc.Shared(), CanRestart: a.CanRestart()}
 	if v.Shared {
 		v.InUse, _ = postgres.WithoutPassword(choice.URL)
+		v.Local = a.localData()
 	}
 	v.Address, _ = postgres.WithoutPassword(stored)
 	_, pw := postgres.WithoutPassword(stored)

@@ -80,9 +80,18 @@ func TestTestConnectionAnswersWithASentence(t *testing.T) {
 	res, err = a.TestDatabase(api.DatabaseInput{Address: dead, Password: testPassword})
 	require.NoError(t, err)
 	require.False(t, res.OK)
-	require.Contains(t, res.Message, "cannot reach PostgreSQL at "+dead+": ")
-	require.Contains(t, res.Message, "Check that the server runs and accepts connections there")
-	require.NotContains(t, res.Message, testPassword)
+	require.Equal(t, fmt.Sprintf("PostgreSQL at %s cannot be reached: nothing accepts connections on 127.0.0.1:%d; check the host and port, and that the server runs", dead, port), res.Message)
+	// localhost is tried at each of its addresses: still one sentence,
+	// not the driver's error once per address.
+	deadLocal := fmt.Sprintf("postgres://ducklm@localhost:%d/ducklm", port)
+	res, err = a.TestDatabase(api.DatabaseInput{Address: deadLocal, Password: testPassword})
+	require.NoError(t, err)
+	require.Equal(t, fmt.Sprintf("PostgreSQL at %s cannot be reached: nothing accepts connections on localhost:%d; check the host and port, and that the server runs", deadLocal, port), res.Message)
+	// A host name nobody knows.
+	unknown := "postgres://ducklm@no-such-host.invalid:5432/ducklm"
+	res, err = a.TestDatabase(api.DatabaseInput{Address: unknown, Password: testPassword})
+	require.NoError(t, err)
+	require.Equal(t, "PostgreSQL at "+unknown+" cannot be reached: the host name no-such-host.invalid is not known here; check the address", res.Message)
 
 	// A database that does not exist.
 	u, _ := url.Parse(dbURL)
@@ -160,7 +169,8 @@ func TestSavedDatabaseOpensAtTheNextStartAndItsPasswordNeverComesBack(t *testing
 	a = api.New(svc, nil, log)
 	view, err = a.GetDatabase()
 	require.NoError(t, err)
-	require.Equal(t, api.DatabaseView{Address: plain, PasswordStored: true, InUse: plain, Shared: true}, view)
+	require.Equal(t, api.DatabaseView{Address: plain, PasswordStored: true, InUse: plain, Shared: true,
+		Local: &api.LocalDataView{Path: filepath.Join(dir, "ducklm.db"), Exists: true}}, view)
 
 	// Back to SQLite: the next start says so.
 	saved, err = a.SaveDatabase(api.DatabaseInput{})

@@ -73,6 +73,17 @@ func TestForkTaskRunWithEditedPlan(t *testing.T) {
 	require.Equal(t, run.ID, hist[0].Stream)
 	require.Equal(t, after.LedgerSeq+int64(len(own)), int64(len(hist)))
 
+	// The Runs list names the fork as it was named (issue 30: it showed the parent's task); the
+	// run started from a task has no name of its own.
+	runs, err := f.rt.Runs(f.ctx)
+	require.NoError(t, err)
+	names := map[string]string{}
+	for _, s := range runs {
+		names[s.Run.ID] = s.Name
+		require.Equal(t, "two files", s.Task)
+	}
+	require.Equal(t, map[string]string{run.ID: "", childRun.ID: "edited b"}, names)
+
 	// Bad forks are refused.
 	_, _, _, err = f.rt.Fork(f.ctx, runtime.ForkRequest{CheckpointID: after.ID, Divergence: backend.DivergeStatePatch})
 	require.Equal(t, backend.EINVALID, backend.ErrorCode(err))

@@ -155,11 +155,14 @@ func (c *Controller) ResumeAll(ctx context.Context) ([]string, error) {
 
 // RunSummary is a task run as lists show it.
 type RunSummary struct {
-	Run       backend.WorldRun `json:"run"`
-	Task      string           `json:"task"`
-	Approvals int              `json:"approvals"`
-	Steps     int              `json:"steps"`
-	StepsDone int              `json:"stepsDone"`
+	Run  backend.WorldRun `json:"run"`
+	Task string           `json:"task"`
+	// Name is the name a fork was given ("… (edited plan)"), which the
+	// run's view heads it with; "" for a run started from a task.
+	Name      string `json:"name,omitempty"`
+	Approvals int    `json:"approvals"`
+	Steps     int    `json:"steps"`
+	StepsDone int    `json:"stepsDone"`
 	// DrivenBy is the host of the installation that drives the run when it
 	// is another one on the team's database ("" when this one does).
 	DrivenBy string `json:"drivenBy,omitempty"`
@@ -234,6 +237,13 @@ func (c *Controller) summary(ctx context.Context, r backend.WorldRun) (RunSummar
 	s := RunSummary{Run: r, Task: st.Request.Task, Approvals: len(st.PendingApprovals()), Steps: len(st.Steps), Answer: FirstLine(st.Response)}
 	if s.Task == "" {
 		s.Task = "explicit plan"
+	}
+	if r.BaseRunID != "" {
+		spec, err := c.d.Store.GetSpec(ctx, r.WorldID)
+		if err != nil {
+			return RunSummary{}, err
+		}
+		s.Name = spec.Name
 	}
 	if o := c.Elsewhere(st); o != nil {
 		s.DrivenBy = cmp.Or(o.Host, "another machine")

@@ -262,9 +262,13 @@ func (s *Service) Overview(ctx context.Context, recent int) (Overview, error) {
 	return o, nil
 }
 
-func (s *Service) counts(ctx context.Context) (Counts, error) {
+func (s *Service) counts(ctx context.Context) (Counts, error) { return countsOf(ctx, s.DB, s.Ledger) }
+
+// countsOf counts what db holds: one definition for the database in use
+// and for the local one a team's installation offers to copy.
+func countsOf(ctx context.Context, db *store.DB, ledger *store.Ledger) (Counts, error) {
 	var c Counts
-	row := s.DB.SQL.QueryRowContext(ctx, s.DB.Rebind(`SELECT
+	row := db.SQL.QueryRowContext(ctx, db.Rebind(`SELECT
 		(SELECT count(*) FROM world_specs),
 		(SELECT count(*) FROM world_runs),
 		(SELECT count(*) FROM world_runs r JOIN world_specs w ON w.id = r.world_id WHERE w.backend = ?),
@@ -274,6 +278,6 @@ func (s *Service) counts(ctx context.Context) (Counts, error) {
 		return c, backend.Wrap(err, backend.EINTERNAL, "cannot count what the data directory holds")
 	}
 	var err error
-	c.Events, err = s.Ledger.Count(ctx)
+	c.Events, err = ledger.Count(ctx)
 	return c, err
 }

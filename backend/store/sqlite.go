@@ -140,3 +140,40 @@ func PeekSchemaVersion(ctx context.Context, path string) (int64, error) {
 	}
 	return v, nil
 }
+
+// OpenReadOnly opens the database at path for reading only: nothing is
+// created, migrated or written (a team's installation reads the SQLite
+// file it used before, to copy what it holds). A missing file is
+// ENOTFOUND; a schema other than this ducklm's is refused, since reading
+// it would need a migration that writes.
+func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, backend.Errorf(backend.ENOTFOUND, "there is no database %s", path)
+	}
+	have, err := PeekSchemaVersion(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if latest := LatestSchemaVersion(); have != latest {
+		if have > latest {
+			return nil, NewerSchema(path, have, latest)
+		}
+		return nil, backend.Errorf(backend.ECONFLICT,
+			"%s holds ducklm schema %d, older than this ducklm's %d: open it once with this ducklm (switch back to it) to bring it up to date, then copy", path, have, latest)
+	}
+	sqlDB, err := sql.Open(sqlite.DriverName, "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)")
+	if err != nil {
+		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot open the database %s", path)
+	}
+	if err := checkReadable(ctx, sqlDB, path); err != nil {
+		sqlDB.Close()
+		return nil, err
+	}
+	gdb, err := gorm.Open(sqlite.Dialector{DriverName: sqlite.DriverName, Conn: sqlDB}, &gorm.Config{
+		Logger: logger.Discard, SkipDefaultTransaction: true})
+	if err != nil {
+		sqlDB.Close()
+		return nil, backend.Wrap(err, backend.EINTERNAL, "cannot open the database %s", path)
+	}
+	return &DB{Gorm: gdb, SQL: sqlDB, Path: path, dialect: SQLiteDialect()}, nil
+}

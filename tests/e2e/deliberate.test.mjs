@@ -60,6 +60,9 @@ describe('Deliberation', { timeout: 150_000 }, () => {
         await head.textContent(),
         new RegExp(`beam, ${used} of 60 branches \\([^)]+\\): chose ${chosen.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, score -?[\\d.]+ \\(higher is better`),
       );
+      // Issue 30, confusing 3: an applied round says the world took its choice.
+      assert.ok(rounds[0].appliedAt > 0, `the round records where the world took its choice: ${JSON.stringify(rounds[0].appliedAt)}`);
+      await head.getByTestId('round-applied').filter({ hasText: /^applied: the world took .+ \(t=\d+\)$/ }).waitFor({ timeout: 10_000 });
       await head.click();
       await panel.getByRole('article', { name: 'Candidate 1' }).waitFor();
       // Its forks hide the branches, and say how many.
@@ -95,7 +98,7 @@ describe('Deliberation', { timeout: 150_000 }, () => {
       await dialog.getByLabel('Depth').fill('20');
       await dialog.getByLabel('Budget').fill('100000');
       await dialog.getByRole('button', { name: 'Deliberate', exact: true }).click();
-      await dialog.getByTestId('deliberation-progress').filter({ hasText: /of 100000 branches/ }).waitFor({ timeout: 30_000 });
+      await dialog.getByTestId('deliberation-progress').filter({ hasText: /[1-9][\d,]* of 100000 branches/ }).waitFor({ timeout: 30_000 });
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       // A search the user cancelled says so as a status, not as an error.
       const cancelled = dialog.getByRole('status', { name: 'Cancelled' });
@@ -121,6 +124,17 @@ describe('Deliberation', { timeout: 150_000 }, () => {
       await unfold.waitFor();
       const graph = page.getByRole('group', { name: 'Lineage graph' });
       await graph.locator('[aria-label$=", on the chosen line"]').first().waitFor({ timeout: 30_000 });
+      // Issue 30, broken 2: the cancelled search's branches (recorded, its round not) start folded,
+      // not drawn as hundreds of unscored boxes beside the rounds.
+      const stopped = legend.getByRole('button', { name: /^Unfold [\d,]+ unscored branch(es)?$/ });
+      await stopped.waitFor();
+      assert.ok(Number((await stopped.textContent()).match(/[\d,]+/)[0].replace(/,/g, '')) > 0);
+      const drawn = await graph.getByRole('button').count();
+      await stopped.click();
+      await legend.getByRole('button', { name: 'Fold the unscored branches' }).waitFor();
+      await page.waitForFunction((n) => document.querySelectorAll('[aria-label="Lineage graph"] [role="button"]').length > n, drawn);
+      await legend.getByRole('button', { name: 'Fold the unscored branches' }).click();
+      await page.waitForFunction((n) => document.querySelectorAll('[aria-label="Lineage graph"] [role="button"]').length === n, drawn);
       const folded = await graph.getByRole('button').count();
       await unfold.click();
       await legend.getByRole('button', { name: 'Fold older rounds' }).waitFor();

@@ -78,12 +78,28 @@ describe('A stopped run says why and what next', { timeout: 150_000 }, () => {
       assert.equal(await dialog.getByText(/seed/i).count(), 0);
       const edited = JSON.parse(text);
       edited.nodes[1].args.command = 'echo three';
+      // Issue 30, broken 3: a broken plan sent at once is said as the plan's problem, not 'the
+      // delta is not valid JSON', and the sentence goes once the plan is fixed.
+      await dialog.getByRole('textbox', { name: 'Plan (JSON)' }).fill('{"nodes": [');
+      await dialog.getByRole('button', { name: 'Fork with this plan' }).click();
+      assert.match(await dialog.getByRole('alert').textContent(), /^the plan is not valid JSON/);
+      assert.equal(await dialog.getByText(/delta/).count(), 0);
       await dialog.getByRole('textbox', { name: 'Plan (JSON)' }).fill(JSON.stringify(edited));
       await dialog.getByText('2 steps, valid.').waitFor();
+      await dialog.getByRole('alert').waitFor({ state: 'detached' });
       await dialog.getByRole('button', { name: 'Fork with this plan' }).click();
       await page.waitForURL((u) => u.hash.startsWith('#/runs/') && !u.hash.includes(run.id));
       await page.getByRole('heading', { name: 'say two things (edited plan)' }).waitFor();
       await page.getByTestId('fork-of').waitFor();
+      // The fork does not show the parent's denial as its own (issue 30, confusing 9): the step's
+      // approval history says the denial was the parent's, before the fork.
+      const denial = page.getByTestId('approval-history').locator('li', { hasText: 'Denied in the window' });
+      await denial.waitFor();
+      assert.match(await denial.textContent(), new RegExp(`^Before the fork, in ${run.id.slice(0, 4)}.*: Asked .*Denied in the window, .*: not two\\.`));
+      assert.equal(await page.getByText(/You denied/).count(), 0);
+      // The Runs list names the fork as its view does (issue 30, confusing 9: it dropped "(edited plan)").
+      await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Runs' }).click();
+      await page.getByRole('region', { name: 'Runs' }).getByText('say two things (edited plan)').first().waitFor();
       assert.deepEqual(page.problems, []);
     });
   });
@@ -96,6 +112,8 @@ describe('A stopped run says why and what next', { timeout: 150_000 }, () => {
       await go(stack, page, `#/runs/${encodeURIComponent(run.id)}`);
       const card = page.getByTestId('approval-card');
       await card.getByText(/^Creates/).waitFor({ timeout: 30_000 });
+      // The path as drawn, not only as written: an upper-cased label drew 'CREATES NOTES.TXT' (issue 30, confusing 9).
+      assert.equal(await card.getByText('notes.txt', { exact: true }).first().innerText(), 'notes.txt');
       assert.equal(await card.getByTestId('file-content').textContent(), 'one\ntwo\n');
       await card.getByRole('button', { name: 'Approve', exact: true }).click();
 

@@ -22,6 +22,10 @@ describe('A served page without its token', { timeout: 90_000 }, () => {
         await bare.goto(stack.base);
         await bare.getByText(/This page was opened without its token\. Open the address `ducklm serve` printed/).first().waitFor();
         assert.equal(await bare.getByText("ducklm's backend is not reachable").count(), 0);
+        // Issue 30, confusing 9: not 'could not open its data' with a Retry that cannot help.
+        await bare.getByRole('heading', { name: 'Open the address ducklm serve printed' }).waitFor();
+        assert.equal(await bare.getByText('ducklm could not open its data').count(), 0);
+        assert.equal(await bare.getByRole('button', { name: 'Retry' }).count(), 0);
       } finally {
         await bare.close();
       }

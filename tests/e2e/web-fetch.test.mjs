@@ -152,6 +152,11 @@ describe('A task with a URL', { timeout: 180_000 }, () => {
       await card.getByRole('button', { name: 'Approve', exact: true }).click();
       await page.locator('.run-head [data-status="completed"]').waitFor({ timeout: 120_000 });
       await page.getByTestId('web-text').filter({ hasText: 'The dashboard says 42 ducks.' }).waitFor({ timeout: 30_000 });
+      // Issue 30, confusing 5: the browser step that succeeded shows its page, not red stderr about
+      // Chromium's own calls home with a suggestion to allow them.
+      assert.match(await page.getByTestId('web-status').textContent(), /200/);
+      assert.equal(await page.getByTestId('step-panel').getByTestId('stderr').count(), 0);
+      assert.equal(await page.getByTestId('step-panel').getByText(/allow it for the run or in Settings/).count(), 0);
       await page.getByTestId('run-answer').filter({ hasText: 'The dashboard says 42 ducks.' }).waitFor();
       const shot = page.getByRole('img', { name: `Screenshot of ${app}` });
       await shot.waitFor({ timeout: 30_000 });

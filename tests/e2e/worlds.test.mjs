@@ -6,6 +6,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { appReady, go, journey, startStack } from './harness.mjs';
 
+/** What a transparent background computes to: what a rule whose var() names no defined token leaves. */
+const TRANSPARENT = 'rgba(0, 0, 0, 0)';
+const backgroundOf = (locator) => locator.evaluate((el) => getComputedStyle(el).backgroundColor);
+
 describe('Worlds, forks and lineage', { timeout: 150_000 }, () => {
   let stack;
   let parentRun;
@@ -40,6 +44,11 @@ describe('Worlds, forks and lineage', { timeout: 150_000 }, () => {
       await page
         .getByText(/^(Checkpoint ckp_\S+ taken at world time 3|Nothing new to take: the world has not moved since checkpoint ckp_\S+ at world time 3) \(marked below\)\.$/)
         .waitFor();
+      // Drawn apart, in the accent (issue 30, broken 1: --accent was defined nowhere and drew nothing).
+      assert.notEqual(await backgroundOf(page.locator('.cp-item.cp-last')), TRANSPARENT, 'the checkpoint just taken is drawn apart');
+      // The run stands still between batches: idle, here and on Worlds (issue 30, confusing 2: every idle world said running).
+      await page.locator('[data-status="idle"]').first().waitFor();
+      assert.equal(await page.locator('[data-status="running"]').count(), 0, 'no idle world says running');
       assert.match(await grid.getAttribute('aria-label'), /^Grid \d+ by \d+: agent at/);
       const d = await stack.call('WorldDetail', parentRun);
       assert.equal(d.run.worldLocalTime, 3);
@@ -60,6 +69,8 @@ describe('Worlds, forks and lineage', { timeout: 150_000 }, () => {
       await dialog.getByRole('button', { name: 'Create child world' }).click();
       await dialog.waitFor({ state: 'detached' });
       await page.getByText('forked by').waitFor();
+      // The child's header says what the fork changed, as the Lineage does (issue 30, confusing 9).
+      assert.equal(await page.getByTestId('world-fork-change').textContent(), 'changed {"pos":[0,4]}');
       childRun = decodeURIComponent(new URL(page.url()).hash.replace('#/worlds/', ''));
       assert.notEqual(childRun, parentRun);
 
@@ -182,6 +193,9 @@ describe('Worlds, forks and lineage', { timeout: 150_000 }, () => {
       for (const r of rows) assert.equal(r.n, String(r.index + 1), 'one numbering across the fork line');
       const clocks = await page.getByRole('combobox', { name: 'Clock' }).locator('option').allTextContents();
       assert.deepEqual(clocks, ['Recorded time', 'Time in the parent', 'Deliberation round', 'World time']);
+      // Issue 30, confusing 9: an event's detail names its clocks, not "parent · delib · local".
+      await page.locator('[data-testid="timeline-row"]:not(.inherited)').first().click();
+      assert.match(await page.getByTestId('event-clocks').textContent(), /^parent time \d+ · deliberation index \d+ · world-local time \d+$/);
     });
   });
 
@@ -200,9 +214,34 @@ describe('Worlds, forks and lineage', { timeout: 150_000 }, () => {
       await graph.getByRole('button', { name: /^e2e child, simulated/, pressed: true }).waitFor();
       assert.equal(await why.textContent(), `e2e child: its run id ${childRun} holds “${part}”`);
       assert.equal(await why.locator('mark').textContent(), part);
+      assert.notEqual(await backgroundOf(why.locator('mark')), TRANSPARENT, 'the matching text is marked in the accent');
       // What the fork changed: in the selected world's card, and under the edge.
       assert.equal(await page.getByTestId('fork-change').textContent(), '{"pos":[0,4]}');
       assert.match(await graph.getByTestId('edge-change').first().textContent(), /\{"pos":\[0,4\]\}/);
+      // Issue 30, confusing 8: the arrow keys move between the worlds as they are drawn
+      // (Left to the parent); the wheel scrolls the drawing, and zooms only with Ctrl.
+      const childNode = graph.getByRole('button', { name: /^e2e child, simulated/, pressed: true });
+      await childNode.focus();
+      await childNode.press('ArrowLeft');
+      await graph.getByRole('button', { name: /^branching_grid,/, pressed: true }).waitFor();
+      assert.match(await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? ''), /^branching_grid,/);
+      const canvas = page.locator('.lineage-canvas');
+      const zoom = () => canvas.getByText(/% · \d+ drawn$/).textContent();
+      const moved = () => graph.locator('g').first().getAttribute('transform');
+      const k = await zoom();
+      const at = await moved();
+      const area = await canvas.boundingBox();
+      await page.mouse.move(area.x + area.width / 2, area.y + area.height / 2);
+      await page.mouse.wheel(0, 120);
+      await page.waitForFunction((before) => document.querySelector('[aria-label="Lineage graph"] g')?.getAttribute('transform') !== before, at);
+      assert.equal(await zoom(), k, 'a plain wheel scrolls, it does not zoom');
+      await page.keyboard.down('Control');
+      await page.mouse.wheel(0, -120);
+      await page.keyboard.up('Control');
+      await page.waitForFunction((before) => !document.querySelector('.lineage-canvas')?.textContent?.includes(before), k);
+      // Right goes back to the child.
+      await graph.getByRole('button', { name: /^branching_grid,/, pressed: true }).press('ArrowRight');
+      await graph.getByRole('button', { name: /^e2e child, simulated/, pressed: true }).waitFor();
       // Both worlds' names hold "i" (branching_grid, e2e child): the arrows move between them.
       await box.fill('i');
       await box.press('ArrowDown');

@@ -4,7 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"net"
 	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -81,7 +85,18 @@ func connectError(ctx context.Context, err error, name string, cfg *pgconn.Confi
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return backend.Wrap(err, backend.EUNAVAILABLE, "PostgreSQL at %s did not answer within %s; check the host and port, and that nothing blocks the way", name, checkTime)
 	}
-	return backend.Wrap(err, backend.EUNAVAILABLE, "cannot reach PostgreSQL at %s: %s. Check that the server runs and accepts connections there", name, pgMessage(err))
+	// One sentence, not the driver's error: pgx tries each address of a
+	// host (localhost is two) and repeats its dial error for each.
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return backend.Wrap(err, backend.EUNAVAILABLE, "PostgreSQL at %s cannot be reached: the host name %s is not known here; check the address", name, cfg.Host)
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return backend.Wrap(err, backend.EUNAVAILABLE, "PostgreSQL at %s cannot be reached: nothing accepts connections on %s; check the host and port, and that the server runs",
+			name, net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))))
+	}
+	msg, _, _ := strings.Cut(pgMessage(err), "\n")
+	return backend.Wrap(err, backend.EUNAVAILABLE, "PostgreSQL at %s cannot be reached: %s; check that the server runs and accepts connections there", name, msg)
 }
 
 // WithoutPassword returns rawURL with its password removed, and the

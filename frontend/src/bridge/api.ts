@@ -41,6 +41,8 @@ import type {
   RunState,
   RunSummary,
   DatabaseSaved,
+  CopiedLineage,
+  LocalCopy,
   DatabaseTest,
   DatabaseView,
   Worker,
@@ -141,6 +143,16 @@ function round(r: DeliberationRound): DeliberationRound {
   };
 }
 
+function importResultOf(v: unknown): ImportResult {
+  const r = obj<ImportResult>(v, 'import result');
+  return { ...r, report: bundleReport(r.report), addedIds: list<string>(r.addedIds) };
+}
+
+function databaseView(v: unknown): DatabaseView {
+  const d = obj<DatabaseView>(v, 'database setting');
+  return { ...d, local: d.local ?? null, canRestart: d.canRestart === true };
+}
+
 function bundleReport(v: unknown): BundleReport {
   const r = obj<BundleReport>(v, 'bundle report');
   return {
@@ -228,11 +240,21 @@ export function createApi(channel: Channel): DucklmApi {
       const m = obj<ModelInfo>(await invoke('TestOllama', host), 'model status');
       return { ...m, models: list(m.models) };
     },
-    getDatabase: async () => obj<DatabaseView>(await invoke('GetDatabase'), 'database setting'),
+    getDatabase: async () => databaseView(await invoke('GetDatabase')),
     testDatabase: async (input) => obj<DatabaseTest>(await invoke('TestDatabase', input), 'connection test'),
     async saveDatabase(input) {
       const r = obj<DatabaseSaved>(await invoke('SaveDatabase', input), 'saved database setting');
-      return { ...r, database: obj<DatabaseView>(r.database, 'database setting') };
+      return { ...r, database: databaseView(r.database) };
+    },
+    async copyLocalToTeam(op) {
+      const c = obj<LocalCopy>(await invoke('CopyLocalToTeam', op), 'copy of the local data');
+      return {
+        ...c,
+        lineages: list<CopiedLineage>(c.lineages).map((l) => ({ ...l, import: importResultOf(l.import) })),
+      };
+    },
+    async restartApp() {
+      await invoke('RestartApp');
     },
     async workers() {
       const v = obj<WorkersView>(await invoke('Workers'), 'workers');
@@ -298,10 +320,7 @@ export function createApi(channel: Channel): DucklmApi {
     },
     exportBundle: async (input) => obj<ExportResult>(await invoke('ExportBundle', input), 'export result'),
     verifyBundle: async (path, op) => bundleReport(await invoke('VerifyBundle', path, op)),
-    async importBundle(input) {
-      const r = obj<ImportResult>(await invoke('ImportBundle', input), 'import result');
-      return { ...r, report: bundleReport(r.report), addedIds: list<string>(r.addedIds) };
-    },
+    importBundle: async (input) => importResultOf(await invoke('ImportBundle', input)),
     trustSigner: async (fingerprint, from) => (await invoke('TrustSigner', fingerprint, from)) === true,
     async trustedSigners() {
       const t = obj<TrustedSigners>(await invoke('TrustedSigners'), 'list of trusted signers');

@@ -10,13 +10,16 @@ const view = {
   override: '',
   overrideAddress: '',
   nextStart: 'postgres://ducklm@db:5432/ducklm',
+  canRestart: false,
 };
+// Go leaves out local on this machine's database; the bridge makes it null.
+const seen = { ...view, local: null };
 
 // The Database field's methods over a channel answering as Go does.
 describe('database bridge', () => {
   it('reads the field', async () => {
     const { api, channel } = fakeApi({ GetDatabase: () => view });
-    await expect(api.getDatabase()).resolves.toEqual(view);
+    await expect(api.getDatabase()).resolves.toEqual(seen);
     expect(channel.calls('GetDatabase')).toEqual([[]]);
   });
 
@@ -30,8 +33,26 @@ describe('database bridge', () => {
   it('saves and returns the field and when it takes effect', async () => {
     const saved = { database: view, message: 'Saved. ducklm opens postgres://ducklm@db:5432/ducklm at its next start; until then this window keeps /d/ducklm.db.' };
     const { api, channel } = fakeApi({ SaveDatabase: () => saved });
-    await expect(api.saveDatabase({ address: view.address, password: '' })).resolves.toEqual(saved);
+    await expect(api.saveDatabase({ address: view.address, password: '' })).resolves.toEqual({ ...saved, database: seen });
     expect(channel.calls('SaveDatabase')).toEqual([[{ address: view.address, password: '' }]]);
+  });
+
+  it('copies the local data and turns null lists into empty ones; restarts', async () => {
+    const counts = { worlds: 1, runs: 1, forks: 0, checkpoints: 2, streams: 1, events: 9, blobs: 1 };
+    const copy = {
+      message: 'Copied 1 lineage from /d/ducklm.db (left as it was). Added here: 1 world.',
+      added: counts,
+      lineages: [{ root: 'world_a', name: 'grid', domain: 'simulated', problem: '', import: { report: { checks: {}, counts, roots: null, worlds: null }, imported: true, added: counts, updated: 0, alreadyPresent: false, addedIds: null } }],
+    };
+    const { api, channel } = fakeApi({ CopyLocalToTeam: () => copy, RestartApp: () => null });
+    const got = await api.copyLocalToTeam('op-1');
+    expect(channel.calls('CopyLocalToTeam')).toEqual([['op-1']]);
+    expect(got.lineages[0]?.import.addedIds).toEqual([]);
+    expect(got.lineages[0]?.import.report.roots).toEqual([]);
+    await api.restartApp();
+    expect(channel.calls('RestartApp')).toEqual([[]]);
+    const { api: none } = fakeApi({ CopyLocalToTeam: () => ({ message: 'nothing', added: counts, lineages: null }) });
+    await expect(none.copyLocalToTeam('')).resolves.toMatchObject({ lineages: [] });
   });
 
   it('rejects a refused address with the backend sentence, and a missing answer', async () => {

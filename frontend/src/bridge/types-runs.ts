@@ -274,6 +274,8 @@ export interface CurrentFile {
 export interface RunSummary {
   run: WorldRun;
   task: string;
+  /** The name a fork was given ("… (edited plan)"), as its view heads it; absent for a run started from a task. */
+  name?: string;
   approvals: number;
   steps: number;
   stepsDone: number;

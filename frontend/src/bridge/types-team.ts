@@ -1,5 +1,6 @@
 // The team's database and workers (Go: api.DatabaseView and friends, api.WorkerList).
 // Part of the bridge's types: see types.ts for how they are written.
+import type { BundleCounts, ImportResult } from './types-bundles';
 
 /** DatabaseView is the Settings screen's Database field (Go: api.DatabaseView); no field carries a password. */
 export interface DatabaseView {
@@ -17,6 +18,44 @@ export interface DatabaseView {
   overrideAddress: string;
   /** What the next start opens, when that differs from what is in use; "" otherwise. */
   nextStart: string;
+  /** On a team's database, this machine's own database, which ducklm leaves as it was; null on the local database. */
+  local: LocalDataView | null;
+  /** "Restart now" can start ducklm again (the desktop window); in a browser the person restarts `ducklm serve`. */
+  canRestart: boolean;
+}
+
+/** LocalDataView is this machine's own database seen from a team's installation (Go: api.LocalDataView). */
+export interface LocalDataView {
+  /** The SQLite file in the data directory. */
+  path: string;
+  exists: boolean;
+  /** Counted as the Runs list and the Worlds screen count. */
+  taskRuns: number;
+  simulatedWorlds: number;
+  /** How many lineages (a root world with its forks) a copy brings over. */
+  roots: number;
+  /** Task runs that have not ended: they are not copied until they finish. */
+  unfinished: number;
+  /** Why it cannot be read; "" when it can. */
+  problem: string;
+}
+
+/** CopiedLineage is one local lineage brought to the team's database (Go: api.CopiedLineage). */
+export interface CopiedLineage {
+  root: string;
+  name: string;
+  domain: string;
+  /** What importing its bundle did (the Import bundle report). */
+  import: ImportResult;
+  /** Why it was not copied; "" when its import ran. */
+  problem: string;
+}
+
+/** LocalCopy is what copying the local runs and worlds did (Go: api.LocalCopy). */
+export interface LocalCopy {
+  lineages: CopiedLineage[];
+  added: BundleCounts;
+  message: string;
 }
 
 /** DatabaseInput is what the field sends (Go: api.DatabaseInput); an empty password keeps the stored one. */

@@ -35,7 +35,7 @@ import type {
   Token,
 } from './types-runs';
 import type { McpServer, McpServerInput, Settings, SettingsCheck, SettingsSaved, SettingsView } from './types-settings';
-import type { DatabaseInput, DatabaseSaved, DatabaseTest, DatabaseView, WorkersView } from './types-team';
+import type { DatabaseInput, DatabaseSaved, DatabaseTest, DatabaseView, LocalCopy, WorkersView } from './types-team';
 import type {
   BranchDiff,
   StatesAt,
@@ -108,6 +108,10 @@ export interface DucklmApi {
   testDatabase(input: DatabaseInput): Promise<DatabaseTest>;
   /** Stores the address for the next start ("" for this machine's SQLite); rejects a non-PostgreSQL address. */
   saveDatabase(input: DatabaseInput): Promise<DatabaseSaved>;
+  /** On a team's database: copies each local lineage as a bundle through the import path, reporting each import; the local file is only read. */
+  copyLocalToTeam(op: string): Promise<LocalCopy>;
+  /** Quits the desktop window and starts ducklm again; in a browser it rejects with what to do instead. */
+  restartApp(): Promise<void>;
   /** The team's `ducklm worker` processes: heartbeat, state, slots and the jobs they run now. */
   workers(): Promise<WorkersView>;
   lineage(): Promise<Lineage>;

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BridgeError, type Check, type DucklmApi, type LedgerEvent, type Overview } from '../bridge';
+import { BridgeError, NO_TOKEN, type Check, type DucklmApi, type LedgerEvent, type Overview } from '../bridge';
 import { checks as someChecks, event, overview as someOverview } from '../test/fixtures';
 import { fakeApi as fakeChannelApi } from '../test/fakeChannel';
 import { Home } from './Home';
@@ -140,6 +140,17 @@ describe('Home', () => {
     await waitFor(() => expect(rows()).toHaveLength(2));
     expect(screen.queryByRole('alert')).toBeNull();
     expect(overview).toHaveBeenCalledTimes(2);
+  });
+
+  it('says a page opened without its token needs the printed address, with no Retry that cannot help', async () => {
+    const overview = vi.fn<() => Promise<Overview>>().mockRejectedValue(new BridgeError(NO_TOKEN));
+    const { api } = fakeApi({ overview });
+    render(<Home api={api} />);
+    const alert = await screen.findByRole('alert');
+    expect(within(alert).getByRole('heading').textContent).toBe('Open the address ducklm serve printed');
+    expect(within(alert).getByText(NO_TOKEN)).toBeTruthy();
+    expect(within(alert).queryByRole('button', { name: 'Retry' })).toBeNull();
+    expect(screen.queryByText('ducklm could not open its data')).toBeNull();
   });
 
   it('merges live events on top, dedupes them and bumps the count', async () => {

@@ -7,6 +7,7 @@ import { EventTable } from './EventTable';
 import { LocationPanel } from './LocationPanel';
 import { RunsPanel } from './RunsPanel';
 import { SystemPanel } from './SystemPanel';
+import { TeamLocalData } from './TeamLocalData';
 import { useHome } from './useHome';
 import './home.css';
 
@@ -52,6 +53,7 @@ export function Home({ api, onVersion, copy = copyText }: HomeProps) {
   const { overview: o, feed } = overview;
   return (
     <div className="home">
+      <TeamLocalData api={api} />
       <div className="home-top">
         <LocationPanel overview={o} copy={copy} />
         <CountTiles counts={o.counts} events={feed.total} />

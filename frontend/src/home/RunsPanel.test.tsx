@@ -30,12 +30,15 @@ describe('RunsPanel', () => {
 
   it('marks a fork, so it does not read as its parent', async () => {
     const parent = runSummary({ task: 'tidy', run: worldRun({ id: 'run_00000000000000000000000000000001' }) });
-    const child = runSummary({ task: 'tidy', run: worldRun({ id: 'run_00000000000000000000000000000002', baseRunId: 'run_00000000000000000000000000000001' }) });
+    const child = runSummary({ task: 'tidy', name: 'tidy (edited plan)', run: worldRun({ id: 'run_00000000000000000000000000000002', baseRunId: 'run_00000000000000000000000000000001' }) });
     render(<RunsPanel api={fakeApi({ Runs: () => [child, parent] }).api} />);
     await waitFor(() => expect(screen.getAllByTestId('run-row')).toHaveLength(2));
     const [c, p] = screen.getAllByTestId('run-row');
     expect(within(c!).getByTestId('fork-pill').textContent).toMatch(/^fork of run_/);
     expect(within(p!).queryByTestId('fork-pill')).toBeNull();
+    // The fork's own name, as its view heads it (issue 30: the list dropped "(edited plan)").
+    expect(within(c!).getByRole('link').textContent).toBe('tidy (edited plan)');
+    expect(within(p!).getByRole('link').textContent).toBe('tidy');
   });
 
   it('says which installation drives a run when another one on the team database does', async () => {

@@ -21,7 +21,7 @@ const FILTER_FROM = 12;
 /** matchRun says whether a run's task, id or status contains text (any case). */
 function matchRun(r: RunSummary, text: string): boolean {
   const t = text.toLowerCase();
-  return r.task.toLowerCase().includes(t) || r.run.id.includes(t) || r.run.status.replace('_', ' ').includes(t);
+  return r.task.toLowerCase().includes(t) || (r.name ?? '').toLowerCase().includes(t) || r.run.id.includes(t) || r.run.status.replace('_', ' ').includes(t);
 }
 
 /** RunsPanel lists task runs, those waiting for approval first (the backend orders them). */
@@ -113,8 +113,8 @@ export function RunsPanel({ api }: { api: DucklmApi }) {
                     <RunStatusBadge status={r.run.status} />
                   </td>
                   <td className="ellipsis">
-                    <a href={href({ screen: 'run', runId: r.run.id })} title={`${r.task}\n${r.run.id}`}>
-                      {r.task}
+                    <a href={href({ screen: 'run', runId: r.run.id })} title={`${r.name ? `${r.name}\ntask: ` : ''}${r.task}\n${r.run.id}`}>
+                      {r.name || r.task}
                     </a>
                     {r.answer && (
                       <span className="run-answer muted small" title={r.answer} data-testid="run-answer-line">

@@ -36,6 +36,21 @@ describe('approvalHistory', () => {
     ]);
   });
 
+  it('marks what a fork inherited: the parent run asked and answered it, before the fork', () => {
+    const parent = 'run_parent';
+    const events = [
+      { ...asked('c', 'apr_1', { command: 'echo two' }), stream: parent },
+      event({ seq: 2, pos: 2, stream: parent, type: 'step.denied', recordedAt: '2026-12-01T10:03:00Z', payload: { requestId: 'apr_1', step: 'c', reason: 'not two', by: 'ui' } }),
+      { ...asked('c', 'apr_2', { command: 'echo three' }), stream: 'run_child', seq: 1, pos: 3 },
+    ];
+    const h = approvalHistory(events, 'c', 'run_child');
+    expect(h.map((e) => [e.requestId, e.inheritedFrom])).toEqual([
+      ['apr_1', parent],
+      ['apr_2', undefined],
+    ]);
+    expect(approvalHistory(events, 'c').every((e) => e.inheritedFrom === undefined), 'without the run, nothing is marked').toBe(true);
+  });
+
   it('names who answered', () => {
     expect([byWhom('ui'), byWhom('cli'), byWhom('test'), byWhom(undefined)]).toEqual(['the window', 'the CLI', 'test', 'unknown']);
   });

@@ -15,6 +15,12 @@ export interface ApprovalEntry {
   args: unknown;
   rule?: string | undefined;
   risk?: string | undefined;
+  /**
+   * The run that asked, when it is not the run whose history this is: a
+   * fork's history starts with its parent's, and the parent's requests and
+   * answers are the parent's, not the fork's.
+   */
+  inheritedFrom?: string | undefined;
   answer?: {
     approved: boolean;
     at: string;
@@ -34,8 +40,12 @@ export function byWhom(by: unknown): string {
   return typeof by === 'string' && by !== '' ? by : 'unknown';
 }
 
-/** approvalHistory folds a run's approval events into one entry per request of step, in order. */
-export function approvalHistory(events: readonly LedgerEvent[], step: string): ApprovalEntry[] {
+/**
+ * approvalHistory folds a run's approval events into one entry per request
+ * of step, in order; given runId, a request another run's stream holds (a
+ * fork's inherited history) is marked inheritedFrom that run.
+ */
+export function approvalHistory(events: readonly LedgerEvent[], step: string, runId?: string): ApprovalEntry[] {
   const out: ApprovalEntry[] = [];
   const byId = new Map<string, ApprovalEntry>();
   for (const e of events) {
@@ -48,6 +58,7 @@ export function approvalHistory(events: readonly LedgerEvent[], step: string): A
         args: p.args,
         rule: typeof p.rule === 'string' ? p.rule : undefined,
         risk: typeof p.risk === 'string' ? p.risk : undefined,
+        ...(runId !== undefined && e.stream !== runId ? { inheritedFrom: e.stream } : {}),
       };
       byId.set(p.requestId, entry);
       out.push(entry);

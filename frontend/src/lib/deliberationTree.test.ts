@@ -55,6 +55,25 @@ describe('searchOverlay', () => {
     expect(o.score.get('a1x')).toBe(-8);
     expect([...o.chosen].sort()).toEqual(['a1', 'a1x', 'b2', 'b2x']);
     expect([...o.olderRounds].sort()).toEqual(['a1', 'b1']);
+    expect([...o.unrecorded], 'every branch was scored by its round').toEqual([]);
+  });
+
+  it('folds the branches of a round that has no record (a cancelled search), and counts them', () => {
+    // Round 2 was cancelled: its branches were recorded, the round was not.
+    const o = searchOverlay(m, new Map([['grid', [round(1, { a1: -10, a1x: -8, b1: -12 }, 'a1x')]]]));
+    expect([...o.unrecorded].sort()).toEqual(['a2', 'b2']);
+    expect(o.unrecordedBranches).toBe(3);
+    expect([...o.olderRounds], 'round 1 is the latest recorded: drawn whole').toEqual([]);
+    expect(o.rounds).toBe(1);
+    // The cancelled search took index 2, and so did the round recorded after it: known by their scores.
+    const after = searchOverlay(m, new Map([['grid', [round(1, { a1: -10, a1x: -8, b1: -12 }, 'a1x'), round(2, { b2: -4, b2x: -4 }, 'b2x')]]]));
+    expect([...after.unrecorded]).toEqual(['a2']);
+    expect(after.unrecordedBranches).toBe(1);
+    // A world whose only round was cancelled.
+    const none = searchOverlay(m, new Map([['grid', []]]));
+    expect([...none.unrecorded].sort()).toEqual(['a1', 'a2', 'b1', 'b2']);
+    expect(none.unrecordedBranches).toBe(6);
+    expect(none.rounds).toBe(0);
   });
 
   it('folds a large latest round to its chosen line: every branch beside the line folds its subtree', () => {

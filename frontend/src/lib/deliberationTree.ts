@@ -43,6 +43,16 @@ export interface SearchOverlay {
    */
   offLine: ReadonlySet<string>;
   offLineBranches: number;
+  /**
+   * The first branches whose subtree no recorded round scored: a search
+   * records its round (with every branch's score) when it finishes, so
+   * these belong to one cancelled before that, or still running (or they
+   * failed). Folded by default, so a cancelled search's hundreds of
+   * unscored boxes do not flood the drawing beside the rounds that were
+   * recorded; unrecordedBranches counts them with their subtrees.
+   */
+  unrecorded: ReadonlySet<string>;
+  unrecordedBranches: number;
   /** How many rounds are drawn. */
   rounds: number;
 }
@@ -54,9 +64,24 @@ export function searchOverlay(m: LineageModel, roundsByWorld: ReadonlyMap<string
   const chosen = new Set<string>();
   const olderRounds = new Set<string>();
   const offLine = new Set<string>();
+  const unrecorded = new Set<string>();
   let offLineBranches = 0;
+  let unrecordedBranches = 0;
   let count = 0;
   for (const [worldId, rounds] of roundsByWorld) {
+    // A cancelled search may share its index with the next round, so a
+    // branch is known by its score, not by its index: one whose subtree no
+    // recorded round scored is unrecorded.
+    const scored = new Set(rounds.flatMap((r) => Object.keys(r.scores ?? {})));
+    for (const c of m.children.get(worldId) ?? []) {
+      const idx = m.byId.get(c)?.round;
+      if (!idx) continue;
+      const subtree = subtreeOfRound(m, c, idx);
+      if (!subtree.some((id) => scored.has(id))) {
+        unrecorded.add(c);
+        unrecordedBranches += subtree.length;
+      }
+    }
     if (rounds.length === 0) continue;
     const latest = Math.max(...rounds.map((r) => r.deliberationIndex));
     for (const r of rounds) {
@@ -98,7 +123,20 @@ export function searchOverlay(m: LineageModel, roundsByWorld: ReadonlyMap<string
       }
     }
   }
-  return { score, tone, chosen, olderRounds, offLine, offLineBranches, rounds: count };
+  return { score, tone, chosen, olderRounds, offLine, offLineBranches, unrecorded, unrecordedBranches, rounds: count };
+}
+
+/** subtreeOfRound lists the branches of round idx from id down. */
+function subtreeOfRound(m: LineageModel, id: string, idx: number): string[] {
+  const out: string[] = [];
+  const stack = [id];
+  while (stack.length > 0) {
+    const at = stack.pop()!;
+    if (m.byId.get(at)?.round !== idx) continue;
+    out.push(at);
+    stack.push(...(m.children.get(at) ?? []));
+  }
+  return out;
 }
 
 /** EMPTY_OVERLAY is a lineage without deliberations. */
@@ -109,5 +147,7 @@ export const EMPTY_OVERLAY: SearchOverlay = {
   olderRounds: new Set(),
   offLine: new Set(),
   offLineBranches: 0,
+  unrecorded: new Set(),
+  unrecordedBranches: 0,
   rounds: 0,
 };

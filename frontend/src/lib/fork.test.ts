@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkDelta, divergencesFor } from './fork';
+import { checkDelta, divergencesFor, forkChange } from './fork';
 
 describe('divergences', () => {
   it('offers plan edits for task runs only', () => {
@@ -23,5 +23,18 @@ describe('divergences', () => {
     expect(checkDelta('seed_change', '{"seed": 7}', 'inherit')).toBeUndefined();
     expect(checkDelta('seed_change', '{"seed": -1}', 'fresh')).toMatch(/whole number/);
     expect(checkDelta('state_patch', '', 'inherit')).toBeUndefined();
+  });
+});
+
+describe('forkChange', () => {
+  it('says what a fork changed in one line, as the Lineage does', () => {
+    expect(forkChange({ pos: [0, 4] }, 'inherit')).toBe('{"pos":[0,4]}');
+    expect(forkChange({ pos: [0, 4] }, 'derive')).toBe('{"pos":[0,4]} · seed derive');
+    expect(forkChange({}, 'fresh')).toBe('only the seed · seed fresh');
+    expect(forkChange({}, 'inherit')).toBe('nothing in its state (an empty delta)');
+    expect(forkChange(null, 'inherit')).toBe('nothing in its state (an empty delta)');
+    const long = forkChange({ actions: Array.from({ length: 30 }, () => 'E') }, 'inherit');
+    expect(long).toHaveLength(61);
+    expect(long.endsWith('…')).toBe(true);
   });
 });

@@ -99,3 +99,20 @@ export function checkDelta(kind: DivergenceType, text: string, policy: SeedPolic
       return isObject ? undefined : 'A plan_edit delta is the edited plan, a JSON object.';
   }
 }
+
+/** CHANGE_MAX is how much of a fork's delta a one-line summary shows (the whole in its tooltip). */
+const CHANGE_MAX = 60;
+
+/**
+ * forkChange says in one line what a fork changed: its delta as compact
+ * JSON (cut to CHANGE_MAX characters), and the seed policy when it is not
+ * inherit. The Lineage says the same from the outline's brief.
+ */
+export function forkChange(delta: unknown, seedPolicy: SeedPolicy): string {
+  const empty = delta === null || delta === undefined || (typeof delta === 'object' && !Array.isArray(delta) && Object.keys(delta).length === 0);
+  const seed = seedPolicy && seedPolicy !== 'inherit' ? `seed ${seedPolicy}` : '';
+  if (empty) return seed ? `only the seed · ${seed}` : 'nothing in its state (an empty delta)';
+  const json = JSON.stringify(delta);
+  const text = json.length > CHANGE_MAX ? `${json.slice(0, CHANGE_MAX)}…` : json;
+  return seed ? `${text} · ${seed}` : text;
+}

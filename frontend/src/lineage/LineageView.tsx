@@ -57,7 +57,7 @@ export function LineageView({ api, select, compare }: { api: DucklmApi; select?:
   // refresh does not undo the user's unfolding.
   const folded = useRef(new Set<string>());
   useEffect(() => {
-    const fresh = [...overlay.olderRounds, ...overlay.offLine].filter((id) => !folded.current.has(id));
+    const fresh = [...overlay.olderRounds, ...overlay.offLine, ...overlay.unrecorded].filter((id) => !folded.current.has(id));
     if (fresh.length === 0) return;
     for (const id of fresh) folded.current.add(id);
     setCollapsed((c) => new Set([...c, ...fresh]));
@@ -67,6 +67,7 @@ export function LineageView({ api, select, compare }: { api: DucklmApi; select?:
   useEffect(() => api.onLedgerEvents((batch) => batch.some((e) => e.type === 'world.forked' || e.type === 'deliberation.round') && refresh()), [api, refresh]);
   const olderFolded = overlay.olderRounds.size > 0 && [...overlay.olderRounds].every((id) => collapsed.has(id));
   const offLineFolded = overlay.offLine.size > 0 && [...overlay.offLine].every((id) => collapsed.has(id));
+  const unrecordedFolded = overlay.unrecorded.size > 0 && [...overlay.unrecorded].every((id) => collapsed.has(id));
   const [query, setQuery] = useState('');
   const [matchIndex, setMatchIndex] = useState(0);
   const [focus, setFocus] = useState<{ id?: string; tick: number }>({ ...(select ? { id: select } : {}), tick: 0 });
@@ -185,17 +186,33 @@ export function LineageView({ api, select, compare }: { api: DucklmApi; select?:
               <span className="legend-item domain-simulated">simulated</span>
               <span className="muted">click selects · shift-click a second to compare · double-click opens · drag or wheel to pan · ctrl+wheel to zoom · arrow keys move between worlds</span>
             </div>
-            {overlay.tone.size > 0 && (
+            {(overlay.tone.size > 0 || overlay.unrecorded.size > 0) && (
               <div className="legend small score-legend" data-testid="score-legend">
-                <span>Branch score within its round:</span>
-                <span className="score-scale" role="img" aria-label={`${SCORE_TONES} steps from lower to higher score`}>
-                  lower
-                  {Array.from({ length: SCORE_TONES }, (_, i) => (
-                    <span key={i} className={`score-swatch tone-${i}`} style={{ width: `${(i + 1) * 5}px` }} />
-                  ))}
-                  higher
-                </span>
-                <span className="legend-item chosen-line">chosen line</span>
+                {overlay.tone.size > 0 && (
+                  <>
+                    <span>Branch score within its round:</span>
+                    <span className="score-scale" role="img" aria-label={`${SCORE_TONES} steps from lower to higher score`}>
+                      lower
+                      {Array.from({ length: SCORE_TONES }, (_, i) => (
+                        <span key={i} className={`score-swatch tone-${i}`} style={{ width: `${(i + 1) * 5}px` }} />
+                      ))}
+                      higher
+                    </span>
+                    <span className="legend-item chosen-line">chosen line</span>
+                  </>
+                )}
+                {overlay.unrecorded.size > 0 && (
+                  <button
+                    type="button"
+                    className="button small"
+                    title="No recorded round scored these branches: a search records its round when it finishes, so they belong to one stopped before that or still running (or they failed)"
+                    onClick={() => setCollapsed((c) => toggleFold(c, overlay.unrecorded, unrecordedFolded))}
+                  >
+                    {unrecordedFolded
+                      ? `Unfold ${formatCount(overlay.unrecordedBranches)} unscored ${overlay.unrecordedBranches === 1 ? 'branch' : 'branches'}`
+                      : 'Fold the unscored branches'}
+                  </button>
+                )}
                 {overlay.olderRounds.size > 0 && (
                   <button
                     type="button"

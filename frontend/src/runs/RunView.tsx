@@ -374,7 +374,7 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
               screenshot={shot}
               image={image}
               tokens={shown ? tokens[shown] : undefined}
-              approvals={shown && answers.value ? approvalHistory(answers.value, shown) : []}
+              approvals={shown && answers.value ? approvalHistory(answers.value, shown, runId) : []}
               onDeliberate={setDeliberating}
             />
           )}

@@ -4,6 +4,7 @@ import type { ApprovalEntry } from '../lib/approvalHistory';
 import { CONFINED, argsText, commandOf, placementText } from '../lib/approvals';
 import { formatDuration } from '../lib/format';
 import { href } from '../lib/route';
+import { shortId } from '../lib/ids';
 import { type SearchSummary, actionText, searchOf } from '../lib/search';
 import { formatAbsolute, formatSeconds } from '../lib/time';
 import { type WebResult, otherNotes, webResultOf } from '../lib/webResult';
@@ -308,6 +309,15 @@ function ApprovalHistory({ entries }: { entries: ApprovalEntry[] }) {
           const edited = a?.editedArgs !== undefined;
           return (
             <li key={e.requestId}>
+              {e.inheritedFrom && (
+                <span className="muted" data-testid="approval-inherited">
+                  Before the fork, in{' '}
+                  <a href={href({ screen: 'run', runId: e.inheritedFrom })} className="mono">
+                    {shortId(e.inheritedFrom)}
+                  </a>
+                  :{' '}
+                </span>
+              )}
               <span>
                 Asked {when(e.askedAt)}
                 {e.rule ? ` (rule ${e.rule}${e.risk ? `, ${e.risk} risk` : ''})` : ''}

@@ -9,7 +9,7 @@ const SQLITE = '/home/ada/.local/share/ducklm/ducklm.db';
 const TEAM = 'postgres://ada@db.example:5432/ducklm';
 const PASSWORD = 'correct horse';
 
-const local: DatabaseView = { address: '', passwordStored: false, inUse: SQLITE, shared: false, override: '', overrideAddress: '', nextStart: '' };
+const local: DatabaseView = { address: '', passwordStored: false, inUse: SQLITE, shared: false, override: '', overrideAddress: '', nextStart: '', local: null, canRestart: false };
 
 /** A backend whose team database takes PASSWORD; it keeps what is saved as the Go side does. */
 function backend(start: DatabaseView = local) {

@@ -2,6 +2,7 @@ import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
 import { type DatabaseTest, type DatabaseView, type DucklmApi, toBridgeError } from '../bridge';
 import { sentence } from '../lib/format';
 import { useLoad } from '../ui/useLoad';
+import { LocalDataPanel, RestartControl } from './LocalData';
 
 interface DatabaseSectionProps {
   api: DucklmApi;
@@ -116,6 +117,18 @@ export function DatabaseSection({ api, inView = false }: DatabaseSectionProps) {
       </div>
       <div className="settings-body">
         {view.override && <Override view={view} />}
+        {view.shared && view.local && (
+          <LocalDataPanel
+            api={api}
+            view={view}
+            showRestart={false}
+            onSaved={(r) => {
+              setAddress(r.database.address);
+              setPassword('');
+              setFresh(r.database);
+            }}
+          />
+        )}
         <label className="field" htmlFor="database-address">
           <span className="field-label">Address</span>
         </label>
@@ -170,6 +183,7 @@ export function DatabaseSection({ api, inView = false }: DatabaseSectionProps) {
             ✓ {sentence(saving.message)}
           </p>
         )}
+        {view.nextStart && !view.override && <RestartControl api={api} canRestart={view.canRestart} />}
         {saving?.status === 'failed' && (
           <p className="inline-error small" role="alert" data-testid="database-save-failed">
             Not saved: {sentence(saving.message)}

@@ -60,6 +60,8 @@ export const METHODS = [
   'GetDatabase',
   'TestDatabase',
   'SaveDatabase',
+  'CopyLocalToTeam',
+  'RestartApp',
   'Workers',
   'ToolCatalog',
   'MCPServers',

@@ -6,6 +6,7 @@ import { WhereChoice } from '../workers/WhereChoice';
 import { useTeamWorkers } from '../workers/useTeamWorkers';
 import { type Cell, asGrid, trailOf } from '../lib/grid';
 import { formatBytes, formatCount, worldRunState } from '../lib/format';
+import { forkChange } from '../lib/fork';
 import { shortId } from '../lib/ids';
 import { href } from '../lib/route';
 import { formatRelative } from '../lib/time';
@@ -215,6 +216,11 @@ export function WorldView({ api, runId }: { api: DucklmApi; runId: string }) {
                 <a href={href({ screen: 'world', runId: d.fork.parentRunId })} className="mono">
                   {shortId(d.fork.parentWorldId)}
                 </a>
+              </span>
+            )}
+            {d.fork && (
+              <span data-testid="world-fork-change" title={`${d.fork.divergence}: ${JSON.stringify(d.fork.delta ?? {})}`}>
+                changed <code>{forkChange(d.fork.delta, d.fork.seedPolicy)}</code>
               </span>
             )}
             <span>created {formatRelative(d.world.createdAt, now)}</span>

@@ -89,6 +89,88 @@ export namespace api {
 		    return a;
 		}
 	}
+	export class ImportResult {
+	    report: BundleReport;
+	    imported: boolean;
+	    refused?: string;
+	    problem?: string;
+	    added: bundle.Counts;
+	    updated: number;
+	    alreadyPresent: boolean;
+	    addedIds: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.report = this.convertValues(source["report"], BundleReport);
+	        this.imported = source["imported"];
+	        this.refused = source["refused"];
+	        this.problem = source["problem"];
+	        this.added = this.convertValues(source["added"], bundle.Counts);
+	        this.updated = source["updated"];
+	        this.alreadyPresent = source["alreadyPresent"];
+	        this.addedIds = source["addedIds"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class CopiedLineage {
+	    root: string;
+	    name: string;
+	    domain: string;
+	    import: ImportResult;
+	    problem: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new CopiedLineage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.root = source["root"];
+	        this.name = source["name"];
+	        this.domain = source["domain"];
+	        this.import = this.convertValues(source["import"], ImportResult);
+	        this.problem = source["problem"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Created {
 	    world: backend.WorldSpec;
 	    run: backend.WorldRun;
@@ -135,6 +217,30 @@ export namespace api {
 	        this.password = source["password"];
 	    }
 	}
+	export class LocalDataView {
+	    path: string;
+	    exists: boolean;
+	    taskRuns: number;
+	    simulatedWorlds: number;
+	    roots: number;
+	    unfinished: number;
+	    problem: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new LocalDataView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.exists = source["exists"];
+	        this.taskRuns = source["taskRuns"];
+	        this.simulatedWorlds = source["simulatedWorlds"];
+	        this.roots = source["roots"];
+	        this.unfinished = source["unfinished"];
+	        this.problem = source["problem"];
+	    }
+	}
 	export class DatabaseView {
 	    address: string;
 	    passwordStored: boolean;
@@ -143,6 +249,8 @@ export namespace api {
 	    override: string;
 	    overrideAddress: string;
 	    nextStart: string;
+	    local?: LocalDataView;
+	    canRestart: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new DatabaseView(source);
@@ -157,7 +265,27 @@ export namespace api {
 	        this.override = source["override"];
 	        this.overrideAddress = source["overrideAddress"];
 	        this.nextStart = source["nextStart"];
+	        this.local = this.convertValues(source["local"], LocalDataView);
+	        this.canRestart = source["canRestart"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class DatabaseSaved {
 	    database: DatabaseView;
@@ -454,30 +582,21 @@ export namespace api {
 	        this.op = source["op"];
 	    }
 	}
-	export class ImportResult {
-	    report: BundleReport;
-	    imported: boolean;
-	    refused?: string;
-	    problem?: string;
+	
+	export class LocalCopy {
+	    lineages: CopiedLineage[];
 	    added: bundle.Counts;
-	    updated: number;
-	    alreadyPresent: boolean;
-	    addedIds: string[];
+	    message: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new ImportResult(source);
+	        return new LocalCopy(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.report = this.convertValues(source["report"], BundleReport);
-	        this.imported = source["imported"];
-	        this.refused = source["refused"];
-	        this.problem = source["problem"];
+	        this.lineages = this.convertValues(source["lineages"], CopiedLineage);
 	        this.added = this.convertValues(source["added"], bundle.Counts);
-	        this.updated = source["updated"];
-	        this.alreadyPresent = source["alreadyPresent"];
-	        this.addedIds = source["addedIds"];
+	        this.message = source["message"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -498,6 +617,7 @@ export namespace api {
 		    return a;
 		}
 	}
+	
 	export class MCPServerInput {
 	    name: string;
 	    command: string;
@@ -2940,6 +3060,7 @@ export namespace runtime {
 	export class RunSummary {
 	    run: backend.WorldRun;
 	    task: string;
+	    name?: string;
 	    approvals: number;
 	    steps: number;
 	    stepsDone: number;
@@ -2954,6 +3075,7 @@ export namespace runtime {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.run = this.convertValues(source["run"], backend.WorldRun);
 	        this.task = source["task"];
+	        this.name = source["name"];
 	        this.approvals = source["approvals"];
 	        this.steps = source["steps"];
 	        this.stepsDone = source["stepsDone"];

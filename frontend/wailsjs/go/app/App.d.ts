@@ -21,6 +21,8 @@ export function ApplyDeliberation(arg1:string,arg2:number):Promise<world.StepOut
 
 export function Approvals():Promise<Array<runtime.Approval>>;
 
+export function CanRestart():Promise<boolean>;
+
 export function CancelDeliberation(arg1:string):Promise<boolean>;
 
 export function CancelReindex():Promise<boolean>;
@@ -40,6 +42,8 @@ export function ChooseBundleToOpen(arg1:string):Promise<string>;
 export function ChooseBundleToSave(arg1:string,arg2:string):Promise<string>;
 
 export function ChooseFolder(arg1:string):Promise<string>;
+
+export function CopyLocalToTeam(arg1:string):Promise<api.LocalCopy>;
 
 export function CreateWorld(arg1:api.WorldInput):Promise<api.Created>;
 
@@ -96,6 +100,8 @@ export function ReindexMemories(arg1:api.ReindexInput):Promise<service.ReindexRe
 export function RemoveMCPServer(arg1:string):Promise<void>;
 
 export function Resolve(arg1:api.OpenRequest):Promise<api.Opened>;
+
+export function RestartApp():Promise<void>;
 
 export function ResumeRun(arg1:string):Promise<void>;
 

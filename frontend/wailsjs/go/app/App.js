@@ -18,6 +18,10 @@ export function Approvals() {
   return window['go']['app']['App']['Approvals']();
 }
 
+export function CanRestart() {
+  return window['go']['app']['App']['CanRestart']();
+}
+
 export function CancelDeliberation(arg1) {
   return window['go']['app']['App']['CancelDeliberation'](arg1);
 }
@@ -56,6 +60,10 @@ export function ChooseBundleToSave(arg1, arg2) {
 
 export function ChooseFolder(arg1) {
   return window['go']['app']['App']['ChooseFolder'](arg1);
+}
+
+export function CopyLocalToTeam(arg1) {
+  return window['go']['app']['App']['CopyLocalToTeam'](arg1);
 }
 
 export function CreateWorld(arg1) {
@@ -168,6 +176,10 @@ export function RemoveMCPServer(arg1) {
 
 export function Resolve(arg1) {
   return window['go']['app']['App']['Resolve'](arg1);
+}
+
+export function RestartApp() {
+  return window['go']['app']['App']['RestartApp']();
 }
 
 export function ResumeRun(arg1) {
