@@ -159,10 +159,19 @@ describe('A stopped run says why and what next', { timeout: 150_000 }, () => {
       assert.match(await answer.textContent(), /^Approved with edited arguments in the window, /);
       assert.match(await panel.getByTestId('args-asked').textContent(), /one\\nthree/);
       assert.match(await panel.getByTestId('args-approved').textContent(), /one\\nfour/);
-      // No critic model here: the heuristic's check is not shown as a score.
-      assert.match(await panel.getByTestId('critique').textContent(), /Not scored/);
+      // No critic model here: the rule of thumb scored the step. The run view shows its score and
+      // says it is a rule of thumb, and the timeline's critic.scored says the same (issue 30,
+      // confusing 9: the timeline recorded 0.9 where the run view said 'Not scored').
+      const critique = await panel.getByTestId('critique').textContent();
+      assert.match(critique, /0\.90/);
+      assert.match(critique, /rule of thumb, not a model's judgement/);
+      assert.doesNotMatch(critique, /Not scored/);
       // ducklm wrote the file itself: the panel says so, as the card did, never "Sandbox yes".
       assert.equal(await panel.getByTestId('step-confinement').textContent(), "in ducklm itself, inside the run's workspace only");
+      await go(stack, page, `#/timeline/${encodeURIComponent(run.id)}`);
+      await page.getByTestId('timeline-row').filter({ hasText: 'critic.scored' }).last().click();
+      const decision = page.getByRole('complementary', { name: 'Event' }).locator('.fact', { hasText: 'Decision' }).locator('dd');
+      assert.match(await decision.textContent(), /^critic \(rule of thumb, not a model's judgement\): noop \(confidence 0\.9\)/);
       assert.deepEqual(page.problems, []);
     });
   });

@@ -82,6 +82,24 @@ describe('Team on one PostgreSQL', { timeout: 420_000 }, () => {
     // The worker counts a finished job in its row within about half a second.
     const { workers } = await a.waitFor("the worker's jobs done", 'Workers', [], (v) => v.workers.length === 1 && v.workers[0].done > 0, 30_000);
     assert.equal(workers[0].state === 'idle' || workers[0].state === 'working', true);
+    // The Workers screen counts jobs, and says so beside the round's branches: it read "Done 18"
+    // after 98 branches, as if the two disagreed (issue 30, confusing 4).
+    const [round] = await a.call('Deliberations', run);
+    const branches = round.budget.used;
+    await journey(a, 'team-workers-done', async (page) => {
+      await go(a, page, '#/workers');
+      const table = page.getByRole('table', { name: 'Workers' });
+      await table.waitFor();
+      assert.deepEqual(await table.locator('th').allTextContents(), ['Worker', 'State', 'Last heartbeat', 'Slots', 'Running now', 'Jobs done']);
+      const done = Number((await table.getByTestId('worker-jobs-done').textContent()).replace(/,/g, ''));
+      // The jobs the worker did are its own count (a job holds several branches), not the round's.
+      assert.ok(done >= workers[0].done, `${done} jobs done, for ${branches} branches`);
+      assert.match(
+        await page.getByTestId('workers-jobs-note').textContent(),
+        /^Jobs done counts jobs, not branches: a deliberation sends its branches to the workers in jobs of several, and its round says how many branches it ran\./,
+      );
+      assert.deepEqual(page.problems, []);
+    });
     // The other installation reads the round the worker's branches made.
     assert.equal((await b.call('Deliberations', run)).length, 1);
   });

@@ -13,7 +13,7 @@ describe('decisionOf', () => {
       reason: 'Step "s0" is ready, so file_read runs it.',
     });
     const critic = { type: 'noop', payload: { ...critique, model_error: 'no critic model is available' }, requires_permission: false, confidence: 0.6, reason: critique.explanation };
-    expect(decisionOf({ type: 'decision.applied', payload: { source: 'critic', decision: critic } })).toEqual({ source: 'critic', type: 'noop', confidence: 0.6, reason: critique.explanation });
+    expect(decisionOf({ type: 'decision.applied', payload: { source: 'critic', decision: critic } })).toEqual({ source: "critic (rule of thumb, not a model's judgement)", type: 'noop', confidence: 0.6, reason: critique.explanation });
     // Before, a start and a critique carried no decision: their own decision.applied events did.
     expect(decisionOf({ type: 'step.started', payload: { step: 's0', attempt: 1, tool: 'file_read' } })).toBeUndefined();
     expect(decisionOf({ type: 'critic.scored', payload: { step: 's0', ...critique } })).toBeUndefined();
@@ -27,11 +27,17 @@ describe('decisionOf', () => {
       reason: 'Step "s0" is ready, so file_read runs it.',
     });
     expect(decisionOf({ type: 'critic.scored', payload: { step: 's0', ...critique, modelError: 'no critic model is available', decision: 'noop' } })).toEqual({
-      source: 'critic',
+      // The heuristic's score is a rule of thumb, and the line says so, as the run view does.
+      source: "critic (rule of thumb, not a model's judgement)",
       type: 'noop',
       confidence: 0.6,
       reason: critique.explanation,
     });
+  });
+
+  it("calls a model's critique the critic's", () => {
+    const judged = { step: 's0', score: 0.7, explanation: 'Lists the files.', source: 'model', model: 'qwen3:8b', decision: 'noop' };
+    expect(decisionOf({ type: 'critic.scored', payload: judged })?.source).toBe('critic');
   });
 
   it('reads nothing from other events or malformed payloads', () => {

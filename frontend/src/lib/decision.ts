@@ -18,10 +18,12 @@ function record(v: unknown): Record<string, unknown> | undefined {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
-function decisionFrom(source: string, v: unknown): AppliedDecision | undefined {
+const RULE_OF_THUMB = "critic (rule of thumb, not a model's judgement)";
+
+function decisionFrom(source: string, v: unknown, ruleOfThumb = false): AppliedDecision | undefined {
   const d = record(v);
   if (!d || typeof d.type !== 'string') return undefined;
-  return { source, type: d.type, confidence: typeof d.confidence === 'number' ? d.confidence : 0, reason: typeof d.reason === 'string' ? d.reason : '' };
+  return { source: ruleOfThumb && source === 'critic' ? RULE_OF_THUMB : source, type: d.type, confidence: typeof d.confidence === 'number' ? d.confidence : 0, reason: typeof d.reason === 'string' ? d.reason : '' };
 }
 
 /** decisionOf returns the decision an event records, in any of the formats runs have recorded it in. */
@@ -30,13 +32,16 @@ export function decisionOf(e: { type: string; payload: unknown }): AppliedDecisi
   if (!p) return undefined;
   switch (e.type) {
     case 'decision.applied':
-      return decisionFrom(typeof p.source === 'string' ? p.source : '', p.decision);
+      // An old run's critic decision carries the critique: a rule of thumb's says so.
+      return decisionFrom(typeof p.source === 'string' ? p.source : '', p.decision, record(record(p.decision)?.payload)?.source === 'heuristic');
     case 'step.started':
       return decisionFrom('router', p.decision);
     case 'critic.scored': {
       if (typeof p.decision !== 'string' || p.decision === '') return undefined;
       const score = typeof p.score === 'number' ? Math.min(Math.max(p.score, 0), 1) : 0;
-      return { source: 'critic', type: p.decision, confidence: score, reason: typeof p.explanation === 'string' ? p.explanation : '' };
+      // The rule of thumb that scores a step when no critic model is available says so, as the run view does.
+      const source = p.source === 'heuristic' ? RULE_OF_THUMB : 'critic';
+      return { source, type: p.decision, confidence: score, reason: typeof p.explanation === 'string' ? p.explanation : '' };
     }
     default:
       return undefined;

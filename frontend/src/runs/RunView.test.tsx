@@ -189,9 +189,10 @@ describe('RunView', () => {
     expect(within(panel).getByTestId('stdout').textContent).toBe('Static hostname: ada-laptop\n');
     expect(within(panel).getByTestId('stderr').textContent).toBe('warning: something minor\n');
     expect(within(panel).getByText('notes/host.txt')).toBeTruthy();
-    // The fixture's critique is the heuristic's: no critic model, so no number.
-    expect(within(panel).getByTestId('critique').textContent).toContain('Not scored');
-    expect(within(panel).queryByText('0.80')).toBeNull();
+    // The fixture's critique is the heuristic's: its score, said to be a rule of thumb (as the timeline says it).
+    expect(within(panel).getByTestId('critique').textContent).toContain("rule of thumb, not a model's judgement");
+    expect(within(panel).getByText('0.80')).toBeTruthy();
+    expect(within(panel).queryByText(/Not scored/)).toBeNull();
     expect(within(panel).getByText('The output names the host.')).toBeTruthy();
     fireEvent.click(within(graph).getByRole('button', { name: 'step-3: pending' }));
     expect(vi.mocked(layoutModule.layoutDag).mock.calls.length).toBe(layouts);

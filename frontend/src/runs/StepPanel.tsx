@@ -195,12 +195,15 @@ export function StepPanel({
         )}
         {step.critique &&
           (step.critique.source === 'heuristic' ? (
-            // Without a critic model the score is a rule of thumb over the exit status and output: say so, show no number.
+            // Without a critic model a rule of thumb over the exit status and output scores the step:
+            // show its score, as the timeline's critic.scored records it, and say what it is.
             <div className="critique" data-testid="critique">
               <span className="field-label">Critic</span>
-              <p>
-                <strong>Not scored</strong> <span className="muted small">(no critic model; checked from the exit status and output)</span>
-              </p>
+              <div className="score-row">
+                <meter min={0} max={1} low={0.4} high={0.7} optimum={1} value={step.critique.score} aria-label="Critic score" />
+                <strong>{step.critique.score.toFixed(2)}</strong>
+                <span className="muted small">rule of thumb, not a model's judgement (no critic model; from the exit status and output)</span>
+              </div>
               <p>{step.critique.explanation}</p>
             </div>
           ) : (

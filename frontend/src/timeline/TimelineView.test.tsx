@@ -133,7 +133,7 @@ describe('TimelineView', () => {
       return fact ? fact.nextElementSibling?.textContent : undefined;
     };
     const router = 'router: tool (confidence 1) — Step "s0" is ready, so file_read runs it.';
-    const critic = 'critic: noop (confidence 0.6) — The step succeeded but produced no output.';
+    const critic = "critic (rule of thumb, not a model's judgement): noop (confidence 0.6) — The step succeeded but produced no output.";
     expect(await decisionIn(0)).toBe(router);
     expect(await decisionIn(1)).toBeUndefined();
     expect(await decisionIn(2)).toBeUndefined();

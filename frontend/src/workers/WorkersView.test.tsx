@@ -77,6 +77,13 @@ describe('WorkersView', () => {
     expect(text(rows[2]!.cells[1]!)).toBe('○ Lost not alive');
     expect(text(within(rows[2]!).getByTestId('worker-heartbeat'))).toBe('2 min ago');
     expect(text(screen.getByTestId('workers-summary'))).toBe('2 workers alive: 1 of 6 slots busy.');
+    // Done counts jobs, each of several branches: the column says so, and so does the note under the
+    // list, so "12" beside a round of 98 branches does not read as a disagreement (issue 30, confusing 4).
+    expect(within(table).getAllByRole('columnheader').map(text)).toEqual(['Worker', 'State', 'Last heartbeat', 'Slots', 'Running now', 'Jobs done']);
+    expect(text(within(rows[1]!).getByTestId('worker-jobs-done'))).toBe('12');
+    expect(text(screen.getByTestId('workers-jobs-note'))).toMatch(
+      /^Jobs done counts jobs, not branches: a deliberation sends its branches to the workers in jobs of several, and its round says how many branches it ran\./,
+    );
 
     // The next read (every 2 s) shows what changed.
     channel.handle('Workers', () => view([{ ...busy, state: 'idle', jobs: [], done: 13 }, worker(), lost]));

@@ -86,7 +86,7 @@ export function WorkersView({ api, copy = copyText }: { api: DucklmApi; copy?: (
                 <th scope="col">Last heartbeat</th>
                 <th scope="col">Slots</th>
                 <th scope="col">Running now</th>
-                <th scope="col">Done</th>
+                <th scope="col">Jobs done</th>
               </tr>
             </thead>
             <tbody>
@@ -98,6 +98,10 @@ export function WorkersView({ api, copy = copyText }: { api: DucklmApi; copy?: (
           <p className="muted small workers-foot">
             A worker writes its heartbeat every {shown.view.heartbeatMs / 1000} s; one silent for {shown.view.lostAfterMs / 1000} s is lost. Stopped
             and lost workers stay listed for a day.
+          </p>
+          <p className="muted small workers-foot" data-testid="workers-jobs-note">
+            Jobs done counts jobs, not branches: a deliberation sends its branches to the workers in jobs of several, and its round says how many
+            branches it ran. A world run on the workers is one job.
           </p>
         </div>
       )}
@@ -148,7 +152,9 @@ function WorkerRow({ worker: w, now }: { worker: Worker; now: number }) {
           </ul>
         )}
       </td>
-      <td className="num">{w.done.toLocaleString('en')}</td>
+      <td className="num" data-testid="worker-jobs-done">
+        {w.done.toLocaleString('en')}
+      </td>
     </tr>
   );
 }

@@ -107,6 +107,27 @@ describe('DeliberateDialog', () => {
     expect(channel.calls('ApplyDeliberation')).toEqual([['run_p', 3]]);
   });
 
+  it('says what each option means in the dialog, with no tooltip over the fields', () => {
+    setup();
+    // A title on a field or around it drew a native tooltip over the Seeds field in the desktop
+    // window (WebKitGTK; issue 30, confusing 9). The hints are text under the fields instead.
+    const dialog = screen.getByRole('dialog', { name: 'Deliberate' });
+    const hints: Record<string, string> = {
+      'Beam width': 'nodes kept at each depth',
+      Depth: 'actions a branch may look ahead',
+      Budget: 'most branches (forks) to record',
+      Seeds: 'K > 1 averages K seeds: an expected score',
+    };
+    for (const [label, hint] of Object.entries(hints)) {
+      const field = within(dialog).getByRole('textbox', { name: label });
+      expect(field, label).toHaveProperty('title', '');
+      for (let el = field.parentElement; el; el = el.parentElement) expect(el.getAttribute('title'), `${label}'s ancestor ${el.tagName}.${el.className}`).toBeNull();
+      expect(field.getAttribute('aria-describedby'), label).toBeTruthy();
+      expect(document.getElementById(field.getAttribute('aria-describedby')!)?.textContent, label).toBe(`${label}: ${hint}`);
+    }
+    expect(dialog.querySelectorAll('[title]')).toHaveLength(0);
+  });
+
   it('refuses options out of range before asking', () => {
     expect(checkOptions({ width: '4', depth: '0', budget: '200', seeds: '1' }, 'beam')).toBe('Depth is a whole number from 1 to 200.');
     expect(checkOptions({ width: 'x', depth: '3', budget: '200', seeds: '1' }, 'mcts')).toBeUndefined();

@@ -70,6 +70,7 @@ function capitalised(s: string): string {
  */
 export function DeliberateDialog({ api, runId, worldId, parentName, onClose, onApplied }: DeliberateDialogProps) {
   const [strategy, setStrategy] = useState<Strategy>('beam');
+  const shownFields = FIELDS.filter((f) => f.key !== 'width' || strategy === 'beam');
   const [values, setValues] = useState<Record<Field['key'], string>>({ width: '4', depth: '10', budget: '200', seeds: '1' });
   const [op, setOp] = useState('');
   const [started, setStarted] = useState(0);
@@ -178,8 +179,8 @@ export function DeliberateDialog({ api, runId, worldId, parentName, onClose, onA
             </div>
           </fieldset>
           <div className="row wrap">
-            {FIELDS.filter((f) => f.key !== 'width' || strategy === 'beam').map((f) => (
-              <label key={f.key} className="inline-field" title={f.hint}>
+            {shownFields.map((f) => (
+              <label key={f.key} className="inline-field">
                 <span>{f.label}</span>
                 <input
                   className="input num"
@@ -187,10 +188,22 @@ export function DeliberateDialog({ api, runId, worldId, parentName, onClose, onA
                   disabled={running}
                   onChange={(e) => setValues((v) => ({ ...v, [f.key]: e.target.value }))}
                   aria-label={f.label}
+                  aria-describedby={`deliberate-hint-${f.key}`}
                 />
               </label>
             ))}
           </div>
+          {/* The hints are text, not titles: WebKitGTK drew a title's tooltip over the Seeds field. */}
+          <p className="muted small field-hints">
+            {shownFields.map((f, i) => (
+              <span key={f.key}>
+                {i > 0 && ' · '}
+                <span id={`deliberate-hint-${f.key}`}>
+                  {f.label}: {f.hint}
+                </span>
+              </span>
+            ))}
+          </p>
           {problem && <p className="inline-error small">{problem}</p>}
           {team?.shared && (
             <WhereChoice
