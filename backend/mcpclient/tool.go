@@ -14,6 +14,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/bwrap"
+	"ducklm/backend/tool"
 )
 
 // Tool is one of an MCP server's tools as a step runs it.
@@ -85,7 +86,15 @@ func (t *Tool) Run(ctx context.Context, call backend.ToolCall) (backend.ToolResu
 	if cfg.Workspace && cfg.Stdio() {
 		ws = call.Workspace
 	}
-	c, err := t.s.conn(ctx, ws)
+	if ws != "" {
+		// Every call, not only a server's start: a server already running
+		// holds the folder it was given, but a workspace that is no longer
+		// the run's stops the run's calls, as it stops its other steps.
+		if err := tool.VerifyWorkspace(ws, call.WorkspaceID); err != nil {
+			return backend.ToolResult{}, err
+		}
+	}
+	c, err := t.s.conn(ctx, ws, call.WorkspaceID)
 	if err != nil {
 		return backend.ToolResult{}, err
 	}
@@ -109,7 +118,7 @@ func (t *Tool) Run(ctx context.Context, call backend.ToolCall) (backend.ToolResu
 		if tooLarge(err) || strings.Contains(why, "maximum line length") {
 			why = fmt.Sprintf("its answer was larger than %d MB, which ducklm does not read", MaxAnswer>>20)
 		}
-		t.s.drop(ws, c)
+		t.s.drop(connKey(ws, call.WorkspaceID), c)
 		return fail(fmt.Sprintf("MCP server %s stopped during the call to %s (%s); it starts again for the next call", cfg.Name, t.t.name, why), false)
 	default:
 		return fail(fmt.Sprintf("MCP server %s refused the call to %s: %s", cfg.Name, t.t.name, err), false)

@@ -28,6 +28,7 @@ import (
 	"ducklm/backend/mcpclient"
 	"ducklm/backend/prereq"
 	"ducklm/backend/settings"
+	"ducklm/backend/tool"
 )
 
 // realServers installs the npm servers and returns the paths of their
@@ -520,4 +521,58 @@ func TestLargeTextAndResourcesAreKeptAsBlobs(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []byte{0, 1, 2, 3}, data)
 	require.Less(t, len(res.Output), 20<<10, "the step's output stays small")
+}
+
+// TestAWorkspaceSwappedForALinkIsNeverGivenToTheServer: a server that works
+// in the run's workspace gets the folder the run was given. Swapped for a
+// link to the data directory before the server starts, or after it wrote
+// there once, the call is refused with a sentence and nothing is written
+// where the link points.
+func TestAWorkspaceSwappedForALinkIsNeverGivenToTheServer(t *testing.T) {
+	_, filesystem := realServers(t)
+	dir := t.TempDir()
+	require.NoError(t, settings.AddMCP(dir, settings.MCPServer{Name: "fs", Command: filesystem, Args: []string{"/"}, Workspace: true}))
+	m := manager(t, dir, nil)
+	write := byName(m.Tools())["mcp__fs__write_file"]
+	require.NotNil(t, write)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	secret := t.TempDir() // stands for the data directory
+	swap := func(ws string) {
+		require.NoError(t, os.Rename(ws, ws+".old"))
+		require.NoError(t, os.Symlink(secret, ws))
+	}
+	call := func(ws string, id *backend.FolderID) (backend.ToolResult, error) {
+		return write.Run(ctx, backend.ToolCall{Workspace: ws, WorkspaceID: id,
+			Args: mustArgs(t, map[string]any{"path": filepath.Join(ws, "note.txt"), "content": "x"})})
+	}
+
+	// Swapped before the server ever started for this workspace.
+	first := filepath.Join(t.TempDir(), "ws")
+	require.NoError(t, os.Mkdir(first, 0o755))
+	id, err := tool.IdentifyWorkspace(first)
+	require.NoError(t, err)
+	swap(first)
+	_, err = call(first, &id)
+	require.Error(t, err)
+	require.Contains(t, backend.ErrorMessage(err), "is no longer the folder this run was given")
+	require.NoFileExists(t, filepath.Join(secret, "note.txt"))
+
+	// Swapped while the server runs in it: its next call is refused too.
+	second := filepath.Join(t.TempDir(), "ws")
+	require.NoError(t, os.Mkdir(second, 0o755))
+	id, err = tool.IdentifyWorkspace(second)
+	require.NoError(t, err)
+	res, err := call(second, &id)
+	require.NoError(t, err)
+	require.Equal(t, 0, res.ExitCode, "stderr: %s", res.Stderr)
+	require.FileExists(t, filepath.Join(second, "note.txt"))
+	swap(second)
+	_, err = call(second, &id)
+	require.Error(t, err)
+	require.Contains(t, backend.ErrorMessage(err), "replaced by a link")
+	require.NoFileExists(t, filepath.Join(secret, "note.txt"))
+	entries, err := os.ReadDir(secret)
+	require.NoError(t, err)
+	require.Empty(t, entries)
 }
