@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -260,6 +261,10 @@ type conn struct {
 	// done is closed when the process ended (stdio) or the session did.
 	done chan struct{}
 	kill func()
+
+	// calls counts the calls under way on this connection: a cancelled
+	// call stops the process only when it was the only one.
+	calls atomic.Int32
 
 	mu   sync.Mutex
 	exit string // how the process ended, as a clause

@@ -101,7 +101,9 @@ func (t *Tool) Run(ctx context.Context, call backend.ToolCall) (backend.ToolResu
 	lim := bwrap.FillLimits(call.Limits)
 	cctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
+	c.calls.Add(1)
 	res, err := c.session.CallTool(cctx, &mcp.CallToolParams{Name: t.t.name, Arguments: args})
+	others := c.calls.Add(-1)
 	sandboxed := cfg.Stdio()
 	fail := func(msg string, timedOut bool) (backend.ToolResult, error) {
 		return backend.ToolResult{ExitCode: 1, TimedOut: timedOut, Stderr: []byte(msg + "\n"), Duration: time.Since(start), Sandboxed: sandboxed,
@@ -110,6 +112,14 @@ func (t *Tool) Run(ctx context.Context, call backend.ToolCall) (backend.ToolResu
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
+		if others == 0 && cfg.Stdio() {
+			// The step was cancelled (the run was, or ducklm is closing):
+			// a process no other call uses is stopped with its process
+			// group, so nothing it started goes on after the cancel; the
+			// next call starts it again.
+			t.s.drop(connKey(ws, call.WorkspaceID), c)
+			return backend.ToolResult{Duration: time.Since(start)}, backend.Wrap(ctx.Err(), backend.ELIMIT, "the call to %s was cancelled; ducklm stopped MCP server %s, which no other call was using", t.Name(), cfg.Name)
+		}
 		return backend.ToolResult{Duration: time.Since(start)}, backend.Wrap(ctx.Err(), backend.ELIMIT, "the call to %s was cancelled; ducklm told the server", t.Name())
 	case cctx.Err() != nil:
 		return fail(fmt.Sprintf("MCP server %s did not answer %s within the step's %s; ducklm sent it a cancellation", cfg.Name, t.t.name, lim.Timeout), true)

@@ -576,3 +576,63 @@ func TestAWorkspaceSwappedForALinkIsNeverGivenToTheServer(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, entries)
 }
+
+// fakeProcesses counts the fake server's processes started with arg.
+func fakeProcesses(fake, arg string) int {
+	n := 0
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		line, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if strings.HasPrefix(string(line), fake+"\x00"+arg) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestACancelledCallStopsAServerNoOtherCallUses: cancelling a step (its
+// run cancelled) stops the server's process group when no other call is
+// under way on it, and the next call starts it again; with another call
+// under way, the server is only told, and that call goes on.
+func TestACancelledCallStopsAServerNoOtherCallUses(t *testing.T) {
+	if _, ok, why := bwrap.Available(); !ok {
+		prereq.Missing(t, "MCP servers run only in the sandbox: %s", why)
+	}
+	fake := fakeServer(t)
+	dir := t.TempDir()
+	require.NoError(t, settings.AddMCP(dir, settings.MCPServer{Name: "fake", Command: fake, Args: []string{"ok"}}))
+	m := manager(t, dir, nil)
+	tools := byName(m.Tools())
+	slow, echo := tools["mcp__fake__slow"], tools["mcp__fake__echo"]
+	require.NotNil(t, slow)
+	require.Equal(t, 1, fakeProcesses(fake, "ok"))
+
+	// Two calls under way, one cancelled: the server stays for the other.
+	ctxA, cancelA := context.WithCancel(context.Background())
+	ctxB, cancelB := context.WithCancel(context.Background())
+	defer cancelB()
+	errs := make(chan error, 2)
+	go func() { _, err := slow.Run(ctxA, backend.ToolCall{Args: json.RawMessage(`{}`)}); errs <- err }()
+	go func() { _, err := slow.Run(ctxB, backend.ToolCall{Args: json.RawMessage(`{}`)}); errs <- err }()
+	time.Sleep(500 * time.Millisecond) // both calls are under way
+	cancelA()
+	err := <-errs
+	require.Error(t, err)
+	require.Contains(t, backend.ErrorMessage(err), "ducklm told the server")
+	require.Equal(t, 1, fakeProcesses(fake, "ok"), "the other call still uses the server")
+
+	// The last call cancelled: the process is stopped.
+	cancelB()
+	err = <-errs
+	require.Error(t, err)
+	require.Contains(t, backend.ErrorMessage(err), "ducklm stopped MCP server fake, which no other call was using")
+	require.Eventually(t, func() bool { return fakeProcesses(fake, "ok") == 0 }, 10*time.Second, 50*time.Millisecond)
+
+	// The next call starts it again.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := echo.Run(ctx, backend.ToolCall{Args: json.RawMessage(`{"message":"again"}`)})
+	require.NoError(t, err)
+	require.Equal(t, 0, res.ExitCode, "stderr: %s", res.Stderr)
+	require.Equal(t, 1, fakeProcesses(fake, "ok"))
+}
