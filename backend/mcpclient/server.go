@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -96,7 +97,7 @@ func (s *server) refresh(ctx context.Context) error {
 		s.st, s.err = stateStarting, ""
 	}
 	s.mu.Unlock()
-	c, err := s.conn(ctx, "")
+	c, err := s.conn(ctx, "", nil)
 	if err == nil {
 		err = s.list(ctx, c)
 	}
@@ -131,9 +132,10 @@ func (s *server) list(ctx context.Context, c *conn) error {
 
 // conn returns the live connection for workspace ws, starting the server
 // when it has none (or the last one ended).
-func (s *server) conn(ctx context.Context, ws string) (*conn, error) {
+func (s *server) conn(ctx context.Context, ws string, wsID *backend.FolderID) (*conn, error) {
+	key := connKey(ws, wsID)
 	s.mu.Lock()
-	c := s.conns[ws]
+	c := s.conns[key]
 	if c != nil && !c.ended() {
 		s.mu.Unlock()
 		return c, nil
@@ -142,7 +144,7 @@ func (s *server) conn(ctx context.Context, ws string) (*conn, error) {
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
 	s.mu.Lock()
-	c = s.conns[ws]
+	c = s.conns[key]
 	if c != nil && !c.ended() {
 		s.mu.Unlock()
 		return c, nil // started meanwhile
@@ -170,7 +172,7 @@ func (s *server) conn(ctx context.Context, ws string) (*conn, error) {
 	}
 	var err error
 	if cfg.Stdio() {
-		c, err = s.m.startStdio(cctx, cfg, ws, onChange)
+		c, err = s.m.startStdio(cctx, cfg, ws, wsID, onChange)
 	} else {
 		c, err = s.m.connectURL(cctx, cfg, onChange)
 	}
@@ -178,9 +180,9 @@ func (s *server) conn(ctx context.Context, ws string) (*conn, error) {
 		return nil, err
 	}
 	s.mu.Lock()
-	old := s.conns[ws]
-	s.conns[ws] = c
-	evict := s.evictLocked(ws)
+	old := s.conns[key]
+	s.conns[key] = c
+	evict := s.evictLocked(key)
 	s.mu.Unlock()
 	if old != nil && old != c {
 		old.close()
@@ -189,6 +191,17 @@ func (s *server) conn(ctx context.Context, ws string) (*conn, error) {
 		evict.close()
 	}
 	return c, nil
+}
+
+// connKey names a server's connection: "" for its own folder, else the
+// workspace's path and, when the run recorded it, the folder's identity,
+// so a new folder at an old path never reaches the process that was given
+// the old one.
+func connKey(ws string, id *backend.FolderID) string {
+	if ws == "" || id == nil {
+		return ws
+	}
+	return fmt.Sprintf("%s\x00%d:%d", ws, id.Dev, id.Inode)
 }
 
 // maxWorkspaceConns bounds the processes a server that works in the runs'
@@ -248,6 +261,10 @@ type conn struct {
 	// done is closed when the process ended (stdio) or the session did.
 	done chan struct{}
 	kill func()
+
+	// calls counts the calls under way on this connection: a cancelled
+	// call stops the process only when it was the only one.
+	calls atomic.Int32
 
 	mu   sync.Mutex
 	exit string // how the process ended, as a clause

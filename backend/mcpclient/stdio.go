@@ -17,6 +17,7 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/bwrap"
 	"ducklm/backend/settings"
+	"ducklm/backend/tool"
 	"ducklm/backend/webhost"
 )
 
@@ -42,7 +43,10 @@ var sandboxAvailable = bwrap.Available
 var stdioArgv = []string{"/bin/sh", "-c", `exec "$@" <&4 >&5 4<&- 5>&-`, "mcp-server"}
 
 // startStdio starts a command's server in the sandbox and connects to it.
-func (m *Manager) startStdio(ctx context.Context, cfg settings.MCPServer, ws string, onChange func()) (*conn, error) {
+// A server that works in the run's workspace gets the folder the run was
+// given (wsID), opened without following links: a workspace swapped for a
+// link to elsewhere (the data directory, say) is refused, never bound.
+func (m *Manager) startStdio(ctx context.Context, cfg settings.MCPServer, ws string, wsID *backend.FolderID, onChange func()) (*conn, error) {
 	cmd, err := resolveCommand(cfg)
 	if err != nil {
 		return nil, err
@@ -57,23 +61,33 @@ func (m *Manager) startStdio(ctx context.Context, cfg settings.MCPServer, ws str
 			return nil, backend.Wrap(err, backend.EUNAVAILABLE, "the folder of MCP server %s could not be made", cfg.Name)
 		}
 	}
+	var wsDir *os.File
+	if ws != "" {
+		if wsDir, err = tool.OpenWorkspace(ws, wsID); err != nil {
+			return nil, backend.Wrap(err, backend.ErrorCode(err), "MCP server %s was not started in the run's workspace", cfg.Name)
+		}
+	}
 	toServerR, toServerW, err := os.Pipe()
 	if err != nil {
+		closeFile(wsDir)
 		return nil, backend.Wrap(err, backend.EINTERNAL, "MCP server %s could not be started", cfg.Name)
 	}
 	fromServerR, fromServerW, err := os.Pipe()
 	if err != nil {
+		closeFile(wsDir)
 		toServerR.Close()
 		toServerW.Close()
 		return nil, backend.Wrap(err, backend.EINTERNAL, "MCP server %s could not be started", cfg.Name)
 	}
 	spec := bwrap.Spec{
-		Argv:       append(append(append([]string{}, stdioArgv...), cmd), cfg.Args...),
-		Workspace:  home,
-		Network:    cfg.Network,
-		Limits:     serverLimits,
-		ExtraFiles: []*os.File{toServerR, fromServerW},
-		ReadOnly:   packageTrees(cmd, cfg),
+		Argv:      append(append(append([]string{}, stdioArgv...), cmd), cfg.Args...),
+		Workspace: home,
+		// The folder itself, whatever has its name by the time bubblewrap binds it.
+		WorkspaceDir: wsDir,
+		Network:      cfg.Network,
+		Limits:       serverLimits,
+		ExtraFiles:   []*os.File{toServerR, fromServerW},
+		ReadOnly:     packageTrees(cmd, cfg),
 	}
 	runCtx, kill := context.WithCancel(m.base)
 	c := &conn{server: cfg.Name, started: time.Now(), done: make(chan struct{}), kill: kill}
@@ -81,6 +95,7 @@ func (m *Manager) startStdio(ctx context.Context, cfg settings.MCPServer, ws str
 	go func() {
 		defer m.wg.Done()
 		res, err := bwrap.Run(runCtx, spec)
+		closeFile(wsDir)
 		// The process is gone: its ends of the pipes close, so the session
 		// reads the end of its output and stops.
 		toServerR.Close()
@@ -114,6 +129,13 @@ func (m *Manager) startStdio(ctx context.Context, cfg settings.MCPServer, ws str
 		fromServerR.Close()
 	}()
 	return c, nil
+}
+
+// closeFile closes f, if any.
+func closeFile(f *os.File) {
+	if f != nil {
+		f.Close()
+	}
 }
 
 // garbled reports whether err is the SDK's refusal of what is not JSON-RPC.

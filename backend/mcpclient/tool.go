@@ -14,6 +14,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/bwrap"
+	"ducklm/backend/tool"
 )
 
 // Tool is one of an MCP server's tools as a step runs it.
@@ -85,14 +86,24 @@ func (t *Tool) Run(ctx context.Context, call backend.ToolCall) (backend.ToolResu
 	if cfg.Workspace && cfg.Stdio() {
 		ws = call.Workspace
 	}
-	c, err := t.s.conn(ctx, ws)
+	if ws != "" {
+		// Every call, not only a server's start: a server already running
+		// holds the folder it was given, but a workspace that is no longer
+		// the run's stops the run's calls, as it stops its other steps.
+		if err := tool.VerifyWorkspace(ws, call.WorkspaceID); err != nil {
+			return backend.ToolResult{}, err
+		}
+	}
+	c, err := t.s.conn(ctx, ws, call.WorkspaceID)
 	if err != nil {
 		return backend.ToolResult{}, err
 	}
 	lim := bwrap.FillLimits(call.Limits)
 	cctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
+	c.calls.Add(1)
 	res, err := c.session.CallTool(cctx, &mcp.CallToolParams{Name: t.t.name, Arguments: args})
+	others := c.calls.Add(-1)
 	sandboxed := cfg.Stdio()
 	fail := func(msg string, timedOut bool) (backend.ToolResult, error) {
 		return backend.ToolResult{ExitCode: 1, TimedOut: timedOut, Stderr: []byte(msg + "\n"), Duration: time.Since(start), Sandboxed: sandboxed,
@@ -101,6 +112,14 @@ func (t *Tool) Run(ctx context.Context, call backend.ToolCall) (backend.ToolResu
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
+		if others == 0 && cfg.Stdio() {
+			// The step was cancelled (the run was, or ducklm is closing):
+			// a process no other call uses is stopped with its process
+			// group, so nothing it started goes on after the cancel; the
+			// next call starts it again.
+			t.s.drop(connKey(ws, call.WorkspaceID), c)
+			return backend.ToolResult{Duration: time.Since(start)}, backend.Wrap(ctx.Err(), backend.ELIMIT, "the call to %s was cancelled; ducklm stopped MCP server %s, which no other call was using", t.Name(), cfg.Name)
+		}
 		return backend.ToolResult{Duration: time.Since(start)}, backend.Wrap(ctx.Err(), backend.ELIMIT, "the call to %s was cancelled; ducklm told the server", t.Name())
 	case cctx.Err() != nil:
 		return fail(fmt.Sprintf("MCP server %s did not answer %s within the step's %s; ducklm sent it a cancellation", cfg.Name, t.t.name, lim.Timeout), true)
@@ -109,7 +128,7 @@ func (t *Tool) Run(ctx context.Context, call backend.ToolCall) (backend.ToolResu
 		if tooLarge(err) || strings.Contains(why, "maximum line length") {
 			why = fmt.Sprintf("its answer was larger than %d MB, which ducklm does not read", MaxAnswer>>20)
 		}
-		t.s.drop(ws, c)
+		t.s.drop(connKey(ws, call.WorkspaceID), c)
 		return fail(fmt.Sprintf("MCP server %s stopped during the call to %s (%s); it starts again for the next call", cfg.Name, t.t.name, why), false)
 	default:
 		return fail(fmt.Sprintf("MCP server %s refused the call to %s: %s", cfg.Name, t.t.name, err), false)

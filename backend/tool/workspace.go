@@ -43,6 +43,18 @@ func VerifyWorkspace(ws string, id *backend.FolderID) error {
 	return nil
 }
 
+// OpenWorkspace opens the workspace ws as a step does: the folder the run
+// was given (id; for a run recorded without it, ws if it is no link),
+// reached without following a link anywhere on its path. The caller owns
+// the descriptor (bwrap.Spec.WorkspaceDir takes it) and closes it.
+func OpenWorkspace(ws string, id *backend.FolderID) (*os.File, error) {
+	w, err := openWorkspace(backend.ToolCall{Workspace: ws, WorkspaceID: id})
+	if err != nil {
+		return nil, err
+	}
+	return w.dir, nil
+}
+
 // workspace is a run's folder, opened for one step once it was found to be
 // the folder the run was given. Everything the step does goes through dir,
 // never through the path again, so a folder swapped for a link after the

@@ -28,6 +28,7 @@ import (
 	"ducklm/backend/mcpclient"
 	"ducklm/backend/prereq"
 	"ducklm/backend/settings"
+	"ducklm/backend/tool"
 )
 
 // realServers installs the npm servers and returns the paths of their
@@ -520,4 +521,118 @@ func TestLargeTextAndResourcesAreKeptAsBlobs(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []byte{0, 1, 2, 3}, data)
 	require.Less(t, len(res.Output), 20<<10, "the step's output stays small")
+}
+
+// TestAWorkspaceSwappedForALinkIsNeverGivenToTheServer: a server that works
+// in the run's workspace gets the folder the run was given. Swapped for a
+// link to the data directory before the server starts, or after it wrote
+// there once, the call is refused with a sentence and nothing is written
+// where the link points.
+func TestAWorkspaceSwappedForALinkIsNeverGivenToTheServer(t *testing.T) {
+	_, filesystem := realServers(t)
+	dir := t.TempDir()
+	require.NoError(t, settings.AddMCP(dir, settings.MCPServer{Name: "fs", Command: filesystem, Args: []string{"/"}, Workspace: true}))
+	m := manager(t, dir, nil)
+	write := byName(m.Tools())["mcp__fs__write_file"]
+	require.NotNil(t, write)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	secret := t.TempDir() // stands for the data directory
+	swap := func(ws string) {
+		require.NoError(t, os.Rename(ws, ws+".old"))
+		require.NoError(t, os.Symlink(secret, ws))
+	}
+	call := func(ws string, id *backend.FolderID) (backend.ToolResult, error) {
+		return write.Run(ctx, backend.ToolCall{Workspace: ws, WorkspaceID: id,
+			Args: mustArgs(t, map[string]any{"path": filepath.Join(ws, "note.txt"), "content": "x"})})
+	}
+
+	// Swapped before the server ever started for this workspace.
+	first := filepath.Join(t.TempDir(), "ws")
+	require.NoError(t, os.Mkdir(first, 0o755))
+	id, err := tool.IdentifyWorkspace(first)
+	require.NoError(t, err)
+	swap(first)
+	_, err = call(first, &id)
+	require.Error(t, err)
+	require.Contains(t, backend.ErrorMessage(err), "is no longer the folder this run was given")
+	require.NoFileExists(t, filepath.Join(secret, "note.txt"))
+
+	// Swapped while the server runs in it: its next call is refused too.
+	second := filepath.Join(t.TempDir(), "ws")
+	require.NoError(t, os.Mkdir(second, 0o755))
+	id, err = tool.IdentifyWorkspace(second)
+	require.NoError(t, err)
+	res, err := call(second, &id)
+	require.NoError(t, err)
+	require.Equal(t, 0, res.ExitCode, "stderr: %s", res.Stderr)
+	require.FileExists(t, filepath.Join(second, "note.txt"))
+	swap(second)
+	_, err = call(second, &id)
+	require.Error(t, err)
+	require.Contains(t, backend.ErrorMessage(err), "replaced by a link")
+	require.NoFileExists(t, filepath.Join(secret, "note.txt"))
+	entries, err := os.ReadDir(secret)
+	require.NoError(t, err)
+	require.Empty(t, entries)
+}
+
+// fakeProcesses counts the fake server's processes started with arg.
+func fakeProcesses(fake, arg string) int {
+	n := 0
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		line, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if strings.HasPrefix(string(line), fake+"\x00"+arg) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestACancelledCallStopsAServerNoOtherCallUses: cancelling a step (its
+// run cancelled) stops the server's process group when no other call is
+// under way on it, and the next call starts it again; with another call
+// under way, the server is only told, and that call goes on.
+func TestACancelledCallStopsAServerNoOtherCallUses(t *testing.T) {
+	if _, ok, why := bwrap.Available(); !ok {
+		prereq.Missing(t, "MCP servers run only in the sandbox: %s", why)
+	}
+	fake := fakeServer(t)
+	dir := t.TempDir()
+	require.NoError(t, settings.AddMCP(dir, settings.MCPServer{Name: "fake", Command: fake, Args: []string{"ok"}}))
+	m := manager(t, dir, nil)
+	tools := byName(m.Tools())
+	slow, echo := tools["mcp__fake__slow"], tools["mcp__fake__echo"]
+	require.NotNil(t, slow)
+	require.Equal(t, 1, fakeProcesses(fake, "ok"))
+
+	// Two calls under way, one cancelled: the server stays for the other.
+	ctxA, cancelA := context.WithCancel(context.Background())
+	ctxB, cancelB := context.WithCancel(context.Background())
+	defer cancelB()
+	errs := make(chan error, 2)
+	go func() { _, err := slow.Run(ctxA, backend.ToolCall{Args: json.RawMessage(`{}`)}); errs <- err }()
+	go func() { _, err := slow.Run(ctxB, backend.ToolCall{Args: json.RawMessage(`{}`)}); errs <- err }()
+	time.Sleep(500 * time.Millisecond) // both calls are under way
+	cancelA()
+	err := <-errs
+	require.Error(t, err)
+	require.Contains(t, backend.ErrorMessage(err), "ducklm told the server")
+	require.Equal(t, 1, fakeProcesses(fake, "ok"), "the other call still uses the server")
+
+	// The last call cancelled: the process is stopped.
+	cancelB()
+	err = <-errs
+	require.Error(t, err)
+	require.Contains(t, backend.ErrorMessage(err), "ducklm stopped MCP server fake, which no other call was using")
+	require.Eventually(t, func() bool { return fakeProcesses(fake, "ok") == 0 }, 10*time.Second, 50*time.Millisecond)
+
+	// The next call starts it again.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := echo.Run(ctx, backend.ToolCall{Args: json.RawMessage(`{"message":"again"}`)})
+	require.NoError(t, err)
+	require.Equal(t, 0, res.ExitCode, "stderr: %s", res.Stderr)
+	require.Equal(t, 1, fakeProcesses(fake, "ok"))
 }
