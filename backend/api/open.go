@@ -9,7 +9,7 @@ import (
 )
 
 // OpenUsage is the grammar of `ducklm open`.
-const OpenUsage = "open [runs|new|worlds|lineage|memory|workers|settings | RUN | WORLD | timeline RUN [SEQ] | compare RUN RUN]"
+const OpenUsage = "open [runs|new|worlds|lineage|memory|workers|settings|tools | RUN | WORLD | timeline RUN [SEQ] | compare RUN RUN]"
 
 // OpenRequest is what `ducklm open` asked the window to show: a screen, or a
 // run, world or timeline position. Parsing checks only its form; Resolve
@@ -20,6 +20,8 @@ type OpenRequest struct {
 	Seq    int64  `json:"seq,omitempty"`
 	// Other is the second run of a comparison (Screen "compare").
 	Other string `json:"other,omitempty"`
+	// Section is a part of the screen to bring into view (Settings' "tools").
+	Section string `json:"section,omitempty"`
 }
 
 // OpenRoute is a screen of the user interface, in the shape of the
@@ -33,6 +35,8 @@ type OpenRoute struct {
 	Compare []string `json:"compare,omitempty"`
 	// World marks a simulated world's timeline (its section is Worlds).
 	World bool `json:"world,omitempty"`
+	// Section is a part of the screen to bring into view (Settings' "tools").
+	Section string `json:"section,omitempty"`
 }
 
 // Opened is the answer to an open request: the route to show, or the
@@ -42,9 +46,11 @@ type Opened struct {
 	Error string    `json:"error,omitempty"`
 }
 
-var openScreens = map[string]string{
-	"runs": "home", "home": "home", "new": "new", "worlds": "worlds",
-	"lineage": "lineage", "memory": "memory", "workers": "workers", "settings": "settings",
+var openScreens = map[string]OpenRequest{
+	"runs": {Screen: "home"}, "home": {Screen: "home"}, "new": {Screen: "new"}, "worlds": {Screen: "worlds"},
+	"lineage": {Screen: "lineage"}, "memory": {Screen: "memory"}, "workers": {Screen: "workers"}, "settings": {Screen: "settings"},
+	// Settings → Tools, the MCP servers.
+	"tools": {Screen: "settings", Section: "tools"},
 }
 
 // OpenScreens lists the screen names `ducklm open` takes, sorted.
@@ -95,8 +101,8 @@ func ParseOpen(args []string) (OpenRequest, error) {
 	case len(args) > 1:
 		return bad("open takes one screen or id, got %q", strings.Join(args, " "))
 	}
-	if screen, ok := openScreens[args[0]]; ok {
-		return OpenRequest{Screen: screen}, nil
+	if req, ok := openScreens[args[0]]; ok {
+		return req, nil
 	}
 	switch kind, err := backend.KindOf(args[0]); {
 	case err != nil:
@@ -137,7 +143,7 @@ func (a *API) TakeOpen() (Opened, error) {
 func (a *API) Resolve(req OpenRequest) Opened {
 	home := Opened{Route: OpenRoute{Screen: "home"}}
 	if req.ID == "" {
-		return Opened{Route: OpenRoute{Screen: req.Screen}}
+		return Opened{Route: OpenRoute{Screen: req.Screen, Section: req.Section}}
 	}
 	if err := a.ready(); err != nil {
 		home.Error = err.Error()

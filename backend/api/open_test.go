@@ -19,6 +19,7 @@ func TestParseOpen(t *testing.T) {
 		"screen":         {[]string{"lineage"}, api.OpenRequest{Screen: "lineage"}},
 		"runs is home":   {[]string{"runs"}, api.OpenRequest{Screen: "home"}},
 		"workers":        {[]string{"workers"}, api.OpenRequest{Screen: "workers"}},
+		"tools":          {[]string{"tools"}, api.OpenRequest{Screen: "settings", Section: "tools"}},
 		"run":            {[]string{run}, api.OpenRequest{Screen: "run", ID: run}},
 		"world":          {[]string{world}, api.OpenRequest{Screen: "world", ID: world}},
 		"timeline":       {[]string{"timeline", run}, api.OpenRequest{Screen: "timeline", ID: run}},
@@ -64,6 +65,7 @@ func TestTakeOpenResolvesOnce(t *testing.T) {
 		want api.OpenRoute
 	}{
 		{api.OpenRequest{Screen: "settings"}, api.OpenRoute{Screen: "settings"}},
+		{api.OpenRequest{Screen: "settings", Section: "tools"}, api.OpenRoute{Screen: "settings", Section: "tools"}},
 		{api.OpenRequest{Screen: "run", ID: c.Run.ID}, api.OpenRoute{Screen: "world", RunID: c.Run.ID}},
 		{api.OpenRequest{Screen: "run", ID: task.ID}, api.OpenRoute{Screen: "run", RunID: task.ID}},
 		{api.OpenRequest{Screen: "world", ID: c.World.ID}, api.OpenRoute{Screen: "lineage", Select: c.World.ID}},

@@ -13,12 +13,15 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"ducklm/backend/prereq"
 )
 
 // TestDesktopScreens walks the real window through every main screen with
 // `ducklm open`, on a data directory filled through the CLI (a forked
 // Branching Grid, a task planned by a fake Ollama and finished, a task
-// waiting for approval), and saves one screenshot per screen:
+// waiting for approval, an MCP server from npm), and saves one screenshot
+// per screen:
 // tests/artifacts/screen-NAME.png, the pictures the README shows.
 func TestDesktopScreens(t *testing.T) {
 	bin := binary(t)
@@ -70,6 +73,12 @@ func TestDesktopScreens(t *testing.T) {
 		"--workspace", workspace, "--detach")))
 	require.True(t, strings.HasPrefix(waiting, "run_"), "ducklm run --detach printed %q", waiting)
 
+	// The filesystem MCP server from npm (tests/mcp's lock), allowed "/"
+	// (the sandbox shows it only its own folder to write), its listing
+	// tool marked safe: Settings → Tools.
+	cli("mcp", "add", "files", "--", mcpFilesystem(t), "/")
+	cli("mcp", "safe", "files", "list_directory")
+
 	_, out := launch(t, bin, env)
 	wid := mainWindow(t)
 
@@ -91,6 +100,7 @@ func TestDesktopScreens(t *testing.T) {
 		{"timeline", []string{"timeline", demo.Children[1].Run}},
 		{"memory", []string{"memory"}},
 		{"settings", []string{"settings"}},
+		{"tools", []string{"tools"}},
 	}
 	previous := ""
 	for _, s := range screens {
@@ -177,4 +187,27 @@ func copyFile(t *testing.T, from, to string) {
 	b, err := os.ReadFile(from)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(to, b, 0o644))
+}
+
+// mcpFilesystem installs tests/mcp's npm packages (npm ci from its lock
+// file, once per lock) and returns server-filesystem's command.
+func mcpFilesystem(t *testing.T) string {
+	t.Helper()
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		prereq.Missing(t, "npm installs the MCP server the Tools screen shows: %v", err)
+	}
+	dir, err := filepath.Abs("../mcp")
+	require.NoError(t, err)
+	lock, err := os.Stat(filepath.Join(dir, "package-lock.json"))
+	require.NoError(t, err)
+	stamp := filepath.Join(dir, "node_modules", ".ci-stamp")
+	if st, err := os.Stat(stamp); err != nil || st.ModTime().Before(lock.ModTime()) {
+		cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund")
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "npm ci in tests/mcp:\n%s", out)
+		require.NoError(t, os.WriteFile(stamp, nil, 0o644))
+	}
+	return filepath.Join(dir, "node_modules", ".bin", "mcp-server-filesystem")
 }

@@ -20,6 +20,7 @@ describe('routes', () => {
     { screen: 'workers' },
     { screen: 'settings' },
     { screen: 'settings', section: 'database' },
+    { screen: 'settings', section: 'tools' },
   ];
 
   it.each(all)('round-trips %o', (r) => {
@@ -52,6 +53,7 @@ describe('routes', () => {
   it('reads the routes `ducklm open` sends', () => {
     expect(fromOpen({ screen: 'home' })).toEqual({ screen: 'home' });
     expect(fromOpen({ screen: 'settings' })).toEqual({ screen: 'settings' });
+    expect(fromOpen({ screen: 'settings', section: 'tools' })).toEqual({ screen: 'settings', section: 'tools' });
     expect(fromOpen({ screen: 'workers' })).toEqual({ screen: 'workers' });
     expect(fromOpen({ screen: 'run', runId: 'run_1' })).toEqual({ screen: 'run', runId: 'run_1' });
     expect(fromOpen({ screen: 'world', runId: 'run_2' })).toEqual({ screen: 'world', runId: 'run_2' });

@@ -13,7 +13,7 @@ export type Route =
   | { screen: 'timeline'; runId: string; seq?: number; world?: true }
   | { screen: 'memory' }
   | { screen: 'workers' }
-  | { screen: 'settings'; section?: 'database' };
+  | { screen: 'settings'; section?: 'database' | 'tools' };
 
 /** The top-level sections of the sidebar. */
 export type Section = 'home' | 'new' | 'worlds' | 'lineage' | 'memory' | 'workers' | 'settings';
@@ -52,8 +52,9 @@ export function parseRoute(hash: string): Route {
     case 'workers':
       return { screen: 'workers' };
     case 'settings':
-      // settings/database: the Database field brought into view (the Workers screen links it).
-      return parts[1] === 'database' ? { screen: 'settings', section: 'database' } : { screen: 'settings' };
+      // settings/database: the Database field brought into view (the Workers screen links it);
+      // settings/tools: the MCP servers (ducklm open tools).
+      return parts[1] === 'database' || parts[1] === 'tools' ? { screen: 'settings', section: parts[1] } : { screen: 'settings' };
     case 'timeline': {
       if (!id) return { screen: 'home' };
       const seq = Number(q.get('seq'));
@@ -127,11 +128,14 @@ export interface OpenRoute {
   compare?: string[];
   /** A simulated world's timeline (its sidebar section is Worlds). */
   world?: boolean;
+  /** A part of the screen to bring into view (Settings' "tools"). */
+  section?: string;
 }
 
 /** fromOpen reads a route Go sent; anything it does not know is home. */
 export function fromOpen(o: OpenRoute): Route {
-  const h = `#/${o.screen === 'home' ? '' : o.screen === 'run' ? 'runs' : o.screen === 'world' ? 'worlds' : o.screen}`;
+  const screen = o.screen === 'settings' && o.section ? `settings/${o.section}` : o.screen;
+  const h = `#/${screen === 'home' ? '' : screen === 'run' ? 'runs' : screen === 'world' ? 'worlds' : screen}`;
   const id = o.runId ? `/${encodeURIComponent(o.runId)}` : '';
   const params = new URLSearchParams();
   if (o.select) params.set('select', o.select);

@@ -16,7 +16,7 @@ interface SettingsViewProps {
   /** How long typing must pause before the backend checks the form. */
   checkDelayMs?: number;
   /** A section to bring into view once it is drawn. */
-  section?: 'database';
+  section?: 'database' | 'tools';
 }
 
 type Loaded = { status: 'loading' } | { status: 'error'; message: string } | { status: 'ready' };
@@ -480,7 +480,7 @@ export function SettingsView({ api, copy = copyText, checkDelayMs = 250, section
 
       <DatabaseSection api={api} inView={section === 'database'} />
 
-      <ToolsSection api={api} />
+      <ToolsSection api={api} inView={section === 'tools'} />
 
       <TrustedSignersSection api={api} copy={copy} />
 

@@ -148,4 +148,25 @@ describe('ToolsSection safe switch', () => {
     expect(await screen.findByText(/cannot be checked and marked safe\./)).toBeTruthy();
     expect((screen.getByLabelText('write_file is safe') as HTMLInputElement).checked).toBe(false);
   });
+
+  it('comes into view once its servers are listed when asked for by its address (ducklm open tools), once', async () => {
+    const scrolled = vi.fn();
+    const was = Element.prototype.scrollIntoView;
+    Element.prototype.scrollIntoView = scrolled;
+    try {
+      const { api } = backend([FILES]);
+      const { rerender } = render(<ToolsSection api={api} inView />);
+      await screen.findByLabelText('write_file is safe');
+      expect(scrolled).toHaveBeenCalledTimes(1);
+      expect(scrolled.mock.contexts[0]).toBe(screen.getByRole('region', { name: 'Tools' }));
+      rerender(<ToolsSection api={api} inView />);
+      expect(scrolled, 'not again on a later render').toHaveBeenCalledTimes(1);
+      cleanup();
+      render(<ToolsSection api={api} />);
+      await screen.findByLabelText('write_file is safe');
+      expect(scrolled, 'not without being asked for').toHaveBeenCalledTimes(1);
+    } finally {
+      Element.prototype.scrollIntoView = was;
+    }
+  });
 });

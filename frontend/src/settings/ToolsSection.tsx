@@ -1,10 +1,12 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { type DucklmApi, type McpServer, type McpServerInput, toBridgeError } from '../bridge';
 import { sentence } from '../lib/format';
 import { useLoad } from '../ui/useLoad';
 
 interface ToolsSectionProps {
   api: DucklmApi;
+  /** Bring the section into view once its servers are listed (#/settings/tools, ducklm open tools). */
+  inView?: boolean;
 }
 
 /** What a server's row is doing: testing it, asking to remove it, or what the last action said. */
@@ -29,8 +31,16 @@ export function reach(s: McpServer): string {
  * with a "safe" switch: ask_risky runs a safe tool's calls without asking)
  * and the tools left out; it tests, removes and adds servers.
  */
-export function ToolsSection({ api }: ToolsSectionProps) {
+export function ToolsSection({ api, inView = false }: ToolsSectionProps) {
   const [load, reload] = useLoad(() => api.mcpServers(), [api]);
+  const section = useRef<HTMLElement>(null);
+  const shown = useRef(false);
+  const listed = load.status !== 'loading';
+  useEffect(() => {
+    if (!inView || !listed || shown.current) return;
+    shown.current = true;
+    section.current?.scrollIntoView?.({ block: 'start' });
+  }, [inView, listed]);
   const [busy, setBusy] = useState<Busy>();
   const [said, setSaid] = useState<Said>();
   const [kind, setKind] = useState<'command' | 'url'>('command');
@@ -91,7 +101,7 @@ export function ToolsSection({ api }: ToolsSectionProps) {
   const isSafe = (server: string, tool: string, stored: boolean | undefined) =>
     want && want.server === server && want.tool === tool ? want.safe : stored === true;
   return (
-    <section className="panel settings-section mcp-tools" aria-labelledby="set-tools">
+    <section ref={section} className="panel settings-section mcp-tools" aria-labelledby="set-tools">
       <div className="panel-head">
         <h2 id="set-tools">Tools</h2>
         <span className="panel-meta">MCP servers whose tools runs may use, named mcp__SERVER__TOOL.</span>

@@ -735,6 +735,7 @@ export namespace api {
 	    id?: string;
 	    seq?: number;
 	    other?: string;
+	    section?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new OpenRequest(source);
@@ -746,6 +747,7 @@ export namespace api {
 	        this.id = source["id"];
 	        this.seq = source["seq"];
 	        this.other = source["other"];
+	        this.section = source["section"];
 	    }
 	}
 	export class OpenRoute {
@@ -755,6 +757,7 @@ export namespace api {
 	    seq?: number;
 	    compare?: string[];
 	    world?: boolean;
+	    section?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new OpenRoute(source);
@@ -768,6 +771,7 @@ export namespace api {
 	        this.seq = source["seq"];
 	        this.compare = source["compare"];
 	        this.world = source["world"];
+	        this.section = source["section"];
 	    }
 	}
 	export class Opened {
