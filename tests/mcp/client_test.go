@@ -406,15 +406,7 @@ func TestConcurrentCallersShareOneStart(t *testing.T) {
 		require.NoError(t, <-errs)
 	}
 	// One process serves them all.
-	n := 0
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		line, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if strings.HasPrefix(string(line), fake+"\x00ok") {
-			n++
-		}
-	}
-	require.Equal(t, 1, n, "fake servers running")
+	require.Equal(t, 1, fakeProcesses(fake, "ok"), "fake servers running")
 }
 
 // TestClosingTheManagerKillsItsServers: every server process (and what it

@@ -235,7 +235,11 @@ describe('MemoryView', () => {
       CancelReindex: () => true,
     });
     fireEvent.click(await screen.findByRole('button', { name: 'Change embedding model…' }));
-    fireEvent.change(await screen.findByRole('combobox', { name: 'Embedding model' }), { target: { value: 'qwen2.5:7b' } });
+    // The dialog picks its default once the models are listed: change the
+    // choice after that, or the default may replace it (a flake under load).
+    const select = (await screen.findByRole('combobox', { name: 'Embedding model' })) as HTMLSelectElement;
+    await waitFor(() => expect(select.value).toBe('nomic-embed-text:latest'));
+    fireEvent.change(select, { target: { value: 'qwen2.5:7b' } });
     fireEvent.click(screen.getByRole('button', { name: 'Re-embed with qwen2.5:7b' }));
     fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
     expect(channel.calls('CancelReindex')).toEqual([[]]);
