@@ -14,7 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"ducklm/backend/prereq"
+	"ducklm/tests/internal/npmci"
 )
 
 // TestDesktopScreens walks the real window through every main screen with
@@ -193,21 +193,8 @@ func copyFile(t *testing.T, from, to string) {
 // file, once per lock) and returns server-filesystem's command.
 func mcpFilesystem(t *testing.T) string {
 	t.Helper()
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		prereq.Missing(t, "npm installs the MCP server the Tools screen shows: %v", err)
-	}
 	dir, err := filepath.Abs("../mcp")
 	require.NoError(t, err)
-	lock, err := os.Stat(filepath.Join(dir, "package-lock.json"))
-	require.NoError(t, err)
-	stamp := filepath.Join(dir, "node_modules", ".ci-stamp")
-	if st, err := os.Stat(stamp); err != nil || st.ModTime().Before(lock.ModTime()) {
-		cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund")
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "npm ci in tests/mcp:\n%s", out)
-		require.NoError(t, os.WriteFile(stamp, nil, 0o644))
-	}
+	npmci.Install(t, dir, "the MCP server the Tools screen shows")
 	return filepath.Join(dir, "node_modules", ".bin", "mcp-server-filesystem")
 }

@@ -36,9 +36,7 @@ import (
 func realServers(t *testing.T) (everything, filesystem string) {
 	t.Helper()
 	need(t, "node", "the MCP servers from npm run on it")
-	if _, ok, why := bwrap.Available(); !ok {
-		prereq.Missing(t, "MCP servers run only in the sandbox: %s", why)
-	}
+	needSandbox(t)
 	npmCI(t)
 	wd, err := os.Getwd()
 	require.NoError(t, err)
@@ -49,6 +47,15 @@ func realServers(t *testing.T) (everything, filesystem string) {
 		require.NoError(t, err, "npm ci did not install %s", p)
 	}
 	return everything, filesystem
+}
+
+// needSandbox fails the test in CI, and skips it elsewhere, on a machine
+// where bubblewrap cannot run: ducklm starts MCP servers only in it.
+func needSandbox(t *testing.T) {
+	t.Helper()
+	if _, ok, why := bwrap.Available(); !ok {
+		prereq.Missing(t, "MCP servers run only in the sandbox: %s", why)
+	}
 }
 
 func manager(t *testing.T, dir string, blobs backend.BlobStore) *mcpclient.Manager {
@@ -273,9 +280,7 @@ func fakeServer(t *testing.T) string {
 // answer, an isError answer and a server that dies during a call: each is a
 // sentence, and the other servers and tools go on working.
 func TestMisbehavingServersEachGetASentence(t *testing.T) {
-	if _, ok, why := bwrap.Available(); !ok {
-		prereq.Missing(t, "MCP servers run only in the sandbox: %s", why)
-	}
+	needSandbox(t)
 	fake := fakeServer(t)
 	dir := t.TempDir()
 	script := filepath.Join(t.TempDir(), "server.sh")
@@ -347,9 +352,7 @@ func TestMisbehavingServersEachGetASentence(t *testing.T) {
 // a timed-out result with a sentence, and the server receives
 // notifications/cancelled for it.
 func TestAStepTimeoutSendsACancellation(t *testing.T) {
-	if _, ok, why := bwrap.Available(); !ok {
-		prereq.Missing(t, "MCP servers run only in the sandbox: %s", why)
-	}
+	needSandbox(t)
 	fake := fakeServer(t)
 	dir := t.TempDir()
 	require.NoError(t, settings.AddMCP(dir, settings.MCPServer{Name: "fake", Command: fake, Args: []string{"ok"}}))
@@ -373,9 +376,7 @@ func TestAStepTimeoutSendsACancellation(t *testing.T) {
 // TestConcurrentCallersShareOneStart: the catalog, the server list and
 // steps asking at once start the server once and all see it ready.
 func TestConcurrentCallersShareOneStart(t *testing.T) {
-	if _, ok, why := bwrap.Available(); !ok {
-		prereq.Missing(t, "MCP servers run only in the sandbox: %s", why)
-	}
+	needSandbox(t)
 	fake := fakeServer(t)
 	dir := t.TempDir()
 	require.NoError(t, settings.AddMCP(dir, settings.MCPServer{Name: "fake", Command: fake, Args: []string{"ok"}}))
@@ -412,9 +413,7 @@ func TestConcurrentCallersShareOneStart(t *testing.T) {
 // TestClosingTheManagerKillsItsServers: every server process (and what it
 // started) is gone once the manager is closed.
 func TestClosingTheManagerKillsItsServers(t *testing.T) {
-	if _, ok, why := bwrap.Available(); !ok {
-		prereq.Missing(t, "MCP servers run only in the sandbox: %s", why)
-	}
+	needSandbox(t)
 	fake := fakeServer(t)
 	dir := t.TempDir()
 	require.NoError(t, settings.AddMCP(dir, settings.MCPServer{Name: "fake", Command: fake, Args: []string{"ok"}}))
@@ -443,9 +442,7 @@ func TestClosingTheManagerKillsItsServers(t *testing.T) {
 // mcp safe, add, rm while the window runs) reach the catalog without a
 // restart.
 func TestTheCatalogFollowsChangesFromAnotherProcess(t *testing.T) {
-	if _, ok, why := bwrap.Available(); !ok {
-		prereq.Missing(t, "MCP servers run only in the sandbox: %s", why)
-	}
+	needSandbox(t)
 	fake := fakeServer(t)
 	dir := t.TempDir()
 	require.NoError(t, settings.AddMCP(dir, settings.MCPServer{Name: "fake", Command: fake, Args: []string{"ok"}}))
@@ -473,9 +470,7 @@ func TestTheCatalogFollowsChangesFromAnotherProcess(t *testing.T) {
 // start with the whole text as a blob; an embedded binary resource is a
 // blob with its MIME type.
 func TestLargeTextAndResourcesAreKeptAsBlobs(t *testing.T) {
-	if _, ok, why := bwrap.Available(); !ok {
-		prereq.Missing(t, "MCP servers run only in the sandbox: %s", why)
-	}
+	needSandbox(t)
 	fake := fakeServer(t)
 	dir := t.TempDir()
 	blobs, err := blob.Open(filepath.Join(dir, "blobs"))
@@ -587,9 +582,7 @@ func fakeProcesses(fake, arg string) int {
 // under way on it, and the next call starts it again; with another call
 // under way, the server is only told, and that call goes on.
 func TestACancelledCallStopsAServerNoOtherCallUses(t *testing.T) {
-	if _, ok, why := bwrap.Available(); !ok {
-		prereq.Missing(t, "MCP servers run only in the sandbox: %s", why)
-	}
+	needSandbox(t)
 	fake := fakeServer(t)
 	dir := t.TempDir()
 	require.NoError(t, settings.AddMCP(dir, settings.MCPServer{Name: "fake", Command: fake, Args: []string{"ok"}}))

@@ -19,6 +19,7 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/mcp"
 	"ducklm/backend/service"
+	"ducklm/tests/internal/npmci"
 )
 
 // need returns the path of a program the test cannot run without: in CI
@@ -49,20 +50,11 @@ func ducklmBin(t *testing.T) string {
 	return bin
 }
 
-// npmCI installs the client's packages from the lock file when it changed
-// since the last install.
+// npmCI installs this folder's packages (the TypeScript SDK, the MCP
+// servers) from its lock file.
 func npmCI(t *testing.T) {
 	t.Helper()
-	npm := need(t, "npm", "it installs the TypeScript SDK from tests/mcp/package-lock.json")
-	lock, err := os.Stat("package-lock.json")
-	require.NoError(t, err)
-	if stamp, err := os.Stat("node_modules/.ci-stamp"); err == nil && !stamp.ModTime().Before(lock.ModTime()) {
-		return
-	}
-	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "npm ci:\n%s", out)
-	require.NoError(t, os.WriteFile("node_modules/.ci-stamp", nil, 0o644))
+	npmci.Install(t, ".", "the TypeScript SDK and the MCP servers")
 }
 
 // clientSaw is what client.mjs prints on its last line.

@@ -31,6 +31,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend/prereq"
+	"ducklm/tests/internal/npmci"
 )
 
 // need is what a scenario exercises: a capability ducklm must declare in
@@ -316,16 +317,5 @@ func ducklmBin(t *testing.T) string {
 // run by hand).
 func npmCI(t *testing.T) {
 	t.Helper()
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		prereq.Missing(t, "npm is missing: it installs the conformance suite from tests/mcpconformance/package-lock.json")
-	}
-	lock, err := os.Stat("package-lock.json")
-	require.NoError(t, err)
-	if stamp, err := os.Stat("node_modules/.ci-stamp"); err == nil && !stamp.ModTime().Before(lock.ModTime()) {
-		return
-	}
-	out, err := exec.Command(npm, "ci", "--no-audit", "--no-fund").CombinedOutput()
-	require.NoError(t, err, "npm ci:\n%s", out)
-	require.NoError(t, os.WriteFile("node_modules/.ci-stamp", nil, 0o644))
+	npmci.Install(t, ".", "the conformance suite")
 }
