@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"ducklm/backend"
+	"ducklm/backend/critic"
 	"ducklm/backend/memory"
 	"ducklm/backend/router"
 	"ducklm/backend/runtime"
@@ -452,6 +453,20 @@ func printEvent(w io.Writer, e backend.Event) {
 		detail = str("step") + " " + str("tool") + " " + compact(field("args"))
 	case runtime.EvStepFinished:
 		detail = str("step") + " exit " + string(field("exitCode"))
+		var crit struct {
+			Score       json.Number `json:"score"`
+			Explanation string      `json:"explanation"`
+			Source      string      `json:"source"`
+		}
+		if raw := field("critique"); raw != nil && json.Unmarshal(raw, &crit) == nil {
+			// The critique is recorded with its result; a rule of thumb's
+			// explanation leaves out the note that it is one (critic.Note).
+			detail += " · score " + crit.Score.String()
+			if crit.Source == critic.SourceHeuristic {
+				detail += " (rule of thumb)"
+			}
+			detail += ": " + crit.Explanation
+		}
 		if out := strings.TrimSpace(str("stdoutTail")); out != "" {
 			detail += "\n      " + strings.ReplaceAll(clip(out, 600), "\n", "\n      ")
 		}

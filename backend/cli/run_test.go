@@ -74,7 +74,7 @@ func TestRunOneLinerStreamsItsOutputAndCompletes(t *testing.T) {
 	runID := startedRun(t, r)
 	require.Contains(t, r.stdout, "task.received")
 	require.Contains(t, r.stdout, `step.started             step-1 shell_exec {"command":"echo hi"}`)
-	require.Contains(t, r.stdout, "step.finished            step-1 exit 0\n      hi\n", "the step's output is streamed")
+	require.Contains(t, r.stdout, "step.finished            step-1 exit 0 · score 0.9 (rule of thumb): The step succeeded and produced output.\n      hi\n", "the step's output is streamed, with its critique")
 	require.Contains(t, r.stdout, "run.completed")
 	require.NotContains(t, r.stdout, "decision.applied", "bookkeeping stays in the ledger")
 	require.NotContains(t, r.stdout, "memory.policy", "bookkeeping stays in the ledger")

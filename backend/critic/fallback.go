@@ -30,6 +30,14 @@ func (w WithFallback) Evaluate(ctx context.Context, req Request) Critique {
 func (w WithFallback) fallback(req Request, reason string) Critique {
 	c := w.Heuristic.Evaluate(req)
 	c.ModelError = reason
-	c.Explanation += " The critic model was not used (" + reason + "): this is a rule of thumb over the exit status and output, not a judgement of the result."
+	c.Explanation += Note(reason)
 	return c
+}
+
+// Note is what a critique made without the critic model adds to the rule of
+// thumb's explanation: why the model was not used (its ModelError), and
+// that the score is no model's judgement. A record that keeps ModelError
+// can leave the note out and give it back (the runtime's step.finished).
+func Note(modelError string) string {
+	return " The critic model was not used (" + modelError + "): this is a rule of thumb over the exit status and output, not a judgement of the result."
 }

@@ -126,15 +126,43 @@ func (c *Controller) ensureBase(ctx context.Context, st *RunState) (*base, error
 	return nb, nil
 }
 
+// checkpointRecord returns a checkpoint record on base b; the store sets
+// its ledger seq to its commit's last event.
+func (c *Controller) checkpointRecord(st *RunState, b *base) backend.Checkpoint {
+	return backend.Checkpoint{ID: backend.NewID(backend.KindCheckpoint), WorldID: st.WorldID, RunID: st.RunID,
+		WorldLocalTime: st.Ticks, Blob: b.ref, CreatedAt: c.now().UTC()}
+}
+
 // checkpointOf returns a checkpoint record on base b and its event.
 func (c *Controller) checkpointOf(st *RunState, b *base) (backend.Checkpoint, backend.Event) {
-	cp := backend.Checkpoint{ID: backend.NewID(backend.KindCheckpoint), WorldID: st.WorldID, RunID: st.RunID,
-		WorldLocalTime: st.Ticks, Blob: b.ref, CreatedAt: c.now().UTC()}
+	cp := c.checkpointRecord(st, b)
 	// seq is what the blob covers, as it always was; the checkpoint covers
 	// up to its own event. The blob's digest is in the record: in the event
 	// it would repeat a base's digest at every step.
 	e := event(EvCheckpoint, map[string]any{"checkpointId": cp.ID, "seq": b.seq}, st.Ticks)
 	return cp, e
+}
+
+// appendResult appends a step's result (with its critique, when it has
+// one) as the event that ends a checkpoint, whose record shares its commit:
+// one event where runs recorded three (step.finished, critic.scored,
+// run.checkpoint). Without a base yet the result goes alone; the run's
+// next checkpoint covers it. id is the event's id (a memory's provenance
+// names it).
+func (c *Controller) appendResult(ctx context.Context, st *RunState, fin stepFinished, id string) error {
+	ctx = context.WithoutCancel(ctx) // what happened is recorded even when the run is being cancelled
+	m := c.memo(st.RunID)
+	m.mu.Lock()
+	b := m.base
+	m.mu.Unlock()
+	var cp *backend.Checkpoint
+	if b != nil {
+		rec := c.checkpointRecord(st, b)
+		cp, fin.CheckpointID = &rec, rec.ID
+	}
+	e := event(EvStepFinished, fin, st.Ticks)
+	e.ID = id
+	return c.appendWith(ctx, st, cp, e)
 }
 
 // checkpoint records a checkpoint after a critical transition (a plan

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/json"
+	"strings"
 
 	"ducklm/backend"
 	"ducklm/backend/critic"
@@ -21,6 +22,10 @@ import (
 //     decision (a noop whose payload is the critique, whose confidence is
 //     the score and whose reason is the explanation) is rebuilt from the
 //     critique instead of being recorded a second time beside it.
+//   - step.finished whose "critique" has "decision" set is the critic's
+//     decision the same way: the result, its critique and its checkpoint
+//     are one event (runs recorded before held the critique in a
+//     critic.scored event after the result).
 
 // AppliedDecision is one decision a run's events record.
 type AppliedDecision struct {
@@ -70,8 +75,39 @@ func DecisionOf(e backend.Event) (AppliedDecision, bool) {
 			return AppliedDecision{}, false
 		}
 		return AppliedDecision{Seq: e.Seq, Source: "critic", Decision: p.decision()}, true
+	case EvStepFinished:
+		var p struct {
+			Step     string           `json:"step"`
+			Critique *critiquePayload `json:"critique"`
+		}
+		if json.Unmarshal(e.Payload, &p) != nil || p.Critique == nil || p.Critique.Decision == "" {
+			return AppliedDecision{}, false
+		}
+		crit := p.Critique.recorded(p.Step)
+		return AppliedDecision{Seq: e.Seq, Source: "critic", Decision: crit.decision()}, true
 	}
 	return AppliedDecision{}, false
+}
+
+// withResult is the critique as a step.finished event carries it: without
+// the step (the result names it) and without the fallback's note, which
+// its ModelError gives back (critic.Note).
+func (p critiquePayload) withResult() *critiquePayload {
+	p.Step = ""
+	if p.ModelError != "" {
+		p.Explanation = strings.TrimSuffix(p.Explanation, critic.Note(p.ModelError))
+	}
+	return &p
+}
+
+// recorded is the critique a step.finished event of step carries, whole
+// again: with its step and its explanation's note.
+func (p critiquePayload) recorded(step string) *critiquePayload {
+	p.Step = step
+	if p.ModelError != "" {
+		p.Explanation += critic.Note(p.ModelError)
+	}
+	return &p
 }
 
 // critique is the critic's critique a critic.scored event records.
@@ -87,10 +123,16 @@ func (p critiquePayload) decision() backend.Decision {
 	return d
 }
 
-// critiqued is the critic.scored event of a critique, carrying the critic's
+// critiqueOf is the record of a critique of step, carrying the critic's
 // decision.
-func critiqued(stepID string, crit critic.Critique, tick int64) backend.Event {
-	return event(EvCritique, critiquePayload{Step: stepID, Score: crit.Score, Explanation: crit.Explanation,
+func critiqueOf(stepID string, crit critic.Critique) critiquePayload {
+	return critiquePayload{Step: stepID, Score: crit.Score, Explanation: crit.Explanation,
 		Source: crit.Source, Model: crit.Model, ModelError: crit.ModelError, Normalised: crit.Normalised,
-		Decision: critic.Decision(crit).Type}, tick)
+		Decision: critic.Decision(crit).Type}
+}
+
+// critiqued is the critic.scored event of a critique that came after its
+// result's commit (a slow critic), carrying the critic's decision.
+func critiqued(stepID string, crit critic.Critique, tick int64) backend.Event {
+	return event(EvCritique, critiqueOf(stepID, crit), tick)
 }

@@ -2,27 +2,27 @@ package runtime_test
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"ducklm/backend"
+	"ducklm/backend/critic"
 	"ducklm/backend/runtime"
 )
 
-// A step that runs records four events: its start (with the router's
-// decision that started it), its result, its critique (with the critic's
-// decision) and its checkpoint. Every decision is still read back, and the
-// run's clock still counts one tick per decision.
-func TestAStepCarriesItsDecisionsInItsStartAndItsCritique(t *testing.T) {
+// A step that runs records two events: its start (with the router's
+// decision that started it) and its result, which carries its critique
+// (with the critic's decision) and ends its checkpoint. Every decision is
+// still read back, and the run's clock still counts one tick per decision.
+func TestAStepCarriesItsDecisionsInItsStartAndItsResult(t *testing.T) {
 	t.Parallel()
 	lb := newLoopBench(t)
 	runID := lb.run(t, trivialPlan(3, true), 1)
 	events, err := lb.ledger.Query(lb.ctx, backend.EventQuery{Stream: runID})
 	require.NoError(t, err)
 
-	// From the first step's start to the run's end, a step is four events.
+	// From the first step's start to the run's end, a step is two events.
 	first := 0
 	for first < len(events) && events[first].Type != runtime.EvStepStarted {
 		first++
@@ -31,7 +31,7 @@ func TestAStepCarriesItsDecisionsInItsStartAndItsCritique(t *testing.T) {
 	for _, e := range events[first:] {
 		got = append(got, e.Type)
 	}
-	perStep := []string{runtime.EvStepStarted, runtime.EvStepFinished, runtime.EvCritique, runtime.EvCheckpoint}
+	perStep := []string{runtime.EvStepStarted, runtime.EvStepFinished}
 	want := append(append(append(append([]string{}, perStep...), perStep...), perStep...),
 		runtime.EvDecision, runtime.EvCompleted, runtime.EvCheckpoint)
 	require.Equal(t, want, got)
@@ -64,15 +64,23 @@ func TestAStepCarriesItsDecisionsInItsStartAndItsCritique(t *testing.T) {
 	require.NoError(t, err)
 	for _, d := range critics {
 		require.Equal(t, backend.DecisionNoop, d.Decision.Type)
-		var c struct {
-			Step        string  `json:"step"`
-			Score       float64 `json:"score"`
-			Explanation string  `json:"explanation"`
+		e := eventAt(events, d.Seq)
+		require.Equal(t, runtime.EvStepFinished, e.Type)
+		var r struct {
+			Step     string `json:"step"`
+			Critique struct {
+				Score       float64 `json:"score"`
+				Explanation string  `json:"explanation"`
+				ModelError  string  `json:"modelError"`
+			} `json:"critique"`
+			CheckpointID string `json:"checkpointId"`
 		}
-		require.NoError(t, json.Unmarshal(eventAt(events, d.Seq).Payload, &c))
-		require.Equal(t, c.Score, d.Decision.Confidence)
-		require.Equal(t, c.Explanation, d.Decision.Reason)
-		require.Equal(t, st.Steps[c.Step].Critique.Explanation, d.Decision.Reason)
+		require.NoError(t, json.Unmarshal(e.Payload, &r))
+		require.Equal(t, r.Critique.Score, d.Decision.Confidence)
+		// The fallback's note is not recorded: its model error gives it back.
+		require.Equal(t, r.Critique.Explanation+critic.Note(r.Critique.ModelError), d.Decision.Reason)
+		require.Equal(t, st.Steps[r.Step].Critique.Explanation, d.Decision.Reason)
+		require.Equal(t, r.Step, st.Steps[r.Step].Critique.Step)
 		var payload struct {
 			Score      float64 `json:"score"`
 			Source     string  `json:"source"`
@@ -81,16 +89,20 @@ func TestAStepCarriesItsDecisionsInItsStartAndItsCritique(t *testing.T) {
 		require.NoError(t, json.Unmarshal(d.Decision.Payload, &payload))
 		require.Equal(t, "heuristic", payload.Source)
 		require.NotEmpty(t, payload.ModelError, "why the critic model was not used is kept")
+
+		// The result ends a checkpoint: its record covers the run up to it,
+		// and the state there has the step done and scored.
+		cp, err := lb.store.GetCheckpoint(lb.ctx, r.CheckpointID)
+		require.NoError(t, err)
+		require.Equal(t, e.Seq, cp.LedgerSeq)
+		at, err := lb.rt.StateAt(lb.ctx, cp.ID)
+		require.NoError(t, err)
+		require.Equal(t, runtime.StepDone, at.Steps[r.Step].State)
+		require.Equal(t, d.Decision.Reason, at.Steps[r.Step].Critique.Explanation)
+		require.Empty(t, at.Steps[r.Step].Result.CheckpointID, "the record keeps the result, not the checkpoint")
 	}
-	// The heuristic critic's explanation is recorded once a step.
 	for _, e := range events {
-		if e.Type == runtime.EvCritique {
-			var c struct {
-				Explanation string `json:"explanation"`
-			}
-			require.NoError(t, json.Unmarshal(e.Payload, &c))
-			require.Equal(t, 1, strings.Count(string(e.Payload), c.Explanation[:40]), "%s", e.Payload)
-		}
+		require.NotContains(t, string(e.Payload), "The critic model was not used", "%s", e.Type)
 	}
 	require.EqualValues(t, len(decisions), st.Ticks, "one tick a decision")
 	last := events[len(events)-1]
@@ -129,6 +141,13 @@ func TestDecisionsOfOldRunsStillRead(t *testing.T) {
 		ev(runtime.EvCritique, `{"step":"a","score":0.6,"explanation":"The step succeeded but produced no output.","source":"heuristic","modelError":"no critic model is available","decision":"noop"}`),
 	)
 	now = append(now, tail...)
+	// Today's: the critique in the result, its note given by its model error.
+	note := critic.Note("no critic model is available")
+	folded := append(append([]backend.Event{}, head...),
+		ev(runtime.EvStepStarted, `{"step":"a","attempt":1,"tool":"file_read","args":{},"sandboxed":true,"network":false,"decision":`+routerDec+`}`),
+		ev(runtime.EvStepFinished, `{"step":"a","attempt":1,"ok":true,"critique":{"score":0.6,"explanation":"The step succeeded but produced no output.","source":"heuristic","modelError":"no critic model is available","decision":"noop"},"checkpointId":"ckp_01a24430393c733a81c252ecb9d8a445"}`),
+	)
+	folded = append(folded, tail...)
 	fold := func(events []backend.Event) (*runtime.RunState, []runtime.AppliedDecision) {
 		for i := range events {
 			events[i].Seq = int64(i + 1)
@@ -157,6 +176,20 @@ func TestDecisionsOfOldRunsStillRead(t *testing.T) {
 		require.Equal(t, oldDecisions[i].Decision.Confidence, newDecisions[i].Decision.Confidence)
 		require.Equal(t, oldDecisions[i].Decision.Reason, newDecisions[i].Decision.Reason)
 	}
+	foldedState, foldedDecisions := fold(folded)
+	require.Equal(t, newState.Ticks, foldedState.Ticks)
+	require.Equal(t, newState.Steps["a"].State, foldedState.Steps["a"].State)
+	require.Equal(t, "a", foldedState.Steps["a"].Critique.Step)
+	require.Equal(t, newState.Steps["a"].Critique.Explanation+note, foldedState.Steps["a"].Critique.Explanation)
+	require.Empty(t, foldedState.Steps["a"].Result.CheckpointID)
+	require.Nil(t, foldedState.Steps["a"].Result.Critique)
+	require.Len(t, foldedDecisions, 3)
+	for i := range newDecisions {
+		require.Equal(t, newDecisions[i].Source, foldedDecisions[i].Source)
+		require.Equal(t, newDecisions[i].Decision.Type, foldedDecisions[i].Decision.Type)
+		require.Equal(t, newDecisions[i].Decision.Confidence, foldedDecisions[i].Decision.Confidence)
+	}
+	require.Equal(t, newDecisions[2].Decision.Reason+note, foldedDecisions[2].Decision.Reason)
 }
 
 func eventAt(events []backend.Event, seq int64) backend.Event {

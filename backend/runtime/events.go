@@ -260,6 +260,17 @@ type stepFinished struct {
 	// (how many branches on how many workers) or here and why. Absent for
 	// other tools and where no worker can share the database.
 	Placement *backend.Placement `json:"placement,omitempty"`
+	// Critique is the critic's score of this result, recorded with it
+	// (carrying the critic's decision, as critic.scored does); absent when
+	// no critic scored it in time, and in runs recorded when the critique
+	// was a critic.scored event of its own. The fold moves it to the step's
+	// record (StepRecord.Critique).
+	Critique *critiquePayload `json:"critique,omitempty"`
+	// CheckpointID is the checkpoint this event ends: the checkpoint's
+	// record covers the run up to and including it (runs recorded before
+	// had a run.checkpoint event after the result). The fold drops it from
+	// the step's record.
+	CheckpointID string `json:"checkpointId,omitempty"`
 }
 
 type stepNote struct {
@@ -279,8 +290,11 @@ type coderScript struct {
 	Model    string          `json:"model,omitempty"`
 }
 
+// critiquePayload is a critic.scored event's payload, and a step.finished
+// event's critique (without Step, and with an Explanation that leaves out
+// the fallback's note, which ModelError gives: critic.Note).
 type critiquePayload struct {
-	Step        string   `json:"step"`
+	Step        string   `json:"step,omitempty"`
 	Score       float64  `json:"score"`
 	Explanation string   `json:"explanation"`
 	Source      string   `json:"source"`

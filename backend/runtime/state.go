@@ -328,6 +328,15 @@ func (s *RunState) Apply(e backend.Event) {
 		var p stepFinished
 		if json.Unmarshal(e.Payload, &p) == nil {
 			st := step(p.Step)
+			if p.Critique != nil {
+				st.Critique = p.Critique.recorded(p.Step)
+				if p.Critique.Decision != "" {
+					s.Ticks++ // the critic's decision it carries
+				}
+			}
+			// The record keeps the result; its critique and checkpoint
+			// have their own places.
+			p.Critique, p.CheckpointID = nil, ""
 			st.Result = &p
 			if p.OK {
 				st.State = StepDone

@@ -200,17 +200,16 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 	// Whether it does run again is the router's decision (RuleRetry).
 	fin.Stdout, fin.StdoutTail = c.storeOutput(ctx, res.Stdout)
 	fin.Stderr, fin.StderrTail = c.storeOutput(ctx, res.Stderr)
-	finished := event(EvStepFinished, fin, st.Ticks)
-	finished.ID = backend.NewID(backend.KindEvent) // a memory's provenance points here
+	finishedID := backend.NewID(backend.KindEvent) // a memory's provenance points here
 	if ctx.Err() != nil {
-		if err := c.appendWith(ctx, st, nil, finished); err != nil {
+		if err := c.appendWith(ctx, st, nil, stepEvent(fin, finishedID, st.Ticks)); err != nil {
 			c.d.Log("record step", "run", st.RunID, "step", stepID, "err", err)
 		}
 		return
 	}
-	// The result, its critique and a checkpoint share one commit.
-	events := []backend.Event{finished}
+	// The result, its critique and a checkpoint are one event in one commit.
 	var crit critic.Critique
+	late := false
 	if c.d.Critic != nil {
 		req := critic.Request{Task: st.Request.Task, Step: rec.Node, Result: res, Stdout: string(res.Stdout),
 			Stderr: string(res.Stderr), Model: c.modelFor(ctx, st, router.RoleCritic)}
@@ -220,23 +219,36 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 		select {
 		case crit = <-scored:
 			grace.Stop()
+			fin.Critique = critiqueOf(stepID, crit).withResult() // with the critic's decision
 		case <-grace.C:
 			// A slow critic (a model) must not keep the result from being
 			// durable: a crash meanwhile would leave a finished step in doubt.
-			if err := c.appendWith(ctx, st, nil, finished); err != nil {
+			if err := c.appendWith(ctx, st, nil, stepEvent(fin, finishedID, st.Ticks)); err != nil {
 				c.d.Log("record step", "run", st.RunID, "step", stepID, "err", err)
 				return
 			}
-			events = events[:0]
-			crit = <-scored
+			crit, late = <-scored, true
 		}
-		events = append(events, critiqued(stepID, crit, st.Ticks)) // with the critic's decision
 	}
-	if err := c.appendCheckpointed(ctx, st, events...); err != nil {
-		c.d.Log("record step", "run", st.RunID, "step", stepID, "err", err)
+	var recorded error
+	if late {
+		recorded = c.appendCheckpointed(ctx, st, critiqued(stepID, crit, st.Ticks)) // with the critic's decision
+	} else {
+		recorded = c.appendResult(ctx, st, fin, finishedID)
+	}
+	if recorded != nil {
+		c.d.Log("record step", "run", st.RunID, "step", stepID, "err", recorded)
 		return
 	}
-	return func() { c.remember(ctx, st, rec, finished.ID, fin, crit.Score, crit.Source) }
+	fin.Critique = nil
+	return func() { c.remember(ctx, st, rec, finishedID, fin, crit.Score, crit.Source) }
+}
+
+// stepEvent is the step.finished event of fin, with id.
+func stepEvent(fin stepFinished, id string, tick int64) backend.Event {
+	e := event(EvStepFinished, fin, tick)
+	e.ID = id
+	return e
 }
 
 // criticGrace is how long a step's result waits for its critique to share

@@ -160,7 +160,7 @@ describe('A stopped run says why and what next', { timeout: 150_000 }, () => {
       assert.match(await panel.getByTestId('args-asked').textContent(), /one\\nthree/);
       assert.match(await panel.getByTestId('args-approved').textContent(), /one\\nfour/);
       // No critic model here: the rule of thumb scored the step. The run view shows its score and
-      // says it is a rule of thumb, and the timeline's critic.scored says the same (issue 30,
+      // says it is a rule of thumb, and the timeline's step.finished (the result carries its critique) says the same (issue 30,
       // confusing 9: the timeline recorded 0.9 where the run view said 'Not scored').
       const critique = await panel.getByTestId('critique').textContent();
       assert.match(critique, /0\.90/);
@@ -169,7 +169,7 @@ describe('A stopped run says why and what next', { timeout: 150_000 }, () => {
       // ducklm wrote the file itself: the panel says so, as the card did, never "Sandbox yes".
       assert.equal(await panel.getByTestId('step-confinement').textContent(), "in ducklm itself, inside the run's workspace only");
       await go(stack, page, `#/timeline/${encodeURIComponent(run.id)}`);
-      await page.getByTestId('timeline-row').filter({ hasText: 'critic.scored' }).last().click();
+      await page.getByTestId('timeline-row').filter({ hasText: 'step.finished' }).last().click();
       const decision = page.getByRole('complementary', { name: 'Event' }).locator('.fact', { hasText: 'Decision' }).locator('dd');
       assert.match(await decision.textContent(), /^critic \(rule of thumb, not a model's judgement\): noop \(confidence 0\.9\)/);
       assert.deepEqual(page.problems, []);

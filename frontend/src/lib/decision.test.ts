@@ -35,6 +35,20 @@ describe('decisionOf', () => {
     });
   });
 
+  it('reads the critic decision a step result carries with its critique, and says the rule of thumb was used for want of a model', () => {
+    const payload = { step: 's0', ok: true, critique: { ...critique, modelError: 'no critic model is available', decision: 'noop' }, checkpointId: 'ckp_1' };
+    expect(decisionOf({ type: 'step.finished', payload })).toEqual({
+      source: "critic (rule of thumb, not a model's judgement)",
+      type: 'noop',
+      confidence: 0.6,
+      reason: `${critique.explanation} The critic model was not used (no critic model is available).`,
+    });
+    const judged = { step: 's0', ok: true, critique: { score: 0.7, explanation: 'Lists the files.', source: 'model', model: 'qwen3:8b', decision: 'noop' } };
+    expect(decisionOf({ type: 'step.finished', payload: judged })).toEqual({ source: 'critic', type: 'noop', confidence: 0.7, reason: 'Lists the files.' });
+    // A result whose critique came later (a slow critic) carries none.
+    expect(decisionOf({ type: 'step.finished', payload: { step: 's0', ok: true, critique: 'nonsense' } })).toBeUndefined();
+  });
+
   it("calls a model's critique the critic's", () => {
     const judged = { step: 's0', score: 0.7, explanation: 'Lists the files.', source: 'model', model: 'qwen3:8b', decision: 'noop' };
     expect(decisionOf({ type: 'critic.scored', payload: judged })?.source).toBe('critic');

@@ -3,7 +3,8 @@
 // the router's that start no step, and every decision of runs recorded before
 // the other two existed), inside the step.started event it led to (the
 // router's), or as a critic.scored event whose "decision" is set (the critic's:
-// a noop whose confidence is the score and whose reason is the explanation).
+// a noop whose confidence is the score and whose reason is the explanation) —
+// today inside the step.finished event it scores, as its "critique".
 
 /** AppliedDecision is one decision a run's event records. */
 export interface AppliedDecision {
@@ -36,16 +37,26 @@ export function decisionOf(e: { type: string; payload: unknown }): AppliedDecisi
       return decisionFrom(typeof p.source === 'string' ? p.source : '', p.decision, record(record(p.decision)?.payload)?.source === 'heuristic');
     case 'step.started':
       return decisionFrom('router', p.decision);
-    case 'critic.scored': {
-      if (typeof p.decision !== 'string' || p.decision === '') return undefined;
-      const score = typeof p.score === 'number' ? Math.min(Math.max(p.score, 0), 1) : 0;
-      // The rule of thumb that scores a step when no critic model is available says so, as the run view does.
-      const source = p.source === 'heuristic' ? RULE_OF_THUMB : 'critic';
-      return { source, type: p.decision, confidence: score, reason: typeof p.explanation === 'string' ? p.explanation : '' };
+    case 'critic.scored':
+      return critiqueDecision(p);
+    case 'step.finished': {
+      // The critique recorded with its result leaves out the rule of thumb's note, which its model error gives.
+      const c = record(p.critique);
+      const d = c && critiqueDecision(c);
+      if (d && typeof c?.modelError === 'string' && c.modelError !== '') d.reason += ` The critic model was not used (${c.modelError}).`;
+      return d;
     }
     default:
       return undefined;
   }
+}
+
+function critiqueDecision(p: Record<string, unknown>): AppliedDecision | undefined {
+  if (typeof p.decision !== 'string' || p.decision === '') return undefined;
+  const score = typeof p.score === 'number' ? Math.min(Math.max(p.score, 0), 1) : 0;
+  // The rule of thumb that scores a step when no critic model is available says so, as the run view does.
+  const source = p.source === 'heuristic' ? RULE_OF_THUMB : 'critic';
+  return { source, type: p.decision, confidence: score, reason: typeof p.explanation === 'string' ? p.explanation : '' };
 }
 
 /** describeDecision says a decision in one line: "router: tool (confidence 1) — why". */

@@ -25,9 +25,12 @@ export interface TimelineRow {
   checkpointId?: string;
 }
 
-/** checkpointOf returns the checkpoint id an event records, if it records one. */
+/**
+ * checkpointOf returns the checkpoint id an event records, if it records one: a checkpoint event's, or a task step's
+ * result's (step.finished ends the checkpoint recorded with it).
+ */
 export function checkpointOf(e: LedgerEvent): string | undefined {
-  if (!e.type.endsWith('.checkpoint')) return undefined;
+  if (!e.type.endsWith('.checkpoint') && e.type !== 'step.finished') return undefined;
   const p = e.payload as { checkpointId?: unknown } | null;
   return p && typeof p.checkpointId === 'string' ? p.checkpointId : undefined;
 }

@@ -196,7 +196,7 @@ export function StepPanel({
         {step.critique &&
           (step.critique.source === 'heuristic' ? (
             // Without a critic model a rule of thumb over the exit status and output scores the step:
-            // show its score, as the timeline's critic.scored records it, and say what it is.
+            // show its score, as the timeline's step.finished records it, and say what it is.
             <div className="critique" data-testid="critique">
               <span className="field-label">Critic</span>
               <div className="score-row">

@@ -121,10 +121,12 @@ describe('TimelineView', () => {
       // Recorded now: the start and the critique carry them.
       event({ seq: 4, pos: 4, stream: OWN, type: 'step.started', payload: { step: 's0', attempt: 1, tool: 'file_read', decision: dec } }),
       event({ seq: 5, pos: 5, stream: OWN, type: 'critic.scored', payload: { ...crit, decision: 'noop' } }),
+      // Today: the result carries its critique (and ends a checkpoint).
+      event({ seq: 6, pos: 6, stream: OWN, type: 'step.finished', payload: { step: 's0', attempt: 1, ok: true, critique: { ...crit, step: undefined, decision: 'noop' }, checkpointId: 'ckp_7' } }),
     ];
     const { api } = fakeApi(backend(task.length, 0, (i) => task[i]!));
     render(<TimelineView api={api} runId={OWN} />);
-    await waitFor(() => expect(rows()).toHaveLength(5));
+    await waitFor(() => expect(rows()).toHaveLength(6));
     const decisionIn = async (i: number) => {
       fireEvent.click(rows()[i]!);
       const detail = await screen.findByRole('complementary', { name: 'Event' });
@@ -139,6 +141,9 @@ describe('TimelineView', () => {
     expect(await decisionIn(2)).toBeUndefined();
     expect(await decisionIn(3)).toBe(router);
     expect(await decisionIn(4)).toBe(critic);
+    expect(await decisionIn(5)).toBe(critic);
+    // The result that ends a checkpoint is marked as one, so a fork can start there.
+    expect(rows()[5]!.className).toMatch(/\bcheckpoint\b/);
   });
 
   it("names the event's clocks: parent time, deliberation index, world-local time", async () => {
