@@ -83,6 +83,13 @@ type Decided struct {
 // not at all when it is the event's own stream, cause (the step's result)
 // and reality. ReadDecided fills all three in; decisions recorded before
 // hold them inline and read the same.
+//
+// Nor does it repeat what the event or the memory it names says (see
+// compact): the input's reality when it is the event's, the nearest
+// memory when it is the one merged into (ReadDecided gives both back), and
+// the content hash and embedding model when the memory's row holds them
+// (a store, an exact duplicate: ReadDecided leaves them empty, Get gives
+// the memory's).
 type DecidedPayload struct {
 	Input memorypolicy.Input `json:"input"`
 	// Table is the policy's table: inline in decisions recorded before
@@ -91,10 +98,14 @@ type DecidedPayload struct {
 	// TableDigest names the run's memory.policy event that holds the table.
 	TableDigest string `json:"tableDigest,omitempty"`
 	// Decision is the outcome: absent when the table (by digest) gives it.
-	Decision       memorypolicy.Decision `json:"decision,omitzero"`
-	MemoryID       string                `json:"memoryId,omitempty"` // set when a memory was stored or merged into
-	ContentHash    string                `json:"contentHash"`
-	EmbeddingModel string                `json:"embeddingModel,omitempty"`
+	Decision memorypolicy.Decision `json:"decision,omitzero"`
+	MemoryID string                `json:"memoryId,omitempty"` // set when a memory was stored or merged into
+	// ContentHash is the hash of the (redacted) candidate's text, and
+	// EmbeddingModel the model that embedded it for the dedup lookup: both
+	// empty when MemoryID names a memory whose row holds them (its hash for
+	// a store or an exact duplicate, its model for every store and merge).
+	ContentHash    string `json:"contentHash,omitempty"`
+	EmbeddingModel string `json:"embeddingModel,omitempty"`
 	// Source is where the content came from: absent when the event's own
 	// stream, causation and reality say it.
 	Source Provenance `json:"source,omitzero"`
@@ -275,7 +286,7 @@ func (p *Pending) Apply(ctx context.Context, applied backend.Decision) (Decided,
 			ContentHash: ev.ContentHash, Provenance: c.provenance(), Weight: ev.Decision.Worth, CreatedAt: now, UpdatedAt: now,
 			Sources: []Source{{Provenance: c.provenance(), CriticScore: c.CriticScore, Worth: ev.Decision.Worth, AddedAt: now}}}
 		payload.MemoryID, d.MemoryID = m.ID, m.ID
-		e := decisionEvent(EvDecided, payload, reality, c)
+		e := decisionEvent(EvDecided, payload.compact(reality, ev.Decision), reality, c)
 		if err := s.recordWithPolicy(c, reality, e, func(events []backend.Event) error {
 			return s.repo.Insert(wctx, m, c.RunID, events)
 		}); err != nil {
@@ -288,7 +299,7 @@ func (p *Pending) Apply(ctx context.Context, applied backend.Decision) (Decided,
 		}
 	case memorypolicy.Merge:
 		payload.MemoryID, d.MemoryID = ev.Decision.MergeInto, ev.Decision.MergeInto
-		e := decisionEvent(EvDecided, payload, reality, c)
+		e := decisionEvent(EvDecided, payload.compact(reality, ev.Decision), reality, c)
 		src := Source{Provenance: c.provenance(), CriticScore: c.CriticScore, Worth: ev.Decision.Worth, AddedAt: now}
 		var m Memory
 		if err := s.recordWithPolicy(c, reality, e, func(events []backend.Event) (err error) {
@@ -303,7 +314,7 @@ func (p *Pending) Apply(ctx context.Context, applied backend.Decision) (Decided,
 			s.log("index a merged memory", "memory", m.ID, "err", err)
 		}
 	default:
-		e := decisionEvent(EvDecided, payload, reality, c)
+		e := decisionEvent(EvDecided, payload.compact(reality, ev.Decision), reality, c)
 		if err := s.recordWithPolicy(c, reality, e, func(events []backend.Event) error {
 			return s.repo.Record(wctx, c.RunID, events)
 		}); err != nil {
@@ -355,6 +366,42 @@ func policyOf(t memorypolicy.Table) (string, json.RawMessage) {
 	return digest, payload
 }
 
+// compact leaves out of a decision's payload p what the event recording it
+// (of reality) or the memory it names says: the input's reality when it is
+// the event's; the content hash and embedding model when the memory's row
+// holds them; the nearest memory when it is the memory merged into.
+// ReadDecided restores the reality and the nearest memory, so the table
+// still gives decision d for the input read back. A nearest memory
+// ReadDecided would restore where there was none (a store with a
+// similarity and no memory named, which dedup never gives) keeps the
+// outcome inline, and ReadDecided restores nothing into such a decision.
+func (p DecidedPayload) compact(reality backend.Reality, d memorypolicy.Decision) DecidedPayload {
+	if p.Input.Reality == reality {
+		p.Input.Reality = ""
+	}
+	if p.MemoryID == "" {
+		return p
+	}
+	p.EmbeddingModel = ""
+	if d.Action == memorypolicy.Store || p.Input.Dedup.ExactMatch {
+		p.ContentHash = "" // the memory's own: stored as it, or found by it
+	}
+	switch dd := &p.Input.Dedup; {
+	case !nearestLeftOut(p.MemoryID, *dd):
+	case dd.NearestID == p.MemoryID:
+		dd.NearestID = ""
+	case dd.NearestID == "":
+		p.Decision = d
+	}
+	return p
+}
+
+// nearestLeftOut says whether a decision naming memory id with dedup dd may
+// have left out its nearest memory, id (see compact).
+func nearestLeftOut(id string, dd memorypolicy.Dedup) bool {
+	return id != "" && (dd.ExactMatch || dd.NearestSimilarity > 0)
+}
+
 // ReadDecided returns the memory.decided payloads among a run's events in
 // order, each with its policy table: inline in decisions recorded before
 // runs recorded it once, else from the run's memory.policy event its
@@ -380,7 +427,13 @@ func ReadDecided(events []backend.Event) ([]DecidedPayload, error) {
 					return nil, backend.Errorf(backend.EINVALID, "event %d (memory.decided) names the policy table %s, which no earlier memory.policy event of its run holds", e.Seq, p.TableDigest)
 				}
 			}
+			if p.Input.Reality == "" {
+				p.Input.Reality = e.Reality
+			}
 			if p.Decision == (memorypolicy.Decision{}) {
+				if dd := &p.Input.Dedup; dd.NearestID == "" && nearestLeftOut(p.MemoryID, *dd) {
+					dd.NearestID = p.MemoryID
+				}
 				p.Decision = p.Table.Decide(p.Input)
 			}
 			if p.Source == (Provenance{}) {

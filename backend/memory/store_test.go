@@ -51,7 +51,8 @@ func TestConsiderStoresAndRetrieves(t *testing.T) {
 	require.Equal(t, backend.ExternalReal, evs[0].Reality)
 	p := f.decided(t)[0]
 	require.Equal(t, d.MemoryID, p.MemoryID)
-	require.Equal(t, memory.HashModel, p.EmbeddingModel)
+	require.Empty(t, p.EmbeddingModel, "the memory's row holds its model")
+	require.Empty(t, p.ContentHash, "and its hash")
 	require.Equal(t, mp.Thresholds, *p.Table)
 	require.NotContains(t, string(evs[0].Payload), "nginx", "events carry hashes, not texts")
 }

@@ -86,10 +86,10 @@ type Safety struct {
 // Input is everything the policy decides from. Recorded with the table in
 // the decision's event, it replays to the same decision.
 type Input struct {
-	CriticScore   float64         `json:"criticScore"`   // 0..1, from the critic
-	MemoryType    Type            `json:"memoryType"`    // the type the caller proposes
-	RuntimeWeight float64         `json:"runtimeWeight"` // 0..1, how much the runtime values the source
-	Reality       backend.Reality `json:"reality"`       // of the content: external_real or world_local
+	CriticScore   float64         `json:"criticScore"`       // 0..1, from the critic
+	MemoryType    Type            `json:"memoryType"`        // the type the caller proposes
+	RuntimeWeight float64         `json:"runtimeWeight"`     // 0..1, how much the runtime values the source
+	Reality       backend.Reality `json:"reality,omitempty"` // of the content: external_real or world_local
 	WorldID       string          `json:"worldId,omitempty"`
 	TextRunes     int             `json:"textRunes"` // length of the (redacted) text
 	Dedup         Dedup           `json:"dedup"`
