@@ -47,3 +47,13 @@ func SyncDeferred(ctx context.Context) bool {
 	v, _ := ctx.Value(deferSyncKey{}).(bool)
 	return v
 }
+
+// A Prepared write is a change a component prepared for its store to make
+// in the same transaction as an append to a run's stream: the rows of a
+// memory decision, written with the step result that records the decision
+// (one commit for everything that follows a result). Only the store that
+// prepared it can make it; another refuses it.
+type Prepared interface {
+	// PreparedBy names the store that prepared it, for a refusal.
+	PreparedBy() string
+}

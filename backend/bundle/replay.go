@@ -579,7 +579,7 @@ func (s *replaySource) CreateSpecAndRun(context.Context, backend.WorldSpec, back
 func (s *replaySource) CreateRun(context.Context, backend.WorldRun) error { return errReplayReadOnly }
 
 // SaveRun implements world.Store; a replay writes nothing.
-func (s *replaySource) SaveRun(context.Context, backend.WorldRun, int64, []backend.Event, *backend.Checkpoint) ([]backend.Event, error) {
+func (s *replaySource) SaveRun(context.Context, backend.WorldRun, int64, []backend.Event, *backend.Checkpoint, ...backend.Prepared) ([]backend.Event, error) {
 	return nil, errReplayReadOnly
 }
 

@@ -95,7 +95,10 @@ type DecidedPayload struct {
 	// Table is the policy's table: inline in decisions recorded before
 	// runs recorded it once; ReadDecided fills it in from TableDigest.
 	Table *memorypolicy.Table `json:"table,omitempty"`
-	// TableDigest names the run's memory.policy event that holds the table.
+	// TableDigest names the run's memory.policy event that holds the table;
+	// absent, the table is the one of the run's latest memory.policy event
+	// before the decision (a store records its table on a run before its
+	// first decision there, again after each start).
 	TableDigest string `json:"tableDigest,omitempty"`
 	// Decision is the outcome: absent when the table (by digest) gives it.
 	Decision memorypolicy.Decision `json:"decision,omitzero"`
@@ -325,6 +328,10 @@ func (p *Pending) Apply(ctx context.Context, applied backend.Decision) (Decided,
 	return d, nil
 }
 
+// Drop lets the store's writes go without applying the verdict: nothing
+// is written or recorded.
+func (p *Pending) Drop() { p.release() }
+
 func (p *Pending) release() {
 	p.once.Do(func() {
 		if p.locked {
@@ -367,8 +374,9 @@ func policyOf(t memorypolicy.Table) (string, json.RawMessage) {
 }
 
 // compact leaves out of a decision's payload p what the event recording it
-// (of reality) or the memory it names says: the input's reality when it is
-// the event's; the content hash and embedding model when the memory's row
+// (of reality), its run or the memory it names says: the table's digest
+// (the run's latest memory.policy holds the table); the input's reality
+// when it is the event's; the content hash and embedding model when the memory's row
 // holds them; the nearest memory when it is the memory merged into.
 // ReadDecided restores the reality and the nearest memory, so the table
 // still gives decision d for the input read back. A nearest memory
@@ -376,6 +384,9 @@ func policyOf(t memorypolicy.Table) (string, json.RawMessage) {
 // similarity and no memory named, which dedup never gives) keeps the
 // outcome inline, and ReadDecided restores nothing into such a decision.
 func (p DecidedPayload) compact(reality backend.Reality, d memorypolicy.Decision) DecidedPayload {
+	// The store recorded its table on the run before this decision (again
+	// after each start): the run's latest.
+	p.TableDigest = ""
 	if p.Input.Reality == reality {
 		p.Input.Reality = ""
 	}
@@ -402,45 +413,59 @@ func nearestLeftOut(id string, dd memorypolicy.Dedup) bool {
 	return id != "" && (dd.ExactMatch || dd.NearestSimilarity > 0)
 }
 
-// ReadDecided returns the memory.decided payloads among a run's events in
-// order, each with its policy table: inline in decisions recorded before
+// ReadDecided returns the memory decisions among a run's events in order
+// (memory.decided events, and decisions carried by the event of their
+// cause), each with its policy table: inline in decisions recorded before
 // runs recorded it once, else from the run's memory.policy event its
 // digest names. A digest no event holds is an error.
 func ReadDecided(events []backend.Event) ([]DecidedPayload, error) {
 	tables := map[string]*memorypolicy.Table{}
+	var latest *memorypolicy.Table
 	var out []DecidedPayload
 	for _, e := range events {
-		switch e.Type {
-		case EvPolicy:
+		if e.Type == EvPolicy {
 			var p PolicyPayload
 			if err := json.Unmarshal(e.Payload, &p); err != nil {
 				return nil, backend.Wrap(err, backend.EINVALID, "event %d (memory.policy) is not a policy table", e.Seq)
 			}
-			tables[p.Digest] = &p.Table
-		case EvDecided:
-			var p DecidedPayload
-			if err := json.Unmarshal(e.Payload, &p); err != nil {
-				return nil, backend.Wrap(err, backend.EINVALID, "event %d (memory.decided) is not a memory decision", e.Seq)
-			}
-			if p.Table == nil {
-				if p.Table = tables[p.TableDigest]; p.Table == nil {
-					return nil, backend.Errorf(backend.EINVALID, "event %d (memory.decided) names the policy table %s, which no earlier memory.policy event of its run holds", e.Seq, p.TableDigest)
-				}
-			}
-			if p.Input.Reality == "" {
-				p.Input.Reality = e.Reality
-			}
-			if p.Decision == (memorypolicy.Decision{}) {
-				if dd := &p.Input.Dedup; dd.NearestID == "" && nearestLeftOut(p.MemoryID, *dd) {
-					dd.NearestID = p.MemoryID
-				}
-				p.Decision = p.Table.Decide(p.Input)
-			}
-			if p.Source == (Provenance{}) {
-				p.Source = Provenance{RunID: e.Stream, EventID: e.CausationID, Reality: e.Reality}
-			}
-			out = append(out, p)
+			tables[p.Digest], latest = &p.Table, &p.Table
+			continue
 		}
+		p, ok := DecidedIn(e)
+		if !ok {
+			if e.Type == EvDecided {
+				return nil, backend.Errorf(backend.EINVALID, "event %d (memory.decided) is not a memory decision", e.Seq)
+			}
+			continue
+		}
+		switch {
+		case p.Table != nil:
+		case p.TableDigest == "":
+			if p.Table = latest; p.Table == nil {
+				return nil, backend.Errorf(backend.EINVALID, "event %d (%s) is a memory decision with no memory.policy event before it", e.Seq, e.Type)
+			}
+		default:
+			if p.Table = tables[p.TableDigest]; p.Table == nil {
+				return nil, backend.Errorf(backend.EINVALID, "event %d (%s) names the policy table %s, which no earlier memory.policy event of its run holds", e.Seq, e.Type, p.TableDigest)
+			}
+		}
+		if p.Input.Reality == "" {
+			p.Input.Reality = e.Reality
+		}
+		if p.Decision == (memorypolicy.Decision{}) {
+			if dd := &p.Input.Dedup; dd.NearestID == "" && nearestLeftOut(p.MemoryID, *dd) {
+				dd.NearestID = p.MemoryID
+			}
+			p.Decision = p.Table.Decide(p.Input)
+		}
+		if p.Source == (Provenance{}) {
+			cause := e.CausationID
+			if e.Type != EvDecided {
+				cause = e.ID // a carried decision's cause is its event
+			}
+			p.Source = Provenance{RunID: e.Stream, EventID: cause, Reality: e.Reality}
+		}
+		out = append(out, p)
 	}
 	return out, nil
 }

@@ -2,14 +2,14 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
 
 	"ducklm/backend"
 	"ducklm/backend/chromem"
 )
 
 // Follow brings into the index the memories other processes stored or
-// merged, as their memory.decided events say: on a team's database every
+// merged, as their decisions say (memory.decided events, and decisions
+// carried by a step's result): on a team's database every
 // installation writes memories to the shared table, and each keeps its own
 // index. Events of other types, and decisions this store applied itself,
 // change nothing a second time (a memory's document is replaced by what the
@@ -19,13 +19,11 @@ import (
 func (s *Store) Follow(ctx context.Context, events []backend.Event) error {
 	var first error
 	for _, e := range events {
-		if e.Type != EvDecided {
-			continue
-		}
 		// memoryId is set exactly when a memory was stored or merged into
-		// (the decision itself may be by reference to the policy's table).
-		var p DecidedPayload
-		if json.Unmarshal(e.Payload, &p) != nil || p.MemoryID == "" {
+		// (the decision itself may be by reference to the policy's table),
+		// in a memory.decided event or carried by the step's result.
+		p, ok := DecidedIn(e)
+		if !ok || p.MemoryID == "" {
 			continue
 		}
 		if err := s.follow(ctx, p.MemoryID); err != nil && first == nil {

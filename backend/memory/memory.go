@@ -138,6 +138,12 @@ type Repo interface {
 	// Merge folds src into memory id, raising its weight to weight, and
 	// returns the memory as stored (without its vector).
 	Merge(ctx context.Context, id string, src Source, weight float64, at time.Time, stream string, events []backend.Event) (Memory, error)
+	// PrepareInsert and PrepareMerge prepare Insert's and Merge's rows (no
+	// events) for an append to a run's stream to write in its transaction:
+	// a decision carried by the event of its cause (carry.go). merged
+	// receives the memory as stored after the merge.
+	PrepareInsert(m Memory) backend.Prepared
+	PrepareMerge(id string, src Source, weight float64, at time.Time, merged *Memory) backend.Prepared
 	// Record appends events alone.
 	Record(ctx context.Context, stream string, events []backend.Event) error
 	// StreamReality returns a stream's reality ("" for a stream not yet created).

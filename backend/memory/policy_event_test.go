@@ -12,7 +12,8 @@ import (
 )
 
 // A run records the write policy's table once, in a memory.policy event;
-// each memory.decided names it by digest instead of repeating it, and the
+// each memory.decided uses the run's latest table instead of repeating it
+// (or naming it: decisions recorded before named it by digest), and the
 // reader resolves it. Every decision still replays from the events.
 func TestARunRecordsThePolicyTableOnce(t *testing.T) {
 	t.Parallel()
@@ -30,22 +31,48 @@ func TestARunRecordsThePolicyTableOnce(t *testing.T) {
 
 	for _, e := range f.events(t, memory.EvDecided) {
 		require.NotContains(t, string(e.Payload), `"criticShare"`, "the table is not repeated")
-		require.Contains(t, string(e.Payload), p.Digest)
-		require.Greater(t, e.Seq, policies[0].Seq, "the table is recorded before the decisions that name it")
+		require.NotContains(t, string(e.Payload), p.Digest, "nor named: it is the run's latest")
+		require.Greater(t, e.Seq, policies[0].Seq, "the table is recorded before the decisions that use it")
 	}
 	decided := f.decided(t)
 	require.Len(t, decided, 3)
 	require.Equal(t, mp.Skip, decided[1].Decision.Action)
 
-	// A store opened again (ducklm restarted) records the table again for
-	// the run, once; the decisions before and after resolve alike.
-	again := f.open(t, nil)
-	_, err := again.Consider(f.ctx, f.candidate("The staging database listens on port 6543."))
+	// A store opened again (ducklm restarted) records its table again for
+	// the run, once: with another table, the decisions before use the
+	// first and those after the second.
+	stricter := mp.Thresholds
+	stricter.MinRunes = 10
+	again, err := memory.Open(f.ctx, memory.Options{Repo: f.repo, Table: &stricter, SnapshotDir: t.TempDir()})
 	require.NoError(t, err)
-	_, err = again.Consider(f.ctx, f.candidate("tiny"))
+	t.Cleanup(func() { again.Close() })
+	_, err = again.Consider(f.ctx, f.candidate("The staging database listens on port 6543."))
+	require.NoError(t, err)
+	_, err = again.Consider(f.ctx, f.candidate("tiny text")) // 9 runes: kept by the first table's 8, not the second's 10
 	require.NoError(t, err)
 	require.Len(t, f.events(t, memory.EvPolicy), 2)
-	require.Len(t, f.decided(t), 5)
+	decided = f.decided(t)
+	require.Len(t, decided, 5)
+	for i, d := range decided {
+		want := mp.Thresholds
+		if i >= 3 {
+			want = stricter
+		}
+		require.Equal(t, want, *d.Table, "decision %d", i)
+	}
+	require.Equal(t, mp.Skip, decided[4].Decision.Action)
+}
+
+// A decision that uses the run's latest table with no memory.policy event
+// before it is an error, not a guess.
+func TestADecisionWithNoTableBeforeItIsAnError(t *testing.T) {
+	t.Parallel()
+	in := mp.Input{CriticScore: 0.9, MemoryType: mp.Fact, RuntimeWeight: 0.8, Reality: backend.ExternalReal, TextRunes: 40}
+	data, err := json.Marshal(map[string]any{"input": in})
+	require.NoError(t, err)
+	_, err = memory.ReadDecided([]backend.Event{{Seq: 3, Type: memory.EvDecided, Payload: data}})
+	require.Error(t, err)
+	require.Contains(t, backend.ErrorMessage(err), "no memory.policy event before it")
 }
 
 // memory.decided events recorded before the table was recorded once per run

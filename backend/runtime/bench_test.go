@@ -63,9 +63,9 @@ type countingStore struct {
 	shapes  map[string]int // "type+type+..." → commits of that shape
 }
 
-func (s *countingStore) SaveRun(ctx context.Context, r backend.WorldRun, expect int64, events []backend.Event, cp *backend.Checkpoint) ([]backend.Event, error) {
+func (s *countingStore) SaveRun(ctx context.Context, r backend.WorldRun, expect int64, events []backend.Event, cp *backend.Checkpoint, also ...backend.Prepared) ([]backend.Event, error) {
 	t0 := time.Now()
-	stored, err := s.RunStore.SaveRun(ctx, r, expect, events, cp)
+	stored, err := s.RunStore.SaveRun(ctx, r, expect, events, cp, also...)
 	spent := time.Since(t0)
 	if err == nil {
 		s.mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"ducklm/backend"
+	"ducklm/backend/memory"
 )
 
 // A task run's checkpoint is exact without holding the whole state: its
@@ -143,13 +144,15 @@ func (c *Controller) checkpointOf(st *RunState, b *base) (backend.Checkpoint, ba
 	return cp, e
 }
 
-// appendResult appends a step's result (with its critique, when it has
-// one) as the event that ends a checkpoint, whose record shares its commit:
-// one event where runs recorded three (step.finished, critic.scored,
-// run.checkpoint). Without a base yet the result goes alone; the run's
-// next checkpoint covers it. id is the event's id (a memory's provenance
-// names it).
-func (c *Controller) appendResult(ctx context.Context, st *RunState, fin stepFinished, id string) error {
+// appendResult appends a step's result (with its critique and its memory
+// decision, when it has them) as the event that ends a checkpoint, whose
+// record shares its commit: one event where runs recorded four
+// (step.finished, critic.scored, run.checkpoint, memory.decided). Without
+// a base yet the result goes alone; the run's next checkpoint covers it.
+// id is the event's id (a memory's provenance names it); carried, when
+// set, is the memory decision the result carries, whose events go before
+// it and whose rows are written in the same transaction.
+func (c *Controller) appendResult(ctx context.Context, st *RunState, fin stepFinished, id string, carried *memory.Carried) error {
 	ctx = context.WithoutCancel(ctx) // what happened is recorded even when the run is being cancelled
 	m := c.memo(st.RunID)
 	m.mu.Lock()
@@ -160,9 +163,14 @@ func (c *Controller) appendResult(ctx context.Context, st *RunState, fin stepFin
 		rec := c.checkpointRecord(st, b)
 		cp, fin.CheckpointID = &rec, rec.ID
 	}
-	e := event(EvStepFinished, fin, st.Ticks)
-	e.ID = id
-	return c.appendWith(ctx, st, cp, e)
+	var events []backend.Event
+	var also backend.Prepared
+	if carried != nil {
+		fin.Memory, also = carried.Payload, carried.Write
+		events = append(events, carried.Before...)
+	}
+	events = append(events, stepEvent(fin, id, st.Ticks))
+	return c.appendAlso(ctx, st, backend.ExpectAny, cp, also, events...)
 }
 
 // checkpoint records a checkpoint after a critical transition (a plan

@@ -21,7 +21,10 @@ type RunStore interface {
 	// ListRunsOfBackend returns the runs of worlds with that backend,
 	// newest first.
 	ListRunsOfBackend(ctx context.Context, backendName string) ([]backend.WorldRun, error)
-	SaveRun(ctx context.Context, r backend.WorldRun, expect int64, events []backend.Event, cp *backend.Checkpoint) ([]backend.Event, error)
+	// SaveRun appends events to the run's stream with the run's row, a
+	// checkpoint (nil: none) and writes prepared by the same store (a
+	// memory decision's rows), in one transaction.
+	SaveRun(ctx context.Context, r backend.WorldRun, expect int64, events []backend.Event, cp *backend.Checkpoint, also ...backend.Prepared) ([]backend.Event, error)
 	GetCheckpoint(ctx context.Context, id string) (backend.Checkpoint, error)
 	// ListCheckpoints returns a run's own checkpoints in ledger order.
 	ListCheckpoints(ctx context.Context, runID string) ([]backend.Checkpoint, error)
@@ -452,6 +455,12 @@ func (c *Controller) appendWith(ctx context.Context, st *RunState, cp *backend.C
 // (backend.ExpectAny: wherever it is); a mismatch is an ECONFLICT error and
 // writes nothing.
 func (c *Controller) appendAt(ctx context.Context, st *RunState, expect int64, cp *backend.Checkpoint, events ...backend.Event) error {
+	return c.appendAlso(ctx, st, expect, cp, nil, events...)
+}
+
+// appendAlso is appendAt with a write another component prepared for the
+// same transaction (a memory decision's rows; nil: none).
+func (c *Controller) appendAlso(ctx context.Context, st *RunState, expect int64, cp *backend.Checkpoint, also backend.Prepared, events ...backend.Event) error {
 	// The row needs the status, error and clock the events lead to, which
 	// depend on nothing else in the state: a fold of a light copy gives them
 	// without copying every step. The run's memo holds that light fold at
@@ -504,7 +513,7 @@ func (c *Controller) appendAt(ctx context.Context, st *RunState, expect int64, c
 	for i := range events {
 		events[i].ParentTime, events[i].DeliberationIndex = clocks.parentTime, clocks.deliberationIndex
 	}
-	stored, err := c.d.Store.SaveRun(ctx, run, expect, events, cp)
+	stored, err := c.d.Store.SaveRun(ctx, run, expect, events, cp, also)
 	if err != nil && backend.ErrorCode(err) != backend.ECONFLICT {
 		types := make([]string, len(events))
 		for i, e := range events {

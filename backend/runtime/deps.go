@@ -59,6 +59,20 @@ type MemoryWriter interface {
 type MemoryVerdict interface {
 	Decision() backend.Decision
 	Apply(ctx context.Context, d backend.Decision) (memory.Decided, error)
+	// Drop lets the store's writes go without applying the verdict (the
+	// result it was made for was not recorded).
+	Drop()
 }
 
-var _ MemoryVerdict = (*memory.Pending)(nil)
+// MemoryCarrier is a verdict that can also be recorded in the step's result
+// event, its rows written in the result's commit (memory.Pending.Carry):
+// one event and one commit for everything that follows a result. Carry
+// returns nil when the verdict must be applied instead.
+type MemoryCarrier interface {
+	Carry(ctx context.Context, d backend.Decision) (*memory.Carried, error)
+}
+
+var (
+	_ MemoryVerdict = (*memory.Pending)(nil)
+	_ MemoryCarrier = (*memory.Pending)(nil)
+)

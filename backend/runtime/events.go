@@ -271,6 +271,12 @@ type stepFinished struct {
 	// had a run.checkpoint event after the result). The fold drops it from
 	// the step's record.
 	CheckpointID string `json:"checkpointId,omitempty"`
+	// Memory is the memory write policy's decision on this result, when
+	// its verdict was ready in time (memory.FieldCarried: the memory
+	// package reads it; its rows are in the same commit); else, and in
+	// runs recorded before, a memory.decided event after the result. The
+	// fold drops it from the step's record.
+	Memory json.RawMessage `json:"memory,omitempty"`
 }
 
 type stepNote struct {

@@ -47,6 +47,8 @@ func (v *spyVerdict) Decision() backend.Decision {
 	return backend.NewDecision(backend.DecisionStoreMemory, map[string]string{"action": "store"}, 1, "worth keeping")
 }
 
+func (v *spyVerdict) Drop() {}
+
 func (v *spyVerdict) Apply(ctx context.Context, d backend.Decision) (memory.Decided, error) {
 	v.spy.mu.Lock()
 	defer v.spy.mu.Unlock()

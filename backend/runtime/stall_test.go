@@ -22,13 +22,13 @@ type flakyStore struct {
 	failed atomic.Int32
 }
 
-func (s *flakyStore) SaveRun(ctx context.Context, r backend.WorldRun, expect int64, events []backend.Event, cp *backend.Checkpoint) ([]backend.Event, error) {
+func (s *flakyStore) SaveRun(ctx context.Context, r backend.WorldRun, expect int64, events []backend.Event, cp *backend.Checkpoint, also ...backend.Prepared) ([]backend.Event, error) {
 	for _, e := range events {
 		if e.Type == s.failOn && s.failed.CompareAndSwap(0, 1) {
 			return nil, backend.Errorf(backend.EUNAVAILABLE, "disk I/O error")
 		}
 	}
-	return s.RunStore.SaveRun(ctx, r, expect, events, cp)
+	return s.RunStore.SaveRun(ctx, r, expect, events, cp, also...)
 }
 
 // countStalls counts the driver stops that left a run moving (the runtime

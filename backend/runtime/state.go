@@ -335,8 +335,8 @@ func (s *RunState) Apply(e backend.Event) {
 				}
 			}
 			// The record keeps the result; its critique and checkpoint
-			// have their own places.
-			p.Critique, p.CheckpointID = nil, ""
+			// have their own places, its memory decision the memory's.
+			p.Critique, p.CheckpointID, p.Memory = nil, "", nil
 			st.Result = &p
 			if p.OK {
 				st.State = StepDone

@@ -48,6 +48,8 @@ func (v foreignVerdict) Decision() backend.Decision {
 	return backend.NewDecision(backend.DecisionStoreMemory, struct{}{}, 1, "store")
 }
 
+func (v foreignVerdict) Drop() {}
+
 func (v foreignVerdict) Apply(ctx context.Context, _ backend.Decision) (memory.Decided, error) {
 	_, err := v.w.ledger.Append(ctx, v.c.RunID, backend.ExpectAny,
 		backend.Event{Type: memory.EvDecided, Payload: []byte(`{}`), Reality: backend.ExternalReal, WorldLocalTime: v.c.Tick})

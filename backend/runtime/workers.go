@@ -230,18 +230,91 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 			crit, late = <-scored, true
 		}
 	}
-	var recorded error
 	if late {
-		recorded = c.appendCheckpointed(ctx, st, critiqued(stepID, crit, st.Ticks)) // with the critic's decision
-	} else {
-		recorded = c.appendResult(ctx, st, fin, finishedID)
+		if err := c.appendCheckpointed(ctx, st, critiqued(stepID, crit, st.Ticks)); err != nil { // with the critic's decision
+			c.d.Log("record step", "run", st.RunID, "step", stepID, "err", err)
+			return
+		}
+		return func() { c.remember(ctx, st, rec, finishedID, fin, crit.Score, crit.Source) }
+	}
+	// The memory decision joins them when its verdict is ready in time.
+	carried, later := c.decideMemory(ctx, st, rec, finishedID, fin, crit)
+	recorded := c.appendResult(ctx, st, fin, finishedID, carried)
+	if carried != nil {
+		carried.Finish(ctx, recorded == nil)
 	}
 	if recorded != nil {
 		c.d.Log("record step", "run", st.RunID, "step", stepID, "err", recorded)
+		if later != nil {
+			return func() { later(false) }
+		}
 		return
 	}
-	fin.Critique = nil
-	return func() { c.remember(ctx, st, rec, finishedID, fin, crit.Score, crit.Source) }
+	if later != nil {
+		return func() { later(true) }
+	}
+	return
+}
+
+// memoryGrace is how long a step's result waits for the memory write
+// policy's verdict to share its event and commit; the default embedder and
+// the dedup lookup take well under a millisecond, a model's embedding may
+// not.
+const memoryGrace = 50 * time.Millisecond
+
+// decideMemory offers a scored result to the memory write policy, which
+// alone decides to store, merge or skip. A verdict ready within memoryGrace
+// is carried by the result (its decision in the result's event, its rows
+// in the result's commit); else later applies it once the result is
+// recorded (true), as a memory.decided event, or drops it (false). Both
+// are nil when nothing is offered.
+func (c *Controller) decideMemory(ctx context.Context, st *RunState, rec *StepRecord, eventID string, fin stepFinished, crit critic.Critique) (*memory.Carried, func(recorded bool)) {
+	cand, ok := c.memoryCandidate(st, rec, eventID, fin, crit.Score, crit.Source)
+	if !ok {
+		return nil, nil
+	}
+	type answer struct {
+		v   MemoryVerdict
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		v, err := c.d.Memory.Decide(ctx, cand)
+		got <- answer{v, err}
+	}()
+	settle := func(a answer, recorded bool) {
+		switch {
+		case a.err != nil:
+			c.d.Log("memory write skipped", "run", st.RunID, "step", rec.Node.ID, "err", backend.ErrorMessage(a.err))
+		case !recorded:
+			a.v.Drop()
+		default:
+			// The policy decided (store_memory, or a skip); the loop
+			// applies it. Its commit does not sync: the run's next synced
+			// commit makes it durable (rememberMissed makes a lost one again).
+			if _, err := a.v.Apply(backend.DeferSync(ctx), a.v.Decision()); err != nil {
+				c.d.Log("memory write skipped", "run", st.RunID, "step", rec.Node.ID, "err", backend.ErrorMessage(err))
+			}
+		}
+	}
+	grace := time.NewTimer(memoryGrace)
+	select {
+	case a := <-got:
+		grace.Stop()
+		if carrier, ok := a.v.(MemoryCarrier); ok && a.err == nil {
+			carried, err := carrier.Carry(ctx, a.v.Decision())
+			if err != nil {
+				c.d.Log("memory write skipped", "run", st.RunID, "step", rec.Node.ID, "err", backend.ErrorMessage(err))
+				return nil, nil
+			}
+			if carried != nil {
+				return carried, nil
+			}
+		}
+		return nil, func(recorded bool) { settle(a, recorded) }
+	case <-grace.C:
+		return nil, func(recorded bool) { settle(<-got, recorded) }
+	}
 }
 
 // stepEvent is the step.finished event of fin, with id.
@@ -322,23 +395,18 @@ func (c *Controller) scriptTool(s *coderScript) (backend.Tool, error) {
 	return c.d.ScriptTool(s.Language, s.Source), nil
 }
 
-// remember offers a scored result to the memory write policy, which alone
-// decides to store, merge or skip; the loop applies its decision, which
-// records why. It runs after the result's commit: a memory failure skips
-// the write and the run goes on. Its commit does not sync: the run's next
+// remember offers a scored result to the memory write policy after the
+// result's commit (a critique that came late, a result taken up again) and
+// applies its decision, which records why. A memory failure skips the
+// write and the run goes on. Its commit does not sync: the run's next
 // synced commit makes it durable, and a decision a crash lost is made
 // again when the run is taken up (rememberMissed): the memory store is
 // derived from the ledger's results.
 func (c *Controller) remember(ctx context.Context, st *RunState, rec *StepRecord, eventID string, fin stepFinished, score float64, source string) {
-	if c.d.Memory == nil || source == "" || fin.Error != "" {
+	cand, ok := c.memoryCandidate(st, rec, eventID, fin, score, source)
+	if !ok {
 		return
 	}
-	tool := rec.Node.Tool
-	if rec.Script != nil {
-		tool = "coder"
-	}
-	cand := memory.FromStep(memory.Step{RunID: st.RunID, EventID: eventID, Task: st.Request.Task, Tool: tool,
-		Args: rec.Args(), Stdout: fin.StdoutTail, Output: fin.Output, CriticScore: score, Tick: st.Ticks})
 	verdict, err := c.d.Memory.Decide(ctx, cand)
 	if err != nil {
 		c.d.Log("memory write skipped", "run", st.RunID, "step", rec.Node.ID, "err", backend.ErrorMessage(err))
@@ -350,10 +418,25 @@ func (c *Controller) remember(ctx context.Context, st *RunState, rec *StepRecord
 	}
 }
 
+// memoryCandidate is what a scored result offers the memory write policy;
+// false when nothing is offered (no memory store, no critique, a step that
+// could not run).
+func (c *Controller) memoryCandidate(st *RunState, rec *StepRecord, eventID string, fin stepFinished, score float64, source string) (memory.Candidate, bool) {
+	if c.d.Memory == nil || source == "" || fin.Error != "" {
+		return memory.Candidate{}, false
+	}
+	tool := rec.Node.Tool
+	if rec.Script != nil {
+		tool = "coder"
+	}
+	return memory.FromStep(memory.Step{RunID: st.RunID, EventID: eventID, Task: st.Request.Task, Tool: tool,
+		Args: rec.Args(), Stdout: fin.StdoutTail, Output: fin.Output, CriticScore: score, Tick: st.Ticks}), true
+}
+
 // rememberMissed offers again the scored results of a run taken up whose
 // memory decision is not in the ledger (a crash lost its unsynced commit):
-// each finished step's latest result that no memory.decided or
-// memory.skipped event names as its cause.
+// each finished step's latest result that carries no memory decision and
+// that no memory.decided or memory.skipped event names as its cause.
 func (c *Controller) rememberMissed(ctx context.Context, st *RunState) error {
 	if c.d.Memory == nil || st.StepsRun == 0 {
 		return nil
@@ -369,6 +452,9 @@ func (c *Controller) rememberMissed(ctx context.Context, st *RunState) error {
 		if e.Type != EvStepFinished {
 			decided[e.CausationID] = true
 			continue
+		}
+		if memory.Records(e) {
+			decided[e.ID] = true // the result carries its decision
 		}
 		var p struct {
 			Step string `json:"step"`

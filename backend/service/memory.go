@@ -88,7 +88,7 @@ func (h *memoryHub) offer(events []backend.Event) {
 	}
 	var decided []backend.Event
 	for _, e := range events {
-		if e.Type == memory.EvDecided {
+		if memory.Records(e) {
 			decided = append(decided, e)
 		}
 	}

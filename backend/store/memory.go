@@ -152,39 +152,51 @@ func (r *Memories) Insert(ctx context.Context, m memory.Memory, stream string, e
 	if err := backend.CheckID(m.ID, backend.KindMemory); err != nil {
 		return err
 	}
+	return r.inTx(ctx, stream, events, func(gtx *gorm.DB) error { return r.insert(gtx, m) })
+}
+
+// insert writes a new memory and its first source in gtx's transaction.
+func (r *Memories) insert(gtx *gorm.DB, m memory.Memory) error {
+	if err := backend.CheckID(m.ID, backend.KindMemory); err != nil {
+		return err
+	}
 	first := memory.Source{Provenance: m.Provenance, Worth: m.Weight, AddedAt: m.CreatedAt}
 	if len(m.Sources) > 0 {
 		first = m.Sources[0]
 	}
-	return r.inTx(ctx, stream, events, func(gtx *gorm.DB) error {
-		if err := gtx.Create(ptr(memoryRow(m))).Error; err != nil {
-			return dbErr(err, "store memory "+m.ID)
-		}
-		return dbErr(gtx.Create(ptr(sourceRow(m.ID, first))).Error, "store the provenance of memory "+m.ID)
-	})
+	if err := gtx.Create(ptr(memoryRow(m))).Error; err != nil {
+		return dbErr(err, "store memory "+m.ID)
+	}
+	return dbErr(gtx.Create(ptr(sourceRow(m.ID, first))).Error, "store the provenance of memory "+m.ID)
 }
 
 // Merge implements memory.Repo. The stored weight never goes down.
 func (r *Memories) Merge(ctx context.Context, id string, src memory.Source, weight float64, at time.Time, stream string, events []backend.Event) (memory.Memory, error) {
 	var out memory.Memory
-	err := r.inTx(ctx, stream, events, func(gtx *gorm.DB) error {
-		res := gtx.Exec("UPDATE memories SET weight = "+r.db.dialect.Greatest+"(weight, ?), merged_count = merged_count + 1, merged_at = ?, updated_at = ? WHERE id = ?",
-			weight, micros(at), micros(at), id)
-		if res.Error != nil {
-			return dbErr(res.Error, "merge into memory "+id)
-		}
-		if res.RowsAffected != 1 {
-			return backend.Errorf(backend.ENOTFOUND, "there is no memory %s to merge into", id)
-		}
-		if err := gtx.Create(ptr(sourceRow(id, src))).Error; err != nil {
-			return dbErr(err, "store the provenance of memory "+id)
-		}
-		row := gtx.Raw("SELECT "+memoryColumns+" FROM memories WHERE id = ?", id).Row()
-		var err error
-		out, err = scanMemory(row.Scan)
-		return dbErr(err, "read memory "+id)
+	err := r.inTx(ctx, stream, events, func(gtx *gorm.DB) (err error) {
+		out, err = r.merge(gtx, id, src, weight, at)
+		return err
 	})
 	return out, err
+}
+
+// merge folds src into memory id in gtx's transaction and returns the
+// memory as stored.
+func (r *Memories) merge(gtx *gorm.DB, id string, src memory.Source, weight float64, at time.Time) (memory.Memory, error) {
+	res := gtx.Exec("UPDATE memories SET weight = "+r.db.dialect.Greatest+"(weight, ?), merged_count = merged_count + 1, merged_at = ?, updated_at = ? WHERE id = ?",
+		weight, micros(at), micros(at), id)
+	if res.Error != nil {
+		return memory.Memory{}, dbErr(res.Error, "merge into memory "+id)
+	}
+	if res.RowsAffected != 1 {
+		return memory.Memory{}, backend.Errorf(backend.ENOTFOUND, "there is no memory %s to merge into", id)
+	}
+	if err := gtx.Create(ptr(sourceRow(id, src))).Error; err != nil {
+		return memory.Memory{}, dbErr(err, "store the provenance of memory "+id)
+	}
+	row := gtx.Raw("SELECT "+memoryColumns+" FROM memories WHERE id = ?", id).Row()
+	out, err := scanMemory(row.Scan)
+	return out, dbErr(err, "read memory "+id)
 }
 
 // inTx runs fn in one transaction with events appended to stream (no

@@ -214,7 +214,11 @@ func (w *Worlds) CreateRun(ctx context.Context, r backend.WorldRun) error {
 // SaveRun writes a run's mutable fields (status with error, world-local time,
 // latest checkpoint; zero values keep what is stored) together with its
 // events, in the events' transaction.
-func (w *Worlds) SaveRun(ctx context.Context, r backend.WorldRun, expect int64, events []backend.Event, cp *backend.Checkpoint) ([]backend.Event, error) {
+func (w *Worlds) SaveRun(ctx context.Context, r backend.WorldRun, expect int64, events []backend.Event, cp *backend.Checkpoint, also ...backend.Prepared) ([]backend.Event, error) {
+	writes, err := preparedHere(also)
+	if err != nil {
+		return nil, err
+	}
 	then := func(gtx *gorm.DB, stored []backend.Event) error {
 		if cp != nil {
 			// The checkpoint covers the run's stream up to the last event of
@@ -222,6 +226,11 @@ func (w *Worlds) SaveRun(ctx context.Context, r backend.WorldRun, expect int64, 
 			cp.LedgerSeq = stored[len(stored)-1].Seq
 			if err := w.insertCheckpoint(ctx, gtx, *cp); err != nil {
 				return dbErr(err, "store checkpoint "+cp.ID)
+			}
+		}
+		for _, write := range writes {
+			if err := write(ctx, gtx); err != nil {
+				return err
 			}
 		}
 		return w.updateRun(ctx, gtx, r)

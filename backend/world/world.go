@@ -20,7 +20,7 @@ type Store interface {
 	GetRun(ctx context.Context, id string) (backend.WorldRun, error)
 	ListRuns(ctx context.Context, worldID string) ([]backend.WorldRun, error)
 	CreateRun(ctx context.Context, r backend.WorldRun) error
-	SaveRun(ctx context.Context, r backend.WorldRun, expect int64, events []backend.Event, cp *backend.Checkpoint) ([]backend.Event, error)
+	SaveRun(ctx context.Context, r backend.WorldRun, expect int64, events []backend.Event, cp *backend.Checkpoint, also ...backend.Prepared) ([]backend.Event, error)
 	GetCheckpoint(ctx context.Context, id string) (backend.Checkpoint, error)
 	ListCheckpoints(ctx context.Context, runID string) ([]backend.Checkpoint, error)
 	CreateFork(ctx context.Context, f backend.Fork, child backend.WorldSpec, run backend.WorldRun, events []backend.Event, cp *backend.Checkpoint) ([]backend.Event, error)

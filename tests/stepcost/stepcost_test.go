@@ -286,12 +286,12 @@ func TestSyncsPerEffectfulStep(t *testing.T) {
 }
 
 // bytesNow is what a trivial step adds to the data directory today, with a
-// few percent for page splits that follow the clock (3,352 measured, three
-// runs, once memory.decided said each thing once and events lost their
-// (type, pos) index; 3,790 before): the test keeps it from growing. Issue
-// 28's goal is 1,600 B; make bench prints the measure against it
-// (docs/checkpoints.md says what is left).
-const bytesNow = 3430
+// few percent for page splits that follow the clock (2,320 measured once a
+// step's result carried its critique, checkpoint and memory decision and
+// memory.decided said each thing once; 3,790 before): the test keeps it
+// from growing. Issue 28's goal is 1,600 B; make bench prints the measure
+// against it (docs/checkpoints.md says what is left).
+const bytesNow = 2400
 
 // TestBytesPerTrivialStep: what a 1,000-step chain of trivial steps adds
 // to the whole data directory (database, blobs, memory index), per step,

@@ -295,5 +295,10 @@ describe('MemoryView', () => {
     await waitFor(() => expect(channel.calls('ListMemories').length).toBe(before + 1));
     channel.emit(EVENT_LEDGER, [{ id: 'evt_2', stream: RUN, seq: 10, pos: 10, type: 'step.started', payload: {}, reality: 'external_real' }]);
     expect(channel.calls('ListMemories').length).toBe(before + 1);
+    // A step's result that carries its memory decision is a write too; one without is not.
+    channel.emit(EVENT_LEDGER, [{ id: 'evt_3', stream: RUN, seq: 11, pos: 11, type: 'step.finished', payload: { step: 's0', ok: true }, reality: 'external_real' }]);
+    expect(channel.calls('ListMemories').length).toBe(before + 1);
+    channel.emit(EVENT_LEDGER, [{ id: 'evt_4', stream: RUN, seq: 12, pos: 12, type: 'step.finished', payload: { step: 's1', ok: true, memory: { memoryId: 'mem_1' } }, reality: 'external_real' }]);
+    await waitFor(() => expect(channel.calls('ListMemories').length).toBe(before + 2));
   });
 });

@@ -89,7 +89,7 @@ export function MemoryView({ api }: { api: DucklmApi }) {
   useEffect(
     () =>
       api.onLedgerEvents((events) => {
-        if (events.some((e) => e.type === 'memory.decided')) onWrite();
+        if (events.some(decidesMemory)) onWrite();
       }),
     [api, onWrite],
   );
@@ -330,4 +330,11 @@ function present<T>(l: Load<T | undefined>): Load<T> {
   if (l.status === 'ready' && l.value !== undefined) return { ...l, value: l.value };
   if (l.status === 'error') return l.value === undefined ? { status: 'error', message: l.message } : { status: 'error', message: l.message, value: l.value };
   return { status: 'loading' };
+}
+
+/** decidesMemory says whether a ledger event records a memory decision: a memory.decided, or a step's result carrying one. */
+function decidesMemory(e: { type: string; payload: unknown }): boolean {
+  if (e.type === 'memory.decided') return true;
+  const p = e.payload;
+  return e.type === 'step.finished' && p !== null && typeof p === 'object' && typeof (p as { memory?: unknown }).memory === 'object' && (p as { memory?: unknown }).memory !== null;
 }
