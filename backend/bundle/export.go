@@ -90,7 +90,9 @@ func Export(ctx context.Context, local Local, root string, w io.Writer, opts Exp
 
 	blobs := newBlobSet()
 	for _, s := range specs {
-		blobs.need(s.Program.Digest, "the program of world "+s.ID)
+		if s.Program.Digest != "" { // a task world's request is its run's first event
+			blobs.need(s.Program.Digest, "the program of world "+s.ID)
+		}
 		if s.InitialState != nil {
 			blobs.need(s.InitialState.Digest, "the initial state of world "+s.ID)
 		}

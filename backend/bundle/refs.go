@@ -6,6 +6,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/blob"
+	"ducklm/backend/runtime"
 	"ducklm/backend/world"
 )
 
@@ -21,7 +22,9 @@ func (c *checked) addSpec(s backend.WorldSpec) error {
 		return corrupt("world %s has domain %s; it must be real or simulated", s.ID, quote(string(s.Domain)))
 	case s.Backend == "":
 		return corrupt("world %s names no backend", s.ID)
-	case blob.CheckDigest(s.Program.Digest) != nil:
+	case s.Program.Digest == "" && s.Backend != runtime.BackendTask:
+		return corrupt("world %s has no program", s.ID)
+	case s.Program.Digest != "" && blob.CheckDigest(s.Program.Digest) != nil:
 		return corrupt("world %s has a program digest that is not a sha256 digest", s.ID)
 	case s.InitialState != nil && blob.CheckDigest(s.InitialState.Digest) != nil:
 		return corrupt("world %s has an initial state digest that is not a sha256 digest", s.ID)
@@ -203,8 +206,12 @@ func (c *checked) checkSpec(ctx context.Context, s backend.WorldSpec) error {
 			return corrupt("world %s names fork %s, which is neither in the bundle nor here", s.ID, s.ForkID)
 		}
 	}
-	if err := c.needBlob(ctx, s.Program.Digest, "the program of world "+s.ID); err != nil {
-		return err
+	// A task world recorded since its request is said once has no program:
+	// the request is its run's first event (task.received).
+	if s.Program.Digest != "" {
+		if err := c.needBlob(ctx, s.Program.Digest, "the program of world "+s.ID); err != nil {
+			return err
+		}
 	}
 	if s.InitialState != nil {
 		return c.needBlob(ctx, s.InitialState.Digest, "the initial state of world "+s.ID)

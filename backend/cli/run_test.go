@@ -298,3 +298,23 @@ func TestNaturalLanguageTaskWithoutOllamaPauses(t *testing.T) {
 	requireCode(t, r, cli.ExitOK, "resume", runID)
 	require.Contains(t, r.stderr, "run "+runID+" is paused: "+planner.NeedsModel)
 }
+
+// world show of a task run: its world names no program (the task is the
+// run's first event), which it says instead of a digest or an error.
+func TestWorldShowOfATaskRun(t *testing.T) {
+	taskHome(t)
+	args := []string{"run", "$ echo hi", "--approve", "auto"}
+	r := ducklmIn(t, "y\n", args...)
+	requireCode(t, r, cli.ExitOK, args...)
+	runID := startedRun(t, r)
+	show := ok(t, "world", "show", runID).stdout
+	require.Contains(t, show, "backend: task\n")
+	require.Contains(t, show, "program: - (the task is its run's first event, task.received)\n")
+	require.Contains(t, show, "run: "+runID+"\n")
+	var out struct {
+		World backend.WorldSpec `json:"world"`
+	}
+	ok(t, "world", "show", runID, "--json").decode(t, &out)
+	require.Equal(t, runtime.BackendTask, out.World.Backend)
+	require.Empty(t, out.World.Program.Digest)
+}

@@ -209,8 +209,14 @@ func runWorldShow(s *session, args []string) error {
 
 func printShow(w io.Writer, out showOut) {
 	sp := out.World
+	program := sp.Program.Digest
+	if program == "" {
+		// A task world recorded since its request is said once: the
+		// request is its run's first event.
+		program = "- (the task is its run's first event, task.received)"
+	}
 	fmt.Fprintf(w, "world: %s\nname: %s\ndomain: %s\nbackend: %s\nprogram: %s\nseed: %d\nparams: %s\ncreated: %s\n",
-		sp.ID, sp.Name, sp.Domain, sp.Backend, sp.Program.Digest, sp.Seed, compact(sp.Params), sp.CreatedAt.Format("2006-01-02 15:04:05Z"))
+		sp.ID, sp.Name, sp.Domain, sp.Backend, program, sp.Seed, compact(sp.Params), sp.CreatedAt.Format("2006-01-02 15:04:05Z"))
 	if l := out.Limits; l != nil {
 		fmt.Fprintf(w, "limits: %s execution steps a call, %s of state, %s of memory (the setting worldMemoryMiB)\n",
 			groupDigits(int64(l.MaxSteps)), mib(int64(l.MaxStateBytes)), mib(l.MaxMemoryBytes))

@@ -85,14 +85,15 @@ func (s *countingStore) SaveRun(ctx context.Context, r backend.WorldRun, expect 
 	return stored, err
 }
 
-func (s *countingStore) CreateSpecAndRun(ctx context.Context, spec backend.WorldSpec, r backend.WorldRun) error {
-	err := s.RunStore.CreateSpecAndRun(ctx, spec, r)
+func (s *countingStore) CreateSpecAndRunWith(ctx context.Context, spec backend.WorldSpec, r backend.WorldRun, events []backend.Event) ([]backend.Event, error) {
+	stored, err := s.RunStore.CreateSpecAndRunWith(ctx, spec, r, events)
 	if err == nil {
 		s.mu.Lock()
 		s.commits++
+		s.events += len(events)
 		s.mu.Unlock()
 	}
-	return err
+	return stored, err
 }
 
 func (s *countingStore) reset() {

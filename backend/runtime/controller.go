@@ -14,7 +14,9 @@ import (
 
 // RunStore is what the loop needs of the world registry.
 type RunStore interface {
-	CreateSpecAndRun(ctx context.Context, s backend.WorldSpec, r backend.WorldRun) error
+	// CreateSpecAndRunWith stores a spec, its first run and the run's first
+	// events in one transaction.
+	CreateSpecAndRunWith(ctx context.Context, s backend.WorldSpec, r backend.WorldRun, events []backend.Event) ([]backend.Event, error)
 	GetSpec(ctx context.Context, id string) (backend.WorldSpec, error)
 	GetRun(ctx context.Context, id string) (backend.WorldRun, error)
 	ListRuns(ctx context.Context, worldID string) ([]backend.WorldRun, error)
@@ -204,37 +206,61 @@ func (c *Controller) Submit(ctx context.Context, req TaskRequest) (backend.World
 	if err := c.makeWorkspace(&req); err != nil {
 		return backend.WorldRun{}, err
 	}
-	data, _ := json.Marshal(req)
-	ref, err := c.d.Blobs.Put(ctx, data, "application/json")
-	if err != nil {
-		return backend.WorldRun{}, err
-	}
+	// The request is said once, in the run's first event, which is stored
+	// with the spec and the run in one transaction: no run is ever without
+	// it, and the spec names no program (runs recorded before this kept the
+	// request in a program blob too; recordTask reads it).
 	now := c.now().UTC()
 	spec := backend.WorldSpec{
 		ID: backend.NewID(backend.KindWorld), Name: taskName(req), Domain: backend.DomainReal, Backend: BackendTask,
-		Program: ref, Params: json.RawMessage("{}"), CreatedAt: now,
+		Params: json.RawMessage("{}"), CreatedAt: now,
 	}
 	run := backend.WorldRun{ID: runID, WorldID: spec.ID, Status: backend.RunPending, CreatedAt: now, UpdatedAt: now}
-	if err := c.d.Store.CreateSpecAndRun(ctx, spec, run); err != nil {
-		return backend.WorldRun{}, err
-	}
-	// The run's first event; recordTask writes it instead when ducklm stops
-	// right here, so either writer expects the stream empty.
-	st := NewRunState(run.ID, spec.ID)
-	if err := c.appendAt(ctx, st, 0, nil, event(EvTaskReceived, req, 0)); err != nil && backend.ErrorCode(err) != backend.ECONFLICT {
+	if err := c.create(ctx, spec, run, event(EvTaskReceived, req, 0)); err != nil {
 		return backend.WorldRun{}, err
 	}
 	c.Start(run.ID)
 	return c.d.Store.GetRun(ctx, run.ID)
 }
 
-// recordTask records the first event of a run that has none: ducklm stopped
-// inside Submit, between the run's row and its task.received. The run's
-// spec holds the request.
+// create stores a new root run with its spec and its first events in one
+// transaction, and keeps what it stored in the run's memo as appendAt does.
+func (c *Controller) create(ctx context.Context, spec backend.WorldSpec, run backend.WorldRun, events ...backend.Event) error {
+	m := c.memo(run.ID)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	next := NewRunState(run.ID, spec.ID)
+	for _, e := range events {
+		next.Apply(e)
+		if statusEvents[e.Type] {
+			run.Status, run.Error = next.Status, next.Error
+		}
+	}
+	run.WorldLocalTime = next.Ticks
+	stored, err := c.d.Store.CreateSpecAndRunWith(ctx, spec, run, events)
+	if err != nil {
+		return err
+	}
+	c.clocks.Store(run.ID, runClocks{}) // a root run
+	if len(stored) > 0 {
+		next.Seq = stored[len(stored)-1].Seq
+		m.head = next.light()
+		m.remember(stored)
+	}
+	return nil
+}
+
+// recordTask records the first event of a run that has none: ducklm
+// stopped inside Submit, between the run's row and its task.received, when
+// they were two commits (runs created since are one commit with it). The
+// spec of such a run holds the request as its program.
 func (c *Controller) recordTask(ctx context.Context, st *RunState) error {
 	spec, err := c.d.Store.GetSpec(ctx, st.WorldID)
 	if err != nil {
 		return err
+	}
+	if spec.Program.Digest == "" {
+		return backend.Errorf(backend.ECORRUPT, "run %s has no task: neither its first event nor its world records one", st.RunID)
 	}
 	data, err := c.d.Blobs.Get(ctx, spec.Program)
 	if err != nil {

@@ -141,6 +141,25 @@ func (w *Worlds) CreateSpecAndRun(ctx context.Context, s backend.WorldSpec, r ba
 	})
 }
 
+// CreateSpecAndRunWith stores a spec, its first run and the run's first
+// events in one transaction, so that the run never exists without them (a
+// task run's request is its first event, which its spec does not repeat).
+// The run's stream must be empty: a stream that already has events is a
+// conflict, and nothing is stored.
+func (w *Worlds) CreateSpecAndRunWith(ctx context.Context, s backend.WorldSpec, r backend.WorldRun, events []backend.Event) ([]backend.Event, error) {
+	if len(events) == 0 {
+		return nil, backend.Errorf(backend.EINVALID, "run %s is created with its first events, and none were given", r.ID)
+	}
+	then := func(gtx *gorm.DB, _ []backend.Event) error {
+		gtx = gtx.WithContext(ctx)
+		if err := gtx.Create(ptr(specRow(s))).Error; err != nil {
+			return dbErr(err, "store world "+s.ID)
+		}
+		return dbErr(gtx.Create(ptr(runRow(r))).Error, "store run "+r.ID)
+	}
+	return w.ledger.AppendWith(ctx, r.ID, 0, events, then)
+}
+
 // GetSpec returns a spec by id.
 func (w *Worlds) GetSpec(ctx context.Context, id string) (backend.WorldSpec, error) {
 	if err := backend.CheckID(id, backend.KindWorld); err != nil {

@@ -237,6 +237,21 @@ func TestHostileBundlesAreRefused(t *testing.T) {
 			e.data = joinLines(ls)
 			return a.reseal(t, &srcKey, nil).pack(t)
 		}},
+		{"a simulated world without its program", "has no program", false, func(t *testing.T) string {
+			// Only a task world may name none (its request is its run's
+			// first event).
+			a := base.clone()
+			e := &a[a.find(t, bundle.SpecsName)]
+			ls := lines(e.data)
+			for i := range ls {
+				var spec map[string]any
+				require.NoError(t, json.Unmarshal(ls[i], &spec))
+				spec["program"] = map[string]any{"digest": "", "size": 0, "mediaType": "text/x-starlark"}
+				ls[i], _ = json.Marshal(spec)
+			}
+			e.data = joinLines(ls)
+			return a.reseal(t, &srcKey, nil).pack(t)
+		}},
 		{"events of a newer schema version", "has schema version 2; this ducklm reads events up to version 1 (upgrade ducklm to import it)", false, func(t *testing.T) string {
 			a := base.clone()
 			e := &a[a.find(t, "events/")]

@@ -46,6 +46,11 @@ func TestRoundTrip(t *testing.T) {
 	require.EqualValues(t, len(src.state[src.childB].Events), res.Added.Events)
 	require.EqualValues(t, 3, res.Counts.Worlds)
 
+	// A task run's spec names no program (its request is its first event,
+	// task.received): its bundle carries no program blob and verifies.
+	require.Empty(t, src.state[src.taskRun].Spec.Program.Digest)
+	_, err = bundle.VerifyFile(ctx, tg.local, src.task, opts.VerifyOptions)
+	require.NoError(t, err)
 	res, err = tg.importFile(t, src.task, opts)
 	require.NoError(t, err)
 	require.EqualValues(t, len(src.state[src.taskRun].Events), res.Added.Events)
