@@ -87,7 +87,8 @@ task_bench() {
   echo "== task runs: acceptance (load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a))"
   row "measure" "measured" "goal" "met"
   row "----" "----" "----" "----"
-  row "loop, trivial durable step / raw single durable append" "${stepnet:-n/a}x" "<= 5x" "$(met "$stepnet" 5 "<=")"
+  # Issue 12 asked for 5x; issue 28 asks for 2.5x.
+  row "loop, trivial durable step / raw single durable append" "${stepnet:-n/a}x" "<= 2.5x" "$(met "$stepnet" 2.5 "<=")"
   row "  (medians of ${LOOP_COUNT:-3}: step $goStep ms net, raw append $raw ms)" "" "" ""
   row "ducklm run --plan per step / the Go benchmark's per step" "${clir}x" "<= 1.2x" "$(met "$clir" 1.2 "<=")"
   row "bytes per step, 10,000-step run / 200-step run" "${bratio}x" "<= 1.2x" "$(met "$bratio" 1.2 "<=")"
@@ -111,7 +112,7 @@ task_bench() {
   row "syncs per step, chain of effectful steps (file_write)" "${sw:-n/a}" "<= 2.0" "$(met "$sw" 2.0 "<=")"
   row "  (of them synced commits; the rest: log checkpoints, bases)" "${swC:-n/a}" "<= 2.0" "$(met "$swC" 2.0 "<=")"
   row "bytes per trivial step, whole data directory, 1,000 steps" "${bd:-n/a} B" "<= 1600 B" "$(met "$bd" 1600 "<=")"
-  row "  (tests/stepcost keeps it from growing past 3,900 B)" "" "" ""
+  row "  (tests/stepcost's bytesNow keeps it from growing)" "" "" ""
 }
 if [ "${1:-all}" = task ]; then
   task_bench
