@@ -16,5 +16,8 @@
 //
 // Hot paths (appending and reading events) use database/sql on the same
 // connection pool as GORM, because one GORM Create per row caps far below
-// what a durable event ledger needs.
+// what a durable event ledger needs. On SQLite an event's payload of 128 B
+// or more is stored as a zstd frame with ducklm's preset dictionary when
+// that is smaller (payload.go); every read decodes it, so nothing above the
+// store ever sees a frame.
 package store

@@ -304,7 +304,10 @@ func (t *ImportTx) sameAsStored(stream string, events []backend.Event) error {
 			&s.CausationID, &s.CorrelationID, &recorded, &s.ParentTime, &s.DeliberationIndex, &s.WorldLocalTime); err != nil {
 			return backend.Wrap(err, backend.EINTERNAL, "cannot read stream %s", stream)
 		}
-		s.Payload, s.Reality, s.RecordedAt = payload, backend.Reality(reality), time.UnixMicro(recorded).UTC()
+		if s.Payload, err = readPayload(payload); err != nil {
+			return backend.Wrap(err, backend.ErrorCode(err), "cannot read event %s", s.ID)
+		}
+		s.Reality, s.RecordedAt = backend.Reality(reality), time.UnixMicro(recorded).UTC()
 		if i >= len(events) {
 			break
 		}

@@ -208,6 +208,8 @@ func (l *Ledger) tryAppend(ctx context.Context, stream string, reality backend.R
 // insertSQL caches the multi-row INSERT text per row count.
 var insertSQL sync.Map
 
+// insertEvents is the one INSERT of events (appends, new streams, imports):
+// each payload is stored as payloadValue says, and events keep their JSON.
 func insertEvents(ctx context.Context, db *DB, tx *sql.Tx, events []backend.Event) error {
 	n := len(events)
 	q, ok := insertSQL.Load(n)
@@ -224,7 +226,7 @@ func insertEvents(ctx context.Context, db *DB, tx *sql.Tx, events []backend.Even
 	}
 	args := make([]any, 0, n*14)
 	for _, e := range events {
-		args = append(args, e.Pos, e.ID, e.Stream, e.Seq, e.Type, e.SchemaVersion, string(e.Payload), string(e.Reality),
+		args = append(args, e.Pos, e.ID, e.Stream, e.Seq, e.Type, e.SchemaVersion, payloadValue(db.dialect, e.Payload), string(e.Reality),
 			e.CausationID, e.CorrelationID, e.RecordedAt.UnixMicro(), e.ParentTime, e.DeliberationIndex, e.WorldLocalTime)
 	}
 	_, err := db.txExec(ctx, tx, q.(string), args...)

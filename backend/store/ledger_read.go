@@ -234,7 +234,9 @@ func (l *Ledger) query(ctx context.Context, stmt string, sizeHint int, args ...a
 			&e.CausationID, &e.CorrelationID, &recorded, &e.ParentTime, &e.DeliberationIndex, &e.WorldLocalTime); err != nil {
 			return nil, backend.Wrap(err, backend.EINTERNAL, "cannot read events")
 		}
-		e.Payload = payload
+		if e.Payload, err = readPayload(payload); err != nil {
+			return nil, backend.Wrap(err, backend.ErrorCode(err), "cannot read event %s", e.ID)
+		}
 		e.Reality = backend.Reality(reality)
 		e.RecordedAt = time.UnixMicro(recorded).UTC()
 		out = append(out, e)

@@ -43,8 +43,18 @@ func init() {
 		typ, _ := args[1].(string)
 		stream, _ := args[2].(string)
 		seq, _ := args[3].(int64)
-		payload, _ := args[4].(string)
-		line := typ + " " + stream + " #" + strconv.FormatInt(seq, 10) + " " + payload
+		var line string
+		switch p := args[4].(type) {
+		case []byte: // an encoded payload
+			json, err := readPayload(p)
+			if err != nil {
+				return nil, err
+			}
+			line = typ + " " + stream + " #" + strconv.FormatInt(seq, 10) + " " + string(json)
+		default:
+			payload, _ := p.(string)
+			line = typ + " " + stream + " #" + strconv.FormatInt(seq, 10) + " " + payload
+		}
 		return m.(func(string) bool)(line), nil
 	})
 	if err != nil {
@@ -109,62 +119,83 @@ func (l *Ledger) Search(ctx context.Context, q backend.EventQuery, t backend.Eve
 // the database has no Go functions (PostgreSQL) the condition only picks
 // candidates for a regular expression or text outside ASCII, and the
 // returned func is nil: the caller matches in Go.
+//
+// On SQLite a payload may be encoded (payload.go): a BLOB that LIKE cannot
+// read. Such rows go to the Go function, which decodes them; rows of JSON
+// text keep the LIKE conditions.
 func textCondition(d *Dialect, stream string, t backend.EventText, match func(string) bool) (string, []any, func()) {
 	like := " LIKE "
 	if d.Name == "postgres" {
 		like = " ILIKE " // SQLite's LIKE folds ASCII case; PostgreSQL's does not
+	}
+	goFunc := d.Name == "sqlite"
+	var key string
+	register := func() func() {
+		key = strconv.FormatInt(matcherKey.Add(1), 10)
+		matchers.Store(key, match)
+		return func() { matchers.Delete(key) }
 	}
 	needle := strings.ToLower(t.Text)
 	if !t.Regex && isASCII(needle) {
 		if stream != "" && strings.Contains(strings.ToLower(stream), needle) {
 			return "", nil, func() {} // every line holds its stream's id
 		}
-		pattern := "%" + likeEscaper.Replace(needle) + "%"
-		if strings.Contains(needle, " ") {
-			// The needle may span fields: match the whole line.
-			return `(type || ' ' || stream_id || ' #' || seq || ' ' || payload)` + like + `? ESCAPE '\'`, []any{pattern}, func() {}
+		cond, args := likeCondition(like, stream, needle)
+		if !goFunc {
+			return cond, args, func() {}
 		}
-		// Every separator of a line holds a space, so a needle without one
-		// lies inside one field.
-		cond := `(payload` + like + `? ESCAPE '\' OR type` + like + `? ESCAPE '\'`
-		args := []any{pattern, pattern}
-		if stream == "" {
-			cond += ` OR stream_id` + like + `? ESCAPE '\'`
-			args = append(args, pattern)
-		}
-		if strings.Trim(needle, "#0123456789") == "" {
-			cond += ` OR ('#' || seq)` + like + `? ESCAPE '\'`
-			args = append(args, pattern)
-		}
-		return cond + ")", args, func() {}
+		done := register()
+		return `(CASE WHEN typeof(payload) = 'blob' THEN ` + matchFunc + `(?, type, stream_id, seq, payload) ELSE ` + cond + ` END)`,
+			append([]any{key}, args...), done
 	}
-	goFunc := d.Name == "sqlite"
 	var cond string
 	var args []any
-	var key string
-	if goFunc {
-		key = strconv.FormatInt(matcherKey.Add(1), 10)
-		matchers.Store(key, match)
-		cond, args = matchFunc+"(?, type, stream_id, seq, payload)", []any{key}
-	}
 	// Every match of a regular expression holds its required literals in
 	// order: the database's LIKE picks the candidates, Go decides. Over
 	// 1M events, `"value":\s*7\b` hands Go the ~100k events whose payload
 	// holds `"value":` and a 7 after it instead of the ~520k that hold
-	// `"value":` (each call from SQLite into Go costs ~2 µs of CPU).
+	// `"value":` (each call from SQLite into Go costs ~2 µs of CPU). An
+	// encoded payload is always a candidate.
 	if t.Regex {
 		if pre, preArgs := requiredCondition(like, stream, t.Text); pre != "" {
-			if cond != "" {
-				cond, args = pre+" AND "+cond, append(preArgs, args...)
-			} else {
-				cond, args = pre, preArgs
+			cond, args = pre, preArgs
+			if goFunc {
+				cond = `(typeof(payload) = 'blob' OR ` + pre + `)`
 			}
 		}
 	}
 	if !goFunc {
 		return cond, args, nil
 	}
-	return cond, args, func() { matchers.Delete(key) }
+	done := register()
+	call := matchFunc + "(?, type, stream_id, seq, payload)"
+	if cond != "" {
+		return cond + " AND " + call, append(args, key), done
+	}
+	return call, []any{key}, done
+}
+
+// likeCondition is the SQL condition that an event's line holds needle
+// (lower case, ASCII), with LIKE (or ILIKE), and its arguments.
+func likeCondition(like, stream, needle string) (string, []any) {
+	pattern := "%" + likeEscaper.Replace(needle) + "%"
+	if strings.Contains(needle, " ") {
+		// The needle may span fields: match the whole line.
+		return `(type || ' ' || stream_id || ' #' || seq || ' ' || payload)` + like + `? ESCAPE '\'`, []any{pattern}
+	}
+	// Every separator of a line holds a space, so a needle without one
+	// lies inside one field.
+	cond := `(payload` + like + `? ESCAPE '\' OR type` + like + `? ESCAPE '\'`
+	args := []any{pattern, pattern}
+	if stream == "" {
+		cond += ` OR stream_id` + like + `? ESCAPE '\'`
+		args = append(args, pattern)
+	}
+	if strings.Trim(needle, "#0123456789") == "" {
+		cond += ` OR ('#' || seq)` + like + `? ESCAPE '\'`
+		args = append(args, pattern)
+	}
+	return cond + ")", args
 }
 
 // requiredCondition is a SQL condition every event whose line pattern

@@ -75,3 +75,57 @@ func TestSearchMatchesWhatGoMatches(t *testing.T) {
 		require.Equal(t, backend.EINVALID, backend.ErrorCode(err))
 	})
 }
+
+// TestSearchFindsTextInEncodedPayloads: payloads long enough to be stored
+// encoded (BLOBs on SQLite, which LIKE cannot read) are found as the Go
+// definition finds them, beside short payloads kept as text: plain ASCII,
+// letters outside ASCII, regular expressions, needles across fields.
+func TestSearchFindsTextInEncodedPayloads(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, f fixture) {
+		a := backend.NewID(backend.KindRun)
+		filler := `,"detail":"The step succeeded and produced output; this sentence pads the payload past the size that is encoded."`
+		payloads := []string{
+			`{"kind":"reading","value":7` + filler + `}`, `{"kind":"ALARM","value":17` + filler + `}`, `{"note":"100% done_now"` + filler + `}`,
+			`{"note":"Überfall über"` + filler + `}`, `{"note":"a\\b"` + filler + `}`, `{"kind":"alarm level","value":70` + filler + `}`,
+			`{"kind":"alarm","value":7}`, `{"note":"über"}`,
+		}
+		for i := 0; i < 40; i++ {
+			typ := []string{"world.step", "world.event", "Tool.Result"}[i%3]
+			_, err := f.ledger.Append(f.ctx, a, backend.ExpectAny, ev(typ, payloads[i%len(payloads)]))
+			require.NoError(t, err)
+		}
+		if f.path != "" {
+			var blobs int
+			require.NoError(t, f.db.SQL.QueryRowContext(f.ctx, "SELECT count(*) FROM events WHERE typeof(payload) = 'blob'").Scan(&blobs))
+			require.Equal(t, 30, blobs, "the long payloads are stored encoded")
+		}
+		all, err := f.ledger.Query(f.ctx, backend.EventQuery{Stream: a})
+		require.NoError(t, err)
+
+		for _, text := range []backend.EventText{
+			{Text: "alarm"}, {Text: "ALARM"}, {Text: "tool.result"}, {Text: "#1"}, {Text: "#12"}, {Text: "3"},
+			{Text: "100%"}, {Text: "_"}, {Text: "done_now"}, {Text: `a\\b`}, {Text: "PADS the payload"},
+			{Text: "über"}, {Text: "ÜBER"}, {Text: "Überfall über"}, {Text: "alarm level"}, {Text: "result #4 {"},
+			{Text: fmt.Sprintf("%s #2 {", a)}, {Text: "step " + a}, {Text: "zzz"}, {Text: a[:8]},
+			{Text: `"value":\s*7\b`, Regex: true}, {Text: `^world\.event .* #\d+ \{"kind"`, Regex: true},
+			{Text: `"kind":"(alarm|reading)".*7`, Regex: true}, {Text: `über|value`, Regex: true}, {Text: `7\}$`, Regex: true},
+			{Text: `succeeded.*encoded`, Regex: true}, {Text: `(?-i)ALARM.*7`, Regex: true}, {Text: `step run_.*done`, Regex: true},
+		} {
+			match, err := text.Matcher()
+			require.NoError(t, err)
+			want := []int64{}
+			for _, e := range all {
+				if match(backend.EventLine(e)) {
+					want = append(want, e.Seq)
+				}
+			}
+			got, err := f.ledger.Search(f.ctx, backend.EventQuery{Stream: a}, text)
+			require.NoError(t, err)
+			require.Equal(t, want, seqs(got), "search %+v", text)
+			any, err := f.ledger.Search(f.ctx, backend.EventQuery{Limit: 5}, text)
+			require.NoError(t, err)
+			require.Equal(t, want[:min(5, len(want))], seqs(any), "search %+v over every stream", text)
+		}
+	})
+}
