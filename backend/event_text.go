@@ -29,7 +29,21 @@ func (t EventText) Matcher() (func(line string) bool, error) {
 	}
 	if !t.Regex {
 		needle := strings.ToLower(t.Text)
-		return func(line string) bool { return strings.Contains(strings.ToLower(line), needle) }, nil
+		if !asciiOnly(needle) {
+			return func(line string) bool { return strings.Contains(strings.ToLower(line), needle) }, nil
+		}
+		// An ASCII line is searched with its case folded in place, not
+		// copied lower-cased first (on SQLite every encoded payload of a
+		// history search is matched here). A line outside ASCII is
+		// lower-cased whole, as before: Unicode folds letters such as the
+		// Kelvin sign to ASCII ones.
+		return func(line string) bool {
+			at, ascii := indexFoldASCII(line, needle)
+			if !ascii {
+				return strings.Contains(strings.ToLower(line), needle)
+			}
+			return at >= 0
+		}, nil
 	}
 	re, err := regexp.Compile("(?i)" + t.Text)
 	if err != nil {

@@ -2,6 +2,7 @@ package backend_test
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -34,6 +35,29 @@ func TestARegularExpressionMatchesAsRE2Does(t *testing.T) {
 		require.NoError(t, err)
 		for _, line := range lines {
 			require.Equal(t, re.MatchString(line), match(line), "%q on %q", pattern, line)
+		}
+	}
+}
+
+// Plain text matches exactly what a search of the lower-cased line for the
+// lower-cased text matches (letters outside ASCII included), however the
+// matcher gets there.
+func TestPlainTextMatchesAsLowerCasedContains(t *testing.T) {
+	t.Parallel()
+	lines := []string{
+		`world.event run_7 #12 {"kind":"reading","value":7}`,
+		`world.event run_7 #16 {"kind":"Kelvin \u212a","value":7}`,
+		"world.event run_7 #16 {\"kind\":\"Kelvin \u212a\",\"value\":7}",
+		"world.event run_7 #17 {\"note\":\"\u0130stanbul \u00dcBER\"}",
+		`TOOL.RESULT run_7 #19 {"kind":"alarm level"}`,
+		`step.finished run_7 #20 {"note":"100% done_now"}`,
+		``,
+	}
+	for _, text := range []string{"k", "K", "kelvin k", "value", "alarm LEVEL", "tool.result run_7", "i", "istanbul", "über", "#1", "%", "zzz", "#17 {"} {
+		match, err := backend.EventText{Text: text}.Matcher()
+		require.NoError(t, err)
+		for _, line := range lines {
+			require.Equal(t, strings.Contains(strings.ToLower(line), strings.ToLower(text)), match(line), "%q on %q", text, line)
 		}
 	}
 }
