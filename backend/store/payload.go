@@ -12,7 +12,7 @@ import (
 // An event's payload is JSON. On SQLite a payload of at least
 // minEncodedPayload bytes is stored as a zstd frame with ducklm's preset
 // dictionary (payload_dict.go) when that is smaller: a step's result of
-// ~780 B takes ~150. The frame is a BLOB and starts with zstd's magic
+// ~780 B takes ~165. The frame is a BLOB and starts with zstd's magic
 // number, which no JSON text starts with, so a reader tells the two apart
 // by their first bytes, and databases written before read unchanged.
 // PostgreSQL keeps plain JSON text (a team's server has its own
