@@ -15,8 +15,8 @@ import (
 // ~780 B takes ~165. The frame is a BLOB and starts with zstd's magic
 // number, which no JSON text starts with, so a reader tells the two apart
 // by their first bytes, and databases written before read unchanged.
-// PostgreSQL keeps plain JSON text (a team's server has its own
-// compression, and its search matches in SQL only).
+// PostgreSQL keeps plain JSON text: its history search has no Go function
+// to decode with and matches in SQL (TOAST compresses its large values).
 //
 // The decision is taken once, in payloadValue (every INSERT of events goes
 // through insertEvents), and undone once, in readPayload (every read of a
