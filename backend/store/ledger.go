@@ -226,7 +226,7 @@ func insertEvents(ctx context.Context, db *DB, tx *sql.Tx, events []backend.Even
 	}
 	args := make([]any, 0, n*14)
 	for _, e := range events {
-		args = append(args, e.Pos, e.ID, e.Stream, e.Seq, e.Type, e.SchemaVersion, payloadValue(db.dialect, e.Payload), string(e.Reality),
+		args = append(args, e.Pos, e.ID, e.Stream, e.Seq, e.Type, e.SchemaVersion, payloadValue(db.dialect, e.Reality, e.Payload), string(e.Reality),
 			e.CausationID, e.CorrelationID, e.RecordedAt.UnixMicro(), e.ParentTime, e.DeliberationIndex, e.WorldLocalTime)
 	}
 	_, err := db.txExec(ctx, tx, q.(string), args...)

@@ -17,6 +17,11 @@ import (
 // by their first bytes, and databases written before read unchanged.
 // PostgreSQL keeps plain JSON text: its history search has no Go function
 // to decode with and matches in SQL (TOAST compresses its large values).
+// So do world-local streams (simulated worlds, deliberation branches):
+// their programs write thousands of events a second, which a frame would
+// slow by ~7 µs each, and their long histories are what history search
+// reads most, in SQL. Task runs (external_real) are what a user keeps, a
+// few events a step, each behind a durable commit that costs far more.
 //
 // The decision is taken once, in payloadValue (every INSERT of events goes
 // through insertEvents), and undone once, in readPayload (every read of a
@@ -66,11 +71,11 @@ func encodePayload(p []byte) []byte {
 	return frame
 }
 
-// payloadValue is what an INSERT stores for payload p on d: a frame (a
-// BLOB) where the dialect keeps encoded payloads and it pays, else the JSON
-// text.
-func payloadValue(d *Dialect, p []byte) any {
-	if d.Name == "sqlite" {
+// payloadValue is what an INSERT stores for payload p of an event of
+// reality on d: a frame (a BLOB) where the dialect keeps encoded payloads,
+// for an external_real event, when it pays; else the JSON text.
+func payloadValue(d *Dialect, reality backend.Reality, p []byte) any {
+	if d.Name == "sqlite" && reality == backend.ExternalReal {
 		if frame := encodePayload(p); frame != nil {
 			return frame
 		}

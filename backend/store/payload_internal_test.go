@@ -10,6 +10,8 @@ import (
 
 	"github.com/libtnb/sqlite"
 	"github.com/stretchr/testify/require"
+
+	"ducklm/backend"
 )
 
 // realPayloads are the payloads of a database an older ducklm wrote (the
@@ -52,7 +54,7 @@ func TestPayloadEncodingRoundTrips(t *testing.T) {
 	var plain, encoded int
 	for _, p := range realPayloads(t) {
 		require.Equal(t, string(p), pg.valueString(t, p), "PostgreSQL keeps JSON text")
-		switch v := payloadValue(sqlite, p).(type) {
+		switch v := payloadValue(sqlite, backend.ExternalReal, p).(type) {
 		case string:
 			require.Equal(t, string(p), v)
 			back, err := readPayload([]byte(v))
@@ -77,10 +79,23 @@ func TestPayloadEncodingRoundTrips(t *testing.T) {
 	require.Error(t, err, "a damaged frame is an error, not garbage")
 }
 
+// TestWorldLocalPayloadsStayPlain: a simulated world's or a deliberation
+// branch's events are written thousands a second and searched in SQL: they
+// keep JSON text however large, on SQLite too.
+func TestWorldLocalPayloadsStayPlain(t *testing.T) {
+	t.Parallel()
+	sqlite := SQLiteDialect()
+	for _, p := range realPayloads(t) {
+		s, ok := payloadValue(sqlite, backend.WorldLocal, p).(string)
+		require.True(t, ok, "a world-local payload of %d B was encoded", len(p))
+		require.Equal(t, string(p), s)
+	}
+}
+
 // valueString is what d stores for p, which must be text.
 func (d *Dialect) valueString(t *testing.T, p []byte) string {
 	t.Helper()
-	s, ok := payloadValue(d, p).(string)
+	s, ok := payloadValue(d, backend.ExternalReal, p).(string)
 	require.True(t, ok)
 	return s
 }

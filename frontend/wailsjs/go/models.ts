@@ -2709,7 +2709,7 @@ export namespace runtime {
 		}
 	}
 	export class critiquePayload {
-	    step: string;
+	    step?: string;
 	    score: number;
 	    explanation: string;
 	    source: string;
@@ -2754,6 +2754,10 @@ export namespace runtime {
 	    confinement?: string;
 	    // Go type: backend
 	    placement?: any;
+	    // Go type: critiquePayload
+	    critique?: any;
+	    checkpointId?: string;
+	    memory?: number[];
 	
 	    static createFrom(source: any = {}) {
 	        return new stepFinished(source);
@@ -2779,6 +2783,9 @@ export namespace runtime {
 	        this.sandboxed = source["sandboxed"];
 	        this.confinement = source["confinement"];
 	        this.placement = this.convertValues(source["placement"], null);
+	        this.critique = this.convertValues(source["critique"], null);
+	        this.checkpointId = source["checkpointId"];
+	        this.memory = source["memory"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
