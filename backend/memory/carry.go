@@ -59,7 +59,7 @@ func (p *Pending) Carry(ctx context.Context, applied backend.Decision) (*Carried
 	if p.err != nil || backend.CheckID(c.EventID, backend.KindEvent) != nil {
 		return nil, nil
 	}
-	reality, err := s.repo.StreamReality(context.WithoutCancel(ctx), c.RunID)
+	reality, err := s.streamReality(context.WithoutCancel(ctx), c.RunID)
 	if err != nil || reality == "" {
 		return nil, nil // Apply records why, or writes the stream's first event
 	}

@@ -269,7 +269,7 @@ func (p *Pending) Apply(ctx context.Context, applied backend.Decision) (Decided,
 	if p.err != nil {
 		return s.skipped(wctx, c, ev, p.stage, p.err)
 	}
-	reality, err := s.repo.StreamReality(wctx, c.RunID)
+	reality, err := s.streamReality(wctx, c.RunID)
 	if err != nil {
 		return s.skipped(wctx, c, ev, "write", err)
 	}
@@ -480,7 +480,7 @@ func (s *Store) skipped(ctx context.Context, c Candidate, ev Evaluation, stage s
 		p.Decision = &ev.Decision
 	}
 	err := backend.Wrap(cause, backend.ErrorCode(cause), "the memory was not written: %s failed", stageNames[stage])
-	reality, rerr := s.repo.StreamReality(ctx, c.RunID)
+	reality, rerr := s.streamReality(ctx, c.RunID)
 	if rerr != nil {
 		return d, err
 	}

@@ -53,7 +53,10 @@ type Store struct {
 	tableDigest   string
 	policyPayload []byte
 	policyOn      sync.Map // run id → true
-	snapDir       string
+	// realities caches the reality of the runs decided on: a stream's
+	// reality is fixed when it is created (one read a run, not a decision).
+	realities sync.Map // run id → backend.Reality
+	snapDir   string
 	// shared: other processes write the table (Options.Shared).
 	shared bool
 	log    func(string, ...any)
@@ -428,4 +431,17 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 	_, stale, err := s.repo.Stale(ctx, v.model, "", 0)
 	st.Stale = stale
 	return st, err
+}
+
+// streamReality returns run's stream's reality ("" before its first
+// event), from the cache once known.
+func (s *Store) streamReality(ctx context.Context, run string) (backend.Reality, error) {
+	if r, ok := s.realities.Load(run); ok {
+		return r.(backend.Reality), nil
+	}
+	r, err := s.repo.StreamReality(ctx, run)
+	if err == nil && r != "" {
+		s.realities.Store(run, r)
+	}
+	return r, err
 }

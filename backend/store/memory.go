@@ -167,7 +167,23 @@ func (r *Memories) insert(gtx *gorm.DB, m memory.Memory) error {
 	if err := gtx.Create(ptr(memoryRow(m))).Error; err != nil {
 		return dbErr(err, "store memory "+m.ID)
 	}
-	return dbErr(gtx.Create(ptr(sourceRow(m.ID, first))).Error, "store the provenance of memory "+m.ID)
+	return r.insertSource(gtx, m.ID, first)
+}
+
+// insertSourceSQL adds a provenance to a memory: a prepared statement, as
+// every merge of a step's result into a memory runs it.
+const insertSourceSQL = "INSERT INTO memory_sources (memory_id, run_id, event_id, reality, world_id, source_url, observed_at, critic_score, worth, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+// insertSource adds src to memory id's provenance in gtx's transaction.
+func (r *Memories) insertSource(gtx *gorm.DB, id string, src memory.Source) error {
+	tx, ok := sqlTx(gtx)
+	if !ok {
+		return dbErr(gtx.Create(ptr(sourceRow(id, src))).Error, "store the provenance of memory "+id)
+	}
+	row := sourceRow(id, src)
+	_, err := r.db.txExec(gtx.Statement.Context, tx, insertSourceSQL, row.MemoryID, row.RunID, row.EventID, row.Reality, row.WorldID,
+		row.SourceURL, row.ObservedAt, row.CriticScore, row.Worth, row.AddedAt)
+	return dbErr(err, "store the provenance of memory "+id)
 }
 
 // Merge implements memory.Repo. The stored weight never goes down.
@@ -183,19 +199,25 @@ func (r *Memories) Merge(ctx context.Context, id string, src memory.Source, weig
 // merge folds src into memory id in gtx's transaction and returns the
 // memory as stored.
 func (r *Memories) merge(gtx *gorm.DB, id string, src memory.Source, weight float64, at time.Time) (memory.Memory, error) {
-	res := gtx.Exec("UPDATE memories SET weight = "+r.db.dialect.Greatest+"(weight, ?), merged_count = merged_count + 1, merged_at = ?, updated_at = ? WHERE id = ?",
-		weight, micros(at), micros(at), id)
-	if res.Error != nil {
-		return memory.Memory{}, dbErr(res.Error, "merge into memory "+id)
+	tx, ok := sqlTx(gtx)
+	if !ok {
+		return memory.Memory{}, backend.Errorf(backend.EINTERNAL, "memory %s was merged into outside a transaction", id)
 	}
-	if res.RowsAffected != 1 {
+	// Prepared statements: every merge of a step's result into a memory
+	// runs them (parsing them again was a sixth of a CLI step's CPU).
+	ctx := gtx.Statement.Context
+	res, err := r.db.txExec(ctx, tx, "UPDATE memories SET weight = "+r.db.dialect.Greatest+"(weight, ?), merged_count = merged_count + 1, merged_at = ?, updated_at = ? WHERE id = ?",
+		weight, micros(at), micros(at), id)
+	if err != nil {
+		return memory.Memory{}, dbErr(err, "merge into memory "+id)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
 		return memory.Memory{}, backend.Errorf(backend.ENOTFOUND, "there is no memory %s to merge into", id)
 	}
-	if err := gtx.Create(ptr(sourceRow(id, src))).Error; err != nil {
-		return memory.Memory{}, dbErr(err, "store the provenance of memory "+id)
+	if err := r.insertSource(gtx, id, src); err != nil {
+		return memory.Memory{}, err
 	}
-	row := gtx.Raw("SELECT "+memoryColumns+" FROM memories WHERE id = ?", id).Row()
-	out, err := scanMemory(row.Scan)
+	out, err := scanMemory(r.db.txQueryRow(ctx, tx, "SELECT "+memoryColumns+" FROM memories WHERE id = ?", id).Scan)
 	return out, dbErr(err, "read memory "+id)
 }
 
@@ -259,7 +281,7 @@ func (r *Memories) Get(ctx context.Context, id string) (memory.Memory, error) {
 
 // FindByHash implements memory.Repo.
 func (r *Memories) FindByHash(ctx context.Context, hash string, typ memorypolicy.Type, reality backend.Reality) (memory.Memory, bool, error) {
-	row := r.db.SQL.QueryRowContext(ctx, r.db.Rebind("SELECT "+memoryColumns+" FROM memories WHERE content_hash = ? AND type = ? AND reality = ? ORDER BY created_at, id LIMIT 1"),
+	row := r.db.queryRow(ctx, "SELECT "+memoryColumns+" FROM memories WHERE content_hash = ? AND type = ? AND reality = ? ORDER BY created_at, id LIMIT 1",
 		hash, string(typ), string(reality))
 	m, err := scanMemory(row.Scan)
 	if errors.Is(err, sql.ErrNoRows) {

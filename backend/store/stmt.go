@@ -47,6 +47,15 @@ func (db *DB) txQueryRow(ctx context.Context, tx *sql.Tx, query string, args ...
 	return tx.StmtContext(ctx, s).QueryRowContext(ctx, args...)
 }
 
+// queryRow runs a prepared query on the pool (a dedup lookup a step).
+func (db *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	s, err := db.stmt(ctx, query)
+	if err != nil {
+		return db.SQL.QueryRowContext(ctx, db.Rebind(query), args...) // reports the same error
+	}
+	return s.QueryRowContext(ctx, args...)
+}
+
 // sqlTx returns the transaction a GORM handle from onTx runs on.
 func sqlTx(gtx *gorm.DB) (*sql.Tx, bool) {
 	tx, ok := gtx.Statement.ConnPool.(*sql.Tx)
