@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 
 	"ducklm/backend"
-	"ducklm/backend/chromem"
-	"ducklm/backend/memorypolicy"
 )
 
 // A decision carried by its cause. The runtime records a step's result, its
@@ -64,24 +62,15 @@ func (p *Pending) Carry(ctx context.Context, applied backend.Decision) (*Carried
 		return nil, nil // Apply records why, or writes the stream's first event
 	}
 	out := &Carried{p: p, d: Decided{Evaluation: ev}}
-	payload := DecidedPayload{Input: ev.Input, TableDigest: s.tableDigest, ContentHash: ev.ContentHash, EmbeddingModel: ev.Model}
-	if prov := c.provenance(); prov != (Provenance{RunID: c.RunID, EventID: c.EventID, Reality: reality}) {
-		payload.Source = prov
+	w := p.plan(reality, c.EventID)
+	switch {
+	case w.stored != nil:
+		out.d.MemoryID, out.stored, out.Write = w.stored.ID, w.stored, s.repo.PrepareInsert(*w.stored)
+	case w.mergeInto != "":
+		out.d.MemoryID, out.isMerge = w.mergeInto, true
+		out.Write = s.repo.PrepareMerge(w.mergeInto, w.src, ev.Decision.Worth, w.now, &out.merged)
 	}
-	now := s.now().UTC()
-	switch ev.Decision.Action {
-	case memorypolicy.Store:
-		m := Memory{ID: backend.NewID(backend.KindMemory), Text: ev.Text, Type: ev.Decision.StoreAs, Model: ev.Model, Vector: ev.vector,
-			ContentHash: ev.ContentHash, Provenance: c.provenance(), Weight: ev.Decision.Worth, CreatedAt: now, UpdatedAt: now,
-			Sources: []Source{{Provenance: c.provenance(), CriticScore: c.CriticScore, Worth: ev.Decision.Worth, AddedAt: now}}}
-		payload.MemoryID, out.d.MemoryID = m.ID, m.ID
-		out.stored, out.Write = &m, s.repo.PrepareInsert(m)
-	case memorypolicy.Merge:
-		payload.MemoryID, out.d.MemoryID = ev.Decision.MergeInto, ev.Decision.MergeInto
-		src := Source{Provenance: c.provenance(), CriticScore: c.CriticScore, Worth: ev.Decision.Worth, AddedAt: now}
-		out.isMerge, out.Write = true, s.repo.PrepareMerge(ev.Decision.MergeInto, src, ev.Decision.Worth, now, &out.merged)
-	}
-	out.Payload, _ = json.Marshal(payload.compact(reality, ev.Decision))
+	out.Payload, _ = json.Marshal(w.payload)
 	if _, had := s.policyOn.LoadOrStore(c.RunID, true); !had {
 		out.policy = true
 		out.Before = []backend.Event{{ID: backend.NewID(backend.KindEvent), Type: EvPolicy, Payload: s.policyPayload, Reality: reality,
@@ -107,15 +96,9 @@ func (c *Carried) Finish(ctx context.Context, committed bool) Decided {
 	wctx := context.WithoutCancel(ctx)
 	switch {
 	case c.stored != nil:
-		s.dirty.Store(true)
-		if err := s.index.Add(wctx, c.stored.Model, []chromem.Doc{docFor(*c.stored)}); err != nil {
-			s.log("index a stored memory", "memory", c.stored.ID, "err", err)
-		}
+		s.indexStored(wctx, *c.stored)
 	case c.isMerge:
-		s.dirty.Store(true)
-		if err := s.index.SetMeta(wctx, c.merged.ID, metaFor(c.merged)); err != nil {
-			s.log("index a merged memory", "memory", c.merged.ID, "err", err)
-		}
+		s.indexMerged(wctx, c.merged)
 	}
 	return c.d
 }

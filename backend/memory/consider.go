@@ -277,55 +277,87 @@ func (p *Pending) Apply(ctx context.Context, applied backend.Decision) (Decided,
 		reality = backend.ExternalReal
 	}
 	d := Decided{Evaluation: ev}
-	// By reference: the table gives the decision, the event the source.
-	payload := DecidedPayload{Input: ev.Input, TableDigest: s.tableDigest, ContentHash: ev.ContentHash, EmbeddingModel: ev.Model}
-	if prov := c.provenance(); prov != (Provenance{RunID: c.RunID, EventID: causeOf(c), Reality: reality}) {
-		payload.Source = prov
-	}
-	now := s.now().UTC()
-	switch ev.Decision.Action {
-	case memorypolicy.Store:
-		m := Memory{ID: backend.NewID(backend.KindMemory), Text: ev.Text, Type: ev.Decision.StoreAs, Model: ev.Model, Vector: ev.vector,
-			ContentHash: ev.ContentHash, Provenance: c.provenance(), Weight: ev.Decision.Worth, CreatedAt: now, UpdatedAt: now,
-			Sources: []Source{{Provenance: c.provenance(), CriticScore: c.CriticScore, Worth: ev.Decision.Worth, AddedAt: now}}}
-		payload.MemoryID, d.MemoryID = m.ID, m.ID
-		e := decisionEvent(EvDecided, payload.compact(reality, ev.Decision), reality, c)
+	w := p.plan(reality, causeOf(c))
+	e := decisionEvent(EvDecided, w.payload, reality, c)
+	switch {
+	case w.stored != nil:
+		d.MemoryID = w.stored.ID
 		if err := s.recordWithPolicy(c, reality, e, func(events []backend.Event) error {
-			return s.repo.Insert(wctx, m, c.RunID, events)
+			return s.repo.Insert(wctx, *w.stored, c.RunID, events)
 		}); err != nil {
 			return s.skipped(wctx, c, ev, "write", err)
 		}
-		d.EventID = e.ID
-		s.dirty.Store(true)
-		if err := s.index.Add(wctx, ev.Model, []chromem.Doc{docFor(m)}); err != nil {
-			s.log("index a stored memory", "memory", m.ID, "err", err)
-		}
-	case memorypolicy.Merge:
-		payload.MemoryID, d.MemoryID = ev.Decision.MergeInto, ev.Decision.MergeInto
-		e := decisionEvent(EvDecided, payload.compact(reality, ev.Decision), reality, c)
-		src := Source{Provenance: c.provenance(), CriticScore: c.CriticScore, Worth: ev.Decision.Worth, AddedAt: now}
+		s.indexStored(wctx, *w.stored)
+	case w.mergeInto != "":
+		d.MemoryID = w.mergeInto
 		var m Memory
 		if err := s.recordWithPolicy(c, reality, e, func(events []backend.Event) (err error) {
-			m, err = s.repo.Merge(wctx, ev.Decision.MergeInto, src, ev.Decision.Worth, now, c.RunID, events)
+			m, err = s.repo.Merge(wctx, w.mergeInto, w.src, ev.Decision.Worth, w.now, c.RunID, events)
 			return err
 		}); err != nil {
 			return s.skipped(wctx, c, ev, "write", err)
 		}
-		d.EventID = e.ID
-		s.dirty.Store(true)
-		if err := s.index.SetMeta(wctx, m.ID, metaFor(m)); err != nil {
-			s.log("index a merged memory", "memory", m.ID, "err", err)
-		}
+		s.indexMerged(wctx, m)
 	default:
-		e := decisionEvent(EvDecided, payload.compact(reality, ev.Decision), reality, c)
 		if err := s.recordWithPolicy(c, reality, e, func(events []backend.Event) error {
 			return s.repo.Record(wctx, c.RunID, events)
 		}); err != nil {
 			return d, err
 		}
-		d.EventID = e.ID
 	}
+	d.EventID = e.ID
 	return d, nil
+}
+
+// plannedWrite is what applying a verdict writes: its decision as recorded
+// (compact), and a new memory or a source merged into one (neither for a
+// skip).
+type plannedWrite struct {
+	payload   DecidedPayload
+	stored    *Memory
+	mergeInto string
+	src       Source
+	now       time.Time
+}
+
+// plan returns what applying this verdict writes, for a decision recorded
+// on a stream of reality whose event's cause is cause. By reference: the
+// table gives the decision, the event the source.
+func (p *Pending) plan(reality backend.Reality, cause string) plannedWrite {
+	s, c, ev := p.s, p.c, p.ev
+	w := plannedWrite{now: s.now().UTC(),
+		payload: DecidedPayload{Input: ev.Input, ContentHash: ev.ContentHash, EmbeddingModel: ev.Model}}
+	if prov := c.provenance(); prov != (Provenance{RunID: c.RunID, EventID: cause, Reality: reality}) {
+		w.payload.Source = prov
+	}
+	w.src = Source{Provenance: c.provenance(), CriticScore: c.CriticScore, Worth: ev.Decision.Worth, AddedAt: w.now}
+	switch ev.Decision.Action {
+	case memorypolicy.Store:
+		w.stored = &Memory{ID: backend.NewID(backend.KindMemory), Text: ev.Text, Type: ev.Decision.StoreAs, Model: ev.Model, Vector: ev.vector,
+			ContentHash: ev.ContentHash, Provenance: c.provenance(), Weight: ev.Decision.Worth, CreatedAt: w.now, UpdatedAt: w.now,
+			Sources: []Source{w.src}}
+		w.payload.MemoryID = w.stored.ID
+	case memorypolicy.Merge:
+		w.mergeInto, w.payload.MemoryID = ev.Decision.MergeInto, ev.Decision.MergeInto
+	}
+	w.payload = w.payload.compact(reality, ev.Decision)
+	return w
+}
+
+// indexStored brings a memory just stored into the index; indexMerged
+// updates a memory just merged into.
+func (s *Store) indexStored(ctx context.Context, m Memory) {
+	s.dirty.Store(true)
+	if err := s.index.Add(ctx, m.Model, []chromem.Doc{docFor(m)}); err != nil {
+		s.log("index a stored memory", "memory", m.ID, "err", err)
+	}
+}
+
+func (s *Store) indexMerged(ctx context.Context, m Memory) {
+	s.dirty.Store(true)
+	if err := s.index.SetMeta(ctx, m.ID, metaFor(m)); err != nil {
+		s.log("index a merged memory", "memory", m.ID, "err", err)
+	}
 }
 
 // Drop lets the store's writes go without applying the verdict: nothing

@@ -48,9 +48,9 @@ type Store struct {
 	repo  Repo
 	index *chromem.Index
 	table memorypolicy.Table
-	// tableDigest and policyPayload are the table's digest and its
-	// memory.policy event; policyOn holds the runs this store recorded it on.
-	tableDigest   string
+	// policyPayload is the payload of the table's memory.policy event (its
+	// digest and the table); policyOn holds the runs this store recorded it
+	// on.
 	policyPayload []byte
 	policyOn      sync.Map // run id → true
 	// realities caches the reality of the runs decided on: a stream's
@@ -99,7 +99,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		}
 		s.table = *opts.Table
 	}
-	s.tableDigest, s.policyPayload = policyOf(s.table)
+	_, s.policyPayload = policyOf(s.table)
 	if s.log == nil {
 		s.log = func(string, ...any) {}
 	}
