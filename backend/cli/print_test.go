@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -36,5 +37,23 @@ func TestPrintEventLines(t *testing.T) {
 		var out bytes.Buffer
 		printEvent(&out, backend.Event{Seq: 7, Type: c.typ, Payload: []byte(c.payload)})
 		require.Equal(t, c.want, out.String(), "%s %s", c.typ, c.payload)
+	}
+}
+
+// A command's && and redirections read as typed on the terminal (the
+// approval prompt, a step's start), not as JSON's HTML escapes; an escaped
+// backslash before them stays as it was, and the text is still JSON.
+func TestCompactGivesBackWhatJSONEscapesForHTML(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, want string }{
+		{`{"command":"ls -la \u0026\u0026 echo done \u003e out.txt \u003c in.txt"}`, `{"command":"ls -la && echo done > out.txt < in.txt"}`},
+		{`{"a":"\\u0026"}`, `{"a":"\\u0026"}`},
+		{`{"a":"\\\u0026"}`, `{"a":"\\&"}`},
+		{`{"a":"\u00e9\"\u0026"}`, `{"a":"\u00e9\"&"}`},
+		{`{ "a" : 1 }`, `{"a":1}`},
+	} {
+		got := compact(json.RawMessage(c.in))
+		require.Equal(t, c.want, got, c.in)
+		require.True(t, json.Valid([]byte(got)), got)
 	}
 }

@@ -257,6 +257,42 @@ func compact(raw json.RawMessage) string {
 	if err := json.Compact(&b, raw); err != nil {
 		return string(raw)
 	}
+	return unescapeHTML(b.String())
+}
+
+// unescapeHTML gives back the characters Go's JSON encoder escapes for HTML
+// (\u0026, \u003c, \u003e: a command's && and redirections) in JSON text
+// for a terminal; the text stays valid JSON, since JSON strings need no
+// escape for them. A backslash that escapes another is kept with it.
+func unescapeHTML(s string) string {
+	if !strings.Contains(s, `\u00`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		if s[i+1] == 'u' && i+6 <= len(s) {
+			switch s[i+2 : i+6] {
+			case "0026":
+				b.WriteByte('&')
+				i += 5
+				continue
+			case "003c":
+				b.WriteByte('<')
+				i += 5
+				continue
+			case "003e":
+				b.WriteByte('>')
+				i += 5
+				continue
+			}
+		}
+		b.WriteString(s[i : i+2]) // an escape: the backslash and what it escapes
+		i++
+	}
 	return b.String()
 }
 
