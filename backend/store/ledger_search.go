@@ -185,8 +185,16 @@ func likeCondition(like, stream, needle string) (string, []any) {
 	}
 	// Every separator of a line holds a space, so a needle without one
 	// lies inside one field.
+	return fieldCondition(like, stream, needle, pattern, pattern)
+}
+
+// fieldCondition is the SQL condition that one field of an event's line
+// holds needle (lower case, ASCII, no space): the payload matching
+// payloadPattern, or the type, the stream (when the search spans streams)
+// or the "#seq" field (when needle could be part of one) matching pattern.
+func fieldCondition(like, stream, needle, payloadPattern, pattern string) (string, []any) {
 	cond := `(payload` + like + `? ESCAPE '\' OR type` + like + `? ESCAPE '\'`
-	args := []any{pattern, pattern}
+	args := []any{payloadPattern, pattern}
 	if stream == "" {
 		cond += ` OR stream_id` + like + `? ESCAPE '\'`
 		args = append(args, pattern)
@@ -223,18 +231,7 @@ func requiredCondition(like, stream, pattern string) (string, []any) {
 	// space). Where it lies in the payload, the last field, the match and
 	// so every later piece lie there too; elsewhere the first piece alone
 	// says the event may match.
-	one := "%" + likeEscaper.Replace(first) + "%"
-	cond := `(payload` + like + `? ESCAPE '\' OR type` + like + `? ESCAPE '\'`
-	args := []any{all, one}
-	if stream == "" {
-		cond += ` OR stream_id` + like + `? ESCAPE '\'`
-		args = append(args, one)
-	}
-	if strings.Trim(first, "#0123456789") == "" {
-		cond += ` OR ('#' || seq)` + like + `? ESCAPE '\'`
-		args = append(args, one)
-	}
-	return cond + ")", args
+	return fieldCondition(like, stream, first, all, "%"+likeEscaper.Replace(first)+"%")
 }
 
 // requiredPieces returns ASCII strings that every match of re holds, in
