@@ -286,9 +286,17 @@ export async function startStack({ script = SCRIPT, realOllama = false, noOllama
           if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console: ${m.text()}`);
         });
         // Every request the server refused, the favicon the browser asks for on its own included.
+        // The last answers are kept too: a failed journey prints them with what the page showed.
+        const opened = Date.now();
+        const recent = [];
         page.on('response', (r) => {
           if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.request().method()} ${new URL(r.url()).pathname}`);
+          const path = new URL(r.url()).pathname;
+          if (/\.(js|css|svg|png|woff2?|ico)$/.test(path)) return;
+          recent.push(`+${Date.now() - opened} ms ${r.status()} ${r.request().method()} ${path} ${(r.request().postData() ?? '').slice(0, 120)}`);
+          if (recent.length > 40) recent.shift();
         });
+        page.recent = recent;
         // And every request that got no answer (refused connection, blocked by the CSP…), which the
         // console filter above would hide; an abort is the page's own doing (a reload, a closed stream).
         page.on('requestfailed', (r) => {
@@ -437,7 +445,12 @@ export async function journey(stack, name, fn) {
   } catch (err) {
     const file = await screenshot(page, `${name}-failed`).catch(() => '(no screenshot)');
     const problems = page.problems.length ? `\npage problems:\n${page.problems.join('\n')}` : '';
-    err.message += `\nscreenshot: ${file}${problems}\nducklm serve stderr (tail):\n${stack.serve.output.slice(-3000)}`;
+    // What the page showed and asked last: a flake on a loaded CI machine is read from these.
+    const shown = await page
+      .evaluate(() => `${location.hash}\n${(document.querySelector('main')?.innerText ?? '').slice(0, 2000)}`)
+      .catch(() => '(the page could not be read)');
+    const asked = page.recent?.length ? `\nthe page's last requests:\n${page.recent.join('\n')}` : '';
+    err.message += `\nscreenshot: ${file}${problems}\nthe page showed: ${shown}${asked}\nducklm serve stderr (tail):\n${stack.serve.output.slice(-3000)}`;
     throw err;
   } finally {
     await page.close().catch(() => {});

@@ -1,5 +1,6 @@
-import { useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { type Approval, type DucklmApi, type RiskRule, toBridgeError } from '../bridge';
+import { dropDraft, draftOf, keepDraft } from '../lib/approvalDrafts';
 import { CONFINED, argsText, commandOf, inSandboxRow } from '../lib/approvals';
 import { formatBytes, formatNanos } from '../lib/format';
 import { RiskBadge } from '../ui/StatusBadge';
@@ -24,11 +25,13 @@ type Busy = 'approve' | 'deny' | undefined;
  * the answer: approve, deny (with a reason), or edit the arguments and approve.
  */
 export function ApprovalCard({ api, approval: a, rules, onAnswered, drivenElsewhere }: ApprovalCardProps) {
-  const [editing, setEditing] = useState(false);
-  const [edited, setEdited] = useState(() => argsText(a.args));
-  const [reason, setReason] = useState('');
-  const [network, setNetwork] = useState(a.network);
-  const [allowHost, setAllowHost] = useState(false);
+  // An answer begun and not sent survives the card being drawn again.
+  const [draft] = useState(() => draftOf(a.requestId));
+  const [editing, setEditing] = useState(draft?.editing ?? false);
+  const [edited, setEdited] = useState(() => draft?.edited ?? argsText(a.args));
+  const [reason, setReason] = useState(draft?.reason ?? '');
+  const [network, setNetwork] = useState(draft?.network ?? a.network);
+  const [allowHost, setAllowHost] = useState(draft?.allowHost ?? false);
   const web = a.web;
   const [busy, setBusy] = useState<Busy>();
   const [error, setError] = useState<string>();
@@ -39,6 +42,12 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered, drivenElsewh
   const [answered, setAnswered] = useState<'approved' | 'denied'>();
   // One key per card: a retried click is the same answer, never a second one.
   const key = useRef(`${a.requestId}:${Math.random().toString(36).slice(2)}`);
+  const begun = editing || reason !== '' || network !== a.network || allowHost;
+  useEffect(() => {
+    if (answered) return;
+    if (begun) keepDraft(a.requestId, { editing, edited, reason, network, allowHost });
+    else dropDraft(a.requestId);
+  }, [a.requestId, answered, begun, editing, edited, reason, network, allowHost]);
 
   const rule = rules.find((r) => r.id === a.rule);
   const write = a.tool === 'file_write' ? fileWriteArgs(a.args) : undefined;
@@ -71,6 +80,7 @@ export function ApprovalCard({ api, approval: a, rules, onAnswered, drivenElsewh
       })
       .then(
         () => {
+          dropDraft(a.requestId);
           setBusy(undefined);
           setAnswered(approve ? 'approved' : 'denied');
           onAnswered();

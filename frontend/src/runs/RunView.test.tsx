@@ -68,6 +68,26 @@ describe('ApprovalCard', () => {
     expect(channel.calls('Answer')[0]![0]).toMatchObject({ approve: true, args: '{"command": "rm -rf build/cache"}' });
   });
 
+  it('keeps an answer begun when the card is drawn again, and forgets it once answered', async () => {
+    const { api } = fakeApi({ Answer: () => null });
+    const onAnswered = vi.fn();
+    const a = { ...approval(), requestId: 'apr_0000000000000000000000000000draft' };
+    const first = render(<ApprovalCard api={api} approval={a} rules={RULES as never} onAnswered={onAnswered} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Edit and approve…' }));
+    fireEvent.change(screen.getByRole('textbox', { name: 'Edited arguments' }), { target: { value: '{"command": "rm -rf build/cache"}' } });
+    fireEvent.change(screen.getByRole('textbox', { name: 'Reason for denying' }), { target: { value: 'maybe' } });
+    first.unmount(); // the run view left (the timeline) or drew its cards anew
+    const again = render(<ApprovalCard api={api} approval={a} rules={RULES as never} onAnswered={onAnswered} />);
+    expect((screen.getByRole('textbox', { name: 'Edited arguments' }) as HTMLTextAreaElement).value).toBe('{"command": "rm -rf build/cache"}');
+    expect((screen.getByRole('textbox', { name: 'Reason for denying' }) as HTMLInputElement).value).toBe('maybe');
+    fireEvent.click(screen.getByRole('button', { name: 'Approve edited' }));
+    await waitFor(() => expect(onAnswered).toHaveBeenCalledOnce());
+    again.unmount();
+    render(<ApprovalCard api={api} approval={a} rules={RULES as never} onAnswered={onAnswered} />);
+    expect(screen.queryByRole('textbox', { name: 'Edited arguments' })).toBeNull();
+    expect((screen.getByRole('textbox', { name: 'Reason for denying' }) as HTMLInputElement).value).toBe('');
+  });
+
   it('shows the backend sentence when the answer fails, and answers with the same key again', async () => {
     const answer = vi.fn().mockRejectedValueOnce(new Error('run x has no open approval request y (it was answered or the run moved on)')).mockResolvedValueOnce(null);
     const { channel, onAnswered } = card(answer);
