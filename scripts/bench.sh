@@ -25,7 +25,7 @@ task_bench() {
 
   echo
   echo "== task runs (backend/runtime): the loop's trivial durable step, bytes and CPU per step"
-  go test -run '^$' -bench '^BenchmarkLoopTrivialStep/chain$' -benchtime "${LOOP_BENCHTIME:-3x}" -count "${LOOP_COUNT:-3}" ./backend/runtime/ \
+  go test -run '^$' -bench '^BenchmarkLoopTrivialStep/chain(-effectful)?$' -benchtime "${LOOP_BENCHTIME:-3x}" -count "${LOOP_COUNT:-3}" ./backend/runtime/ \
     | tee "$t/loop.txt" | grep -E '^Benchmark'
   go test -run '^$' -bench '^BenchmarkTaskRunBytes$' -benchtime 1x -count 1 -timeout 60m ./backend/runtime/ \
     | tee "$t/bytes.txt" | grep -E '^Benchmark'
@@ -73,6 +73,9 @@ task_bench() {
   stepnet=$(med "$lp" BenchmarkLoopTrivialStep/chain step-net/raw)
   goStep=$(med "$lp" BenchmarkLoopTrivialStep/chain ms/step-net)
   raw=$(med "$lp" BenchmarkLoopTrivialStep/chain ms/raw-append)
+  local effnet effStep
+  effnet=$(med "$lp" BenchmarkLoopTrivialStep/chain-effectful step-net/raw)
+  effStep=$(med "$lp" BenchmarkLoopTrivialStep/chain-effectful ms/step-net)
   b200=$(tm "$by" BenchmarkTaskRunBytes/steps=200 B/step); b10k=$(tm "$by" BenchmarkTaskRunBytes/steps=10000 B/step)
   c100=$(tm "$by" BenchmarkTaskRunBytes/steps=10000 cpu-ms/step@100); cend=$(tm "$by" BenchmarkTaskRunBytes/steps=10000 cpu-ms/step@end)
   local ls rs lr clir bratio cpur grid
@@ -88,8 +91,12 @@ task_bench() {
   row "measure" "measured" "goal" "met"
   row "----" "----" "----" "----"
   # Issue 12 asked for 5x; issue 28 asks for 2.5x.
+  # The trivial step only reads (as file_read): one durable sync, its result's.
   row "loop, trivial durable step / raw single durable append" "${stepnet:-n/a}x" "<= 2.5x" "$(met "$stepnet" 2.5 "<=")"
   row "  (medians of ${LOOP_COUNT:-3}: step $goStep ms net, raw append $raw ms)" "" "" ""
+  # One that changes something syncs its intent too: two raw appends are its floor.
+  row "  the same step when it changes something (two syncs)" "${effnet:-n/a}x" "" ""
+  row "    (step $effStep ms net)" "" "" ""
   row "ducklm run --plan per step / the Go benchmark's per step" "${clir}x" "<= 1.2x" "$(met "$clir" 1.2 "<=")"
   row "bytes per step, 10,000-step run / 200-step run" "${bratio}x" "<= 1.2x" "$(met "$bratio" 1.2 "<=")"
   row "bytes per step, 10,000-step run" "${b10k:-n/a} B" "<= 3072 B" "$(met "$b10k" 3072 "<=")"

@@ -22,7 +22,8 @@ import (
 
 // The loop benchmark measures what the runtime adds to a step that does
 // nothing: decisions, durable events, the critic (heuristic) and a
-// checkpoint per step, on a real temp-file database with fsync on every
+// checkpoint per step (a step that only reads; chain-effectful: one that
+// changes something, whose start is synced too), on a real temp-file database with fsync on every
 // commit and a real blob store. A raw ledger single-append twin on the same
 // database in the same run gives the cost of one durable commit, so
 // step-net/append says how many commits' worth of time a step takes.
@@ -42,12 +43,16 @@ import (
 const benchSteps = 50
 
 // trivialTool does nothing, successfully, and prints nothing. It is named
-// file_read so the risk policy rates it low and auto_sandboxed never asks.
-type trivialTool struct{}
+// file_read so the risk policy rates it low and auto_sandboxed never asks,
+// and like file_read it only reads (backend.Repeatable): its step needs one
+// durable sync, its result's. With effect set it says it changes
+// something, and its step needs two: its start (the intent) and its result.
+type trivialTool struct{ effect bool }
 
-func (trivialTool) Name() string                { return "file_read" }
-func (trivialTool) Description() string         { return "does nothing" }
-func (trivialTool) ArgsSchema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (trivialTool) Name() string                      { return "file_read" }
+func (trivialTool) Description() string               { return "does nothing" }
+func (trivialTool) ArgsSchema() json.RawMessage       { return json.RawMessage(`{"type":"object"}`) }
+func (t trivialTool) Repeatable(json.RawMessage) bool { return !t.effect }
 func (trivialTool) Run(context.Context, backend.ToolCall) (backend.ToolResult, error) {
 	return backend.ToolResult{Duration: time.Microsecond}, nil
 }
@@ -59,8 +64,9 @@ type countingStore struct {
 	mu      sync.Mutex
 	commits int
 	events  int
-	spent   time.Duration  // inside SaveRun
-	shapes  map[string]int // "type+type+..." → commits of that shape
+	spent   time.Duration            // inside SaveRun
+	shapes  map[string]int           // "type+type+..." → commits of that shape
+	shapeT  map[string]time.Duration // … and the time they took
 }
 
 func (s *countingStore) SaveRun(ctx context.Context, r backend.WorldRun, expect int64, events []backend.Event, cp *backend.Checkpoint, also ...backend.Prepared) ([]backend.Event, error) {
@@ -80,6 +86,7 @@ func (s *countingStore) SaveRun(ctx context.Context, r backend.WorldRun, expect 
 			shape += e.Type
 		}
 		s.shapes[shape]++
+		s.shapeT[shape] += spent
 		s.mu.Unlock()
 	}
 	return stored, err
@@ -99,7 +106,7 @@ func (s *countingStore) CreateSpecAndRunWith(ctx context.Context, spec backend.W
 func (s *countingStore) reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.commits, s.events, s.spent, s.shapes = 0, 0, 0, map[string]int{}
+	s.commits, s.events, s.spent, s.shapes, s.shapeT = 0, 0, 0, map[string]int{}, map[string]time.Duration{}
 }
 
 // timedBlobs measures the time spent storing and reading blobs (each Put
@@ -148,7 +155,10 @@ type loopBench struct {
 	rt     *runtime.Controller
 }
 
-func newLoopBench(b testing.TB) *loopBench {
+func newLoopBench(b testing.TB) *loopBench { return newLoopBenchOf(b, trivialTool{}) }
+
+// newLoopBenchOf is newLoopBench whose steps call t.
+func newLoopBenchOf(b testing.TB, t trivialTool) *loopBench {
 	b.Helper()
 	dir := b.TempDir()
 	db, err := store.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
@@ -157,10 +167,10 @@ func newLoopBench(b testing.TB) *loopBench {
 	blobs, err := blob.Open(filepath.Join(dir, "blobs"))
 	require.NoError(b, err)
 	ledger := store.NewLedger(db)
-	store := &countingStore{RunStore: store.NewWorlds(db, ledger), shapes: map[string]int{}}
+	store := &countingStore{RunStore: store.NewWorlds(db, ledger), shapes: map[string]int{}, shapeT: map[string]time.Duration{}}
 	timed := &timedBlobs{BlobStore: blobs}
 	rt := runtime.New(runtime.Deps{
-		Store: store, Events: ledger, Blobs: timed, Tools: tool.NewRegistry(trivialTool{}),
+		Store: store, Events: ledger, Blobs: timed, Tools: tool.NewRegistry(t),
 		Offline: planner.Offline{}, Critic: critic.WithFallback{},
 		// The benchmark measures the loop, not bubblewrap: it plays a
 		// sandboxed machine so a low-risk step never asks.
@@ -229,13 +239,17 @@ func BenchmarkLoopTrivialStep(b *testing.B) {
 		name        string
 		chain       bool
 		concurrency int
+		effect      bool
 	}{
-		{"chain", true, 1},
-		{"independent-c1", false, 1},
-		{"independent-c2", false, 2},
+		{"chain", true, 1, false},
+		// A step that changes something needs its intent synced before
+		// the effect: two durable commits, so two raw appends are its floor.
+		{"chain-effectful", true, 1, true},
+		{"independent-c1", false, 1, false},
+		{"independent-c2", false, 2, false},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			lb := newLoopBench(b)
+			lb := newLoopBenchOf(b, trivialTool{effect: c.effect})
 			g := trivialPlan(benchSteps, c.chain)
 			lb.run(b, trivialPlan(2, true), 1) // warm up: first blobs, prepared statements
 			lb.store.reset()
@@ -295,7 +309,7 @@ func BenchmarkLoopTrivialStep(b *testing.B) {
 					float64(puts)/runs, float64(gets)/runs)
 				b.Logf("fixed part of a run: %.2f ms, %.1f commits; commit shapes per run:", ms(float64(fixed)), fixedCommits)
 				for shape, n := range shapes {
-					b.Logf("  %6.1f  %s", float64(n)/float64(b.N), shape)
+					b.Logf("  %6.1f  %s  %.3f ms each", float64(n)/float64(b.N), shape, ms(float64(lb.store.shapeT[shape])/float64(n)))
 				}
 			}
 		})

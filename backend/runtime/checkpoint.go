@@ -151,8 +151,9 @@ func (c *Controller) checkpointOf(st *RunState, b *base) (backend.Checkpoint, ba
 // a base yet the result goes alone; the run's next checkpoint covers it.
 // id is the event's id (a memory's provenance names it); carried, when
 // set, is the memory decision the result carries, whose events go before
-// it and whose rows are written in the same transaction.
-func (c *Controller) appendResult(ctx context.Context, st *RunState, fin stepFinished, id string, carried *memory.Carried) error {
+// it and whose rows are written in the same transaction. first, when set,
+// is the step's start, recorded with its result (a step safe to repeat).
+func (c *Controller) appendResult(ctx context.Context, st *RunState, first []backend.Event, fin stepFinished, id string, carried *memory.Carried) error {
 	ctx = context.WithoutCancel(ctx) // what happened is recorded even when the run is being cancelled
 	m := c.memo(st.RunID)
 	m.mu.Lock()
@@ -163,7 +164,7 @@ func (c *Controller) appendResult(ctx context.Context, st *RunState, fin stepFin
 		rec := c.checkpointRecord(st, b)
 		cp, fin.CheckpointID = &rec, rec.ID
 	}
-	var events []backend.Event
+	events := first // the step's start, when it rides on its result
 	var also backend.Prepared
 	if carried != nil {
 		fin.Memory, also = carried.Payload, carried.Write

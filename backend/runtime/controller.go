@@ -93,6 +93,11 @@ type Deps struct {
 	// database (nil: every owner counts as on it). A fork of a run whose
 	// owner never has (a run imported from elsewhere) is this one's.
 	Installations Installations
+	// StartGrace is how long a step safe to repeat runs before its start
+	// is recorded alone; a quicker one records it in its result's commit
+	// (0: 20 ms). Negative records every start before its step runs, as
+	// ducklm did before (crash tests use it to kill reads mid-run).
+	StartGrace time.Duration
 }
 
 // Controller is the Runtime Loop Controller.

@@ -183,6 +183,10 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 		case <-d.wake: // the read below sees whatever the wake was about
 		default:
 		}
+		// The steps whose start is not recorded yet, read before the fold
+		// catches up: a step that left this list has its events on the
+		// ledger by then, so the fold below shows it started.
+		starting := steps.starting()
 		if err := c.catchUp(ctx, st); err != nil {
 			c.d.Log("read run", "run", runID, "err", err)
 			return st
@@ -216,13 +220,13 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 			}
 		}
 		index = indexSteps(st, graph, index)
-		rs := routerState(st, index, steps.running(), c.d.Sandboxed())
+		rs := routerState(st, index, steps.running(), c.d.Sandboxed(), starting)
 		if changed, err := c.resolveReady(ctx, st, rs.Ready); err != nil {
 			c.d.Log("resolve step args", "run", runID, "err", err)
 			return st
 		} else if changed {
 			index = indexSteps(st, graph, index)
-			rs = routerState(st, index, steps.running(), c.d.Sandboxed())
+			rs = routerState(st, index, steps.running(), c.d.Sandboxed(), starting)
 		}
 		rs.MCP = c.mcpOfReady(rs.Ready)
 		rc := c.routerContext(ctx, st)

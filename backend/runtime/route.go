@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"ducklm/backend"
 	"ducklm/backend/planner"
@@ -49,7 +50,7 @@ func indexSteps(st *RunState, g *taskgraph.Graph, idx *stepIndex) *stepIndex {
 // routerState is what the router sees of a run: built from the fold, never
 // shared with it (the router cannot change the run). idx is the index of
 // the run's accepted plan (nil: none).
-func routerState(st *RunState, idx *stepIndex, running int, sandboxed bool) router.State {
+func routerState(st *RunState, idx *stepIndex, running int, sandboxed bool, starting []string) router.State {
 	// The fold counts invalid plans; the router counts the replans made in
 	// this planning round, and the last invalid plan has not been
 	// replanned yet.
@@ -105,6 +106,14 @@ func routerState(st *RunState, idx *stepIndex, running int, sandboxed bool) rout
 					}
 					rs.Retryable[id] = s.Attempts
 				}
+			}
+			if s.State == StepPending && len(starting) > 0 && slices.Contains(starting, idx.g.IDAt(i)) {
+				// Started, its start not recorded yet (it rides on the
+				// step's result): running, and counted as a step run.
+				folded++
+				rs.StepsRun++
+				idx.states[i] = taskgraph.StepState(StepRunning)
+				continue
 			}
 			if s.State == StepInDoubt {
 				// In the graph's maths an in-doubt step may run again (once approved).

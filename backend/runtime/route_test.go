@@ -83,7 +83,7 @@ func TestRouterStateThroughTheStepIndexIsTheMapsView(t *testing.T) {
 		}
 		for _, running := range []int{0, 1} {
 			want := routerStateByMap(st, g, running, true)
-			got := routerState(st, idx, running, true)
+			got := routerState(st, idx, running, true, nil)
 			// The map's order of failed and denied steps was its iteration's.
 			slices.Sort(want.Failed)
 			slices.Sort(want.Denied)

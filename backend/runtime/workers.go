@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"sync"
@@ -17,10 +18,14 @@ type workers struct {
 	c     *Controller
 	runID string
 
-	mu      sync.Mutex
-	active  map[string]bool
-	wg      sync.WaitGroup
-	changed chan struct{}
+	mu     sync.Mutex
+	active map[string]bool
+	// unrecorded are the active steps whose start is not on the ledger yet
+	// (a step safe to repeat: its start rides on its result's commit); the
+	// router counts them as running.
+	unrecorded map[string]bool
+	wg         sync.WaitGroup
+	changed    chan struct{}
 	// memories are the memory writes of finished steps still under way:
 	// off a step's path (the next step starts meanwhile), but the run ends
 	// only after them (afterSteps).
@@ -28,7 +33,21 @@ type workers struct {
 }
 
 func newWorkers(c *Controller, runID string) *workers {
-	return &workers{c: c, runID: runID, active: map[string]bool{}, changed: make(chan struct{}, 1)}
+	return &workers{c: c, runID: runID, active: map[string]bool{}, unrecorded: map[string]bool{}, changed: make(chan struct{}, 1)}
+}
+
+// starting lists the steps started whose start is not recorded yet.
+func (w *workers) starting() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.unrecorded) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(w.unrecorded))
+	for id := range w.unrecorded {
+		out = append(out, id)
+	}
+	return out
 }
 
 func (w *workers) running() int {
@@ -85,20 +104,44 @@ func (w *workers) start(ctx context.Context, st *RunState, stepID string, dec ba
 		// The worker's copy runs with what the start records.
 		r.Hosts, r.PrivateHosts = grant.Hosts, grant.Private
 	}
-	// A step safe to repeat skips the start's own sync: its result's
-	// commit makes both durable, and a crash before it re-runs the step.
-	sctx := ctx
-	if w.c.repeatable(rec) {
-		sctx = backend.DeferSync(ctx)
+	// A step safe to repeat does not record its start before it runs: the
+	// start rides on its result's commit, which makes both durable (one
+	// commit a step), or, when the step runs longer than its grace
+	// (Deps.StartGrace), it is recorded alone without a sync of its own,
+	// so the step shows running. A crash before the result's commit runs
+	// the step again.
+	var lead *leadStart
+	grace := cmp.Or(w.c.d.StartGrace, defaultStartGrace)
+	if grace > 0 && w.c.repeatable(rec) {
+		lead = &leadStart{ev: &started}
+		w.mu.Lock()
+		w.unrecorded[stepID] = true // the router counts it as running
+		w.mu.Unlock()
+	} else {
+		sctx := ctx
+		if w.c.repeatable(rec) {
+			sctx = backend.DeferSync(ctx) // its result's commit syncs it
+		}
+		if err := w.c.appendWith(sctx, snap, nil, started); err != nil {
+			w.done(stepID)
+			return true
+		}
+		// The driver must see the step as running before it asks the router again.
+		_ = w.c.catchUp(ctx, st)
 	}
-	if err := w.c.appendWith(sctx, snap, nil, started); err != nil {
-		w.done(stepID)
-		return true
-	}
-	// The driver must see the step as running before it asks the router again.
-	_ = w.c.catchUp(ctx, st)
 	w.run(stepID, func() {
-		if remember := w.c.execute(ctx, snap, stepID, attempt); remember != nil {
+		if lead != nil {
+			early := time.AfterFunc(grace, func() {
+				_ = lead.append(func(first []backend.Event) error {
+					if len(first) == 0 {
+						return nil
+					}
+					return w.c.appendWith(backend.DeferSync(ctx), snap, nil, first...)
+				})
+			})
+			defer early.Stop()
+		}
+		if remember := w.c.execute(ctx, snap, stepID, attempt, lead); remember != nil {
 			w.memories.Add(1)
 			go func() {
 				defer w.memories.Done()
@@ -121,6 +164,7 @@ func (w *workers) run(stepID string, fn func()) {
 func (w *workers) done(stepID string) {
 	w.mu.Lock()
 	delete(w.active, stepID)
+	delete(w.unrecorded, stepID)
 	w.mu.Unlock()
 	select {
 	case w.changed <- struct{}{}:
@@ -164,7 +208,39 @@ func (w *workers) afterMemories() { w.memories.Wait() }
 // execute runs one started step through its tool, stores its output, has
 // the critic score it and checkpoints the run. It returns the step's memory
 // write, for the caller to run after (nil: none).
-func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, attempt int) (remember func()) {
+// defaultStartGrace is how long a step safe to repeat runs before its
+// start is recorded alone (Deps.StartGrace); a quicker one records it in
+// its result's commit.
+const defaultStartGrace = 20 * time.Millisecond
+
+// leadStart is a step's start not recorded yet: the step's first append
+// carries it before its own events, or its grace ends and records it alone.
+type leadStart struct {
+	mu sync.Mutex
+	ev *backend.Event // nil once recorded
+}
+
+// append runs fn with the events to record before fn's own (the start, if
+// it is not recorded yet), one caller at a time, so the start is recorded
+// once and before anything of its step. A nil leadStart has none.
+func (l *leadStart) append(fn func(first []backend.Event) error) error {
+	if l == nil {
+		return fn(nil)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var first []backend.Event
+	if l.ev != nil {
+		first = []backend.Event{*l.ev}
+	}
+	err := fn(first)
+	if err == nil {
+		l.ev = nil
+	}
+	return err
+}
+
+func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, attempt int, lead *leadStart) (remember func()) {
 	rec := st.Steps[stepID]
 	ws, wsID, err := c.stepWorkspace(st)
 	call := backend.ToolCall{RunID: st.RunID, StepID: stepID, Tool: rec.Node.Tool, Args: rec.Args(),
@@ -202,7 +278,9 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 	fin.Stderr, fin.StderrTail = c.storeOutput(ctx, res.Stderr)
 	finishedID := backend.NewID(backend.KindEvent) // a memory's provenance points here
 	if ctx.Err() != nil {
-		if err := c.appendWith(ctx, st, nil, stepEvent(fin, finishedID, st.Ticks)); err != nil {
+		if err := lead.append(func(first []backend.Event) error {
+			return c.appendWith(ctx, st, nil, append(first, stepEvent(fin, finishedID, st.Ticks))...)
+		}); err != nil {
 			c.d.Log("record step", "run", st.RunID, "step", stepID, "err", err)
 		}
 		return
@@ -223,7 +301,9 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 		case <-grace.C:
 			// A slow critic (a model) must not keep the result from being
 			// durable: a crash meanwhile would leave a finished step in doubt.
-			if err := c.appendWith(ctx, st, nil, stepEvent(fin, finishedID, st.Ticks)); err != nil {
+			if err := lead.append(func(first []backend.Event) error {
+				return c.appendWith(ctx, st, nil, append(first, stepEvent(fin, finishedID, st.Ticks))...)
+			}); err != nil {
 				c.d.Log("record step", "run", st.RunID, "step", stepID, "err", err)
 				return
 			}
@@ -239,7 +319,9 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 	}
 	// The memory decision joins them when its verdict is ready in time.
 	carried, later := c.decideMemory(ctx, st, rec, finishedID, fin, crit)
-	recorded := c.appendResult(ctx, st, fin, finishedID, carried)
+	recorded := lead.append(func(first []backend.Event) error {
+		return c.appendResult(ctx, st, first, fin, finishedID, carried)
+	})
 	if carried != nil {
 		carried.Finish(ctx, recorded == nil)
 	}

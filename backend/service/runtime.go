@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"log/slog"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -26,7 +25,7 @@ import (
 
 // newRuntime wires the loop controller: the model client, the tools, the
 // sandbox and the stores.
-func newRuntime(dir, dbURL string, db *store.DB, ledger *store.Ledger, blobs backend.BlobStore, worlds *world.Service, delib *deliberation.Service, oc *ollama.Client, models *modelCache, tokens *TokenHub, mem *memoryHub, inst runtime.Installation, drivers *postgres.RunLocks, sandbox *sandboxProbe, log *slog.Logger) (*runtime.Controller, *tool.Registry, *mcpclient.Manager) {
+func newRuntime(dir, dbURL string, db *store.DB, ledger *store.Ledger, blobs backend.BlobStore, worlds *world.Service, delib *deliberation.Service, oc *ollama.Client, models *modelCache, tokens *TokenHub, mem *memoryHub, inst runtime.Installation, drivers *postgres.RunLocks, sandbox *sandboxProbe, opts Options) (*runtime.Controller, *tool.Registry, *mcpclient.Manager) {
 	search := &tool.WorldSearch{Worlds: worlds, Deliberation: delib}
 	if dbURL != "" {
 		// On a team's database a search's branches may run on its workers.
@@ -40,6 +39,7 @@ func newRuntime(dir, dbURL string, db *store.DB, ledger *store.Ledger, blobs bac
 		&tool.Browser{Net: &web.Net{}, Blobs: blobs})
 	// The MCP servers the user added: started when their tools are first
 	// asked for, their tools beside ducklm's own.
+	log := opts.Log
 	servers := mcpclient.New(mcpclient.Options{Dir: dir, Blobs: blobs, Net: &web.Net{}, Log: log})
 	tools.Attach(servers)
 	deps := runtime.Deps{
@@ -57,6 +57,7 @@ func newRuntime(dir, dbURL string, db *store.DB, ledger *store.Ledger, blobs bac
 		Memory:       mem,
 		Memories:     mem.retrieve,
 		Installation: inst,
+		StartGrace:   opts.StartGrace,
 	}
 	if drivers != nil { // a nil pointer in the interface would be a driver lock
 		deps.Drivers = drivers

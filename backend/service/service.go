@@ -86,6 +86,8 @@ type Options struct {
 	// every event every other worker writes.
 	Quiet bool
 	Log   *slog.Logger
+	// StartGrace is runtime.Deps.StartGrace (0: its default).
+	StartGrace time.Duration
 	// probeSandbox replaces the bubblewrap probe in tests.
 	probeSandbox func() bool
 }
@@ -148,7 +150,7 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Service, error) {
 		drivers = postgres.NewRunLocks(dbURL)
 	}
 	sandbox := &sandboxProbe{probe: opts.probeSandbox}
-	rt, tools, servers := newRuntime(dir, dbURL, db, ledger, blobs, worlds, delib, oc, models, tokens, mem, inst, drivers, sandbox, opts.Log)
+	rt, tools, servers := newRuntime(dir, dbURL, db, ledger, blobs, worlds, delib, oc, models, tokens, mem, inst, drivers, sandbox, opts)
 	// On a shared database other processes append too: their commits reach
 	// this process's subscribers (the window, the CLI) through the follower,
 	// the runtime, which wakes the runs it drives on their answers, and the

@@ -35,11 +35,16 @@ const (
 	runtimeChildEnv = "DUCKLM_CRASH_RUNTIME_DIR"
 	noSubmitEnv     = "DUCKLM_CRASH_RUNTIME_NO_SUBMIT"
 	readsEnv        = "DUCKLM_CRASH_RUNTIME_READS" // the children submit readPlan
-	crashReads      = 300
-	crashRuns       = 10 // runs the children submit in all
-	crashSteps      = 8
-	effectsFile     = "effects.log"
-	noOllama        = "127.0.0.1:1" // the tasks are explicit plans: no model is needed
+	// startsFirstEnv has a child record every read's start before the
+	// read runs (runtime.Deps.StartGrace < 0): a quick read records it
+	// with its result, so only these lives can kill a read whose start is
+	// recorded.
+	startsFirstEnv = "DUCKLM_CRASH_RUNTIME_STARTS_FIRST"
+	crashReads     = 300
+	crashRuns      = 10 // runs the children submit in all
+	crashSteps     = 8
+	effectsFile    = "effects.log"
+	noOllama       = "127.0.0.1:1" // the tasks are explicit plans: no model is needed
 )
 
 // crashPlan is two chains of four shell steps, each followed by a read of
@@ -149,7 +154,11 @@ func openChild(dir string) (svc *service.Service, release func()) {
 	if err != nil {
 		childFail("lock", err)
 	}
-	svc, err = service.OpenWith(context.Background(), dir, service.Options{OllamaHost: noOllama})
+	opts := service.Options{OllamaHost: noOllama}
+	if os.Getenv(startsFirstEnv) != "" {
+		opts.StartGrace = -1
+	}
+	svc, err = service.OpenWith(context.Background(), dir, opts)
 	if err != nil {
 		childFail("open", err)
 	}
@@ -261,14 +270,23 @@ func TestKilledRuntimeNeverRepeatsAnEffect(t *testing.T) {
 
 // TestKilledRuntimeRunsReadsAgain kills a ducklm process while it runs
 // chains of reads (file_read: safe to repeat, so their starts are not
-// synced): a read a kill cut short runs again when the run is taken up,
-// without asking and without being in doubt, and every run completes.
+// synced, and a quick one's start is recorded with its result): a read a
+// kill cut short runs again when the run is taken up, without asking and
+// without being in doubt, and every run completes. Eighteen lives of
+// twenty-four record each read's start before the read runs, so kills
+// also land on reads whose start is recorded: about a third of a read's
+// time is between its start's commit and its result's, and ten such
+// lives found none once in twenty.
 func TestKilledRuntimeRunsReadsAgain(t *testing.T) {
 	dir := t.TempDir()
-	const trials = 10
+	const trials = 24
 	totals := tally{}
 	for trial := 0; trial < trials; trial++ {
-		c := startChildOf(t, runtimeChildEnv, dir, readsEnv+"=1")
+		env := []string{readsEnv + "=1"}
+		if trial%4 != 3 {
+			env = append(env, startsFirstEnv+"=1")
+		}
+		c := startChildOf(t, runtimeChildEnv, dir, env...)
 		c.await(t, 20*time.Second, "ready")
 		time.Sleep(time.Duration(100+rand.IntN(400)) * time.Millisecond)
 		c.kill(t)
