@@ -18,32 +18,51 @@ import (
 	"ducklm/backend/store"
 )
 
-// rawSingleAppends times n durable single-row INSERTs through plain
-// database/sql in a database of its own beside dir's, with the ledger's
-// settings and table: the raw twin of one ledger append.
-func rawSingleAppends(b testing.TB, dir string, n int) time.Duration {
+// rawTwin is a database of its own beside a benchmark's, with the
+// ledger's settings and table, for durable single-row INSERTs through
+// plain database/sql: the raw twin of one ledger append.
+type rawTwin struct {
+	db     *sql.DB
+	stream string
+	seq    int
+}
+
+func openRawTwin(b testing.TB, dir string) *rawTwin {
 	b.Helper()
 	db, err := sql.Open(gsqlite.DriverName, store.DSN(filepath.Join(dir, "raw.db")))
 	require.NoError(b, err)
-	defer db.Close()
+	b.Cleanup(func() { db.Close() })
 	_, err = db.Exec(`CREATE TABLE IF NOT EXISTS events (pos INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, stream_id TEXT NOT NULL,
 		seq BIGINT NOT NULL, type TEXT NOT NULL, schema_version INTEGER NOT NULL, payload TEXT NOT NULL, reality TEXT NOT NULL,
 		causation_id TEXT NOT NULL, correlation_id TEXT NOT NULL, recorded_at BIGINT NOT NULL, parent_time BIGINT NOT NULL,
 		deliberation_index BIGINT NOT NULL, world_local_time BIGINT NOT NULL, UNIQUE (stream_id, seq))`)
 	require.NoError(b, err)
-	stream := backend.NewID(backend.KindRun)
+	return &rawTwin{db: db, stream: backend.NewID(backend.KindRun)}
+}
+
+// appends times n durable single-row INSERTs, one transaction each.
+func (r *rawTwin) appends(b testing.TB, n int) time.Duration {
+	b.Helper()
 	t0 := time.Now()
-	for i := 1; i <= n; i++ {
-		tx, err := db.Begin()
+	for range n {
+		r.seq++
+		tx, err := r.db.Begin()
 		require.NoError(b, err)
 		_, err = tx.Exec(`INSERT INTO events (id, stream_id, seq, type, schema_version, payload, reality, causation_id,
 			correlation_id, recorded_at, parent_time, deliberation_index, world_local_time) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-			backend.NewID(backend.KindEvent), stream, i, "step.finished", 1, `{"step":"s1","ok":true}`, "external_real", "", "",
-			time.Now().UnixMicro(), 0, 0, i)
+			backend.NewID(backend.KindEvent), r.stream, r.seq, "step.finished", 1, `{"step":"s1","ok":true}`, "external_real", "", "",
+			time.Now().UnixMicro(), 0, 0, r.seq)
 		require.NoError(b, err)
 		require.NoError(b, tx.Commit())
 	}
-	return time.Since(t0) / time.Duration(n)
+	return time.Since(t0)
+}
+
+// rawSingleAppends times n durable single-row INSERTs in a raw twin beside
+// dir's database, per INSERT.
+func rawSingleAppends(b testing.TB, dir string, n int) time.Duration {
+	b.Helper()
+	return openRawTwin(b, dir).appends(b, n) / time.Duration(n)
 }
 
 // dataBytes is what a data directory holds: the database's pages (after a

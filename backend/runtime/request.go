@@ -234,7 +234,14 @@ func (c *Controller) stepWorkspace(st *RunState) (string, *backend.FolderID, err
 	}
 	if root := c.d.WorkRoot; root != "" && within(filepath.Clean(ws), filepath.Clean(root)) {
 		// ducklm's own folder for the run, inside the data directory: it
-		// must still lead to a folder in there of its own.
+		// must still lead to a folder in there of its own. When the run
+		// recorded this very path, VerifyWorkspace just opened it with no
+		// link anywhere on it, so it and its parents (root among them)
+		// resolve to themselves and it is inside root: no need to resolve
+		// them again (two walks of the path, a step).
+		if id := st.Request.WorkspaceID; id != nil && id.Path == ws && filepath.IsAbs(ws) {
+			return ws, id, nil
+		}
 		if r, rr := resolve(ws), resolve(root); !within(r, rr) {
 			return ws, nil, backend.Errorf(backend.EINVALID, "the workspace %s now leads out of ducklm's workspaces folder, to %s: nothing ran", ws, r)
 		}
