@@ -131,14 +131,7 @@ func (w *workers) start(ctx context.Context, st *RunState, stepID string, dec ba
 	}
 	w.run(stepID, func() {
 		if lead != nil {
-			early := time.AfterFunc(grace, func() {
-				_ = lead.append(func(first []backend.Event) error {
-					if len(first) == 0 {
-						return nil
-					}
-					return w.c.appendWith(backend.DeferSync(ctx), snap, nil, first...)
-				})
-			})
+			early := time.AfterFunc(grace, func() { _ = w.c.appendLed(backend.DeferSync(ctx), snap, lead) })
 			defer early.Stop()
 		}
 		if remember := w.c.execute(ctx, snap, stepID, attempt, lead); remember != nil {
@@ -205,9 +198,6 @@ func (w *workers) wait() {
 // afterMemories waits for the memory writes of the steps that finished.
 func (w *workers) afterMemories() { w.memories.Wait() }
 
-// execute runs one started step through its tool, stores its output, has
-// the critic score it and checkpoints the run. It returns the step's memory
-// write, for the caller to run after (nil: none).
 // defaultStartGrace is how long a step safe to repeat runs before its
 // start is recorded alone (Deps.StartGrace); a quicker one records it in
 // its result's commit.
@@ -240,6 +230,21 @@ func (l *leadStart) append(fn func(first []backend.Event) error) error {
 	return err
 }
 
+// appendLed appends events after the step's start when lead holds it
+// unrecorded; with neither, it writes nothing.
+func (c *Controller) appendLed(ctx context.Context, st *RunState, lead *leadStart, events ...backend.Event) error {
+	return lead.append(func(first []backend.Event) error {
+		if len(first)+len(events) == 0 {
+			return nil
+		}
+		return c.appendWith(ctx, st, nil, append(first, events...)...)
+	})
+}
+
+// execute runs one started step through its tool, stores its output, has
+// the critic score it and checkpoints the run. It returns the step's memory
+// write, for the caller to run after (nil: none). lead, when set, is
+// its start, not recorded yet.
 func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, attempt int, lead *leadStart) (remember func()) {
 	rec := st.Steps[stepID]
 	ws, wsID, err := c.stepWorkspace(st)
@@ -278,9 +283,7 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 	fin.Stderr, fin.StderrTail = c.storeOutput(ctx, res.Stderr)
 	finishedID := backend.NewID(backend.KindEvent) // a memory's provenance points here
 	if ctx.Err() != nil {
-		if err := lead.append(func(first []backend.Event) error {
-			return c.appendWith(ctx, st, nil, append(first, stepEvent(fin, finishedID, st.Ticks))...)
-		}); err != nil {
+		if err := c.appendLed(ctx, st, lead, stepEvent(fin, finishedID, st.Ticks)); err != nil {
 			c.d.Log("record step", "run", st.RunID, "step", stepID, "err", err)
 		}
 		return
@@ -301,9 +304,7 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 		case <-grace.C:
 			// A slow critic (a model) must not keep the result from being
 			// durable: a crash meanwhile would leave a finished step in doubt.
-			if err := lead.append(func(first []backend.Event) error {
-				return c.appendWith(ctx, st, nil, append(first, stepEvent(fin, finishedID, st.Ticks))...)
-			}); err != nil {
+			if err := c.appendLed(ctx, st, lead, stepEvent(fin, finishedID, st.Ticks)); err != nil {
 				c.d.Log("record step", "run", st.RunID, "step", stepID, "err", err)
 				return
 			}
