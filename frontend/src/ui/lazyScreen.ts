@@ -4,7 +4,7 @@
 // render at once. lazyScreen renders the loaded component directly once its
 // module has arrived (by a first open, or by preload: main.tsx fetches the
 // first screen's code before the first render), and suspends only before.
-import { type ComponentType, type FunctionComponent, createElement, lazy } from 'react';
+import { type ComponentType, type FunctionComponent, createElement, lazy, useState } from 'react';
 
 /** A screen component that can fetch its code ahead of its first open. */
 export type LazyScreen<P> = FunctionComponent<P> & { preload(): Promise<void> };
@@ -27,7 +27,11 @@ export function lazyScreen<P extends object>(load: () => Promise<ComponentType<P
     return { default: loaded! };
   });
   function Screen(props: P) {
-    return loaded ? createElement(loaded, props) : createElement(Suspending, props);
+    // A screen keeps the element it was first drawn with: React remounts a
+    // component whose element changes type (the suspending wrapper, then
+    // the loaded component), and would lose what the screen holds.
+    const [direct] = useState(() => loaded !== undefined);
+    return direct && loaded ? createElement(loaded, props) : createElement(Suspending, props);
   }
   return Object.assign(Screen, { preload });
 }
