@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"runtime/pprof"
@@ -106,7 +107,14 @@ func TestKilledWorkersLoseNoBranch(t *testing.T) {
 	for i := 0; i < kills; i++ {
 		id := fmt.Sprintf("victim-%d-%d", os.Getpid(), i)
 		cmd := exec.Command(os.Args[0], "-test.run=^TestWorkerProcess$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "DUCKLM_TEST_WORKER_URL="+url, "DUCKLM_TEST_WORKER_ID="+id, "DUCKLM_TEST_WORKER_SLOTS=1")
+		// The victim's connections carry its id, so the test can wait for
+		// the server to be done with them after the kill.
+		named, err := neturl.Parse(url)
+		require.NoError(t, err)
+		q := named.Query()
+		q.Set("application_name", id)
+		named.RawQuery = q.Encode()
+		cmd.Env = append(os.Environ(), "DUCKLM_TEST_WORKER_URL="+named.String(), "DUCKLM_TEST_WORKER_ID="+id, "DUCKLM_TEST_WORKER_SLOTS=1")
 		require.NoError(t, cmd.Start())
 		finish := rand.IntN(3)
 		deadline := time.Now().Add(3 * time.Minute)
@@ -122,6 +130,19 @@ func TestKilledWorkersLoseNoBranch(t *testing.T) {
 		require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 		cmd.Wait()
 		require.False(t, roundOver(), "kill %d of %d landed after the round ended", i+1, kills)
+		// A commit the victim had sent when it died still lands: the server
+		// ends its sessions after them. Whether it died with a job under way
+		// is read once they are gone (a job completed by that last commit
+		// read as running when a loaded CI machine was slower to end them).
+		for gone := time.Now().Add(30 * time.Second); ; {
+			var sessions int
+			require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, id).Scan(&sessions))
+			if sessions == 0 {
+				break
+			}
+			require.True(t, time.Now().Before(gone), "the server kept %d sessions of the killed victim %s", sessions, id)
+			time.Sleep(2 * time.Millisecond)
+		}
 		if _, r := jobsOf(id); r > 0 {
 			midJob++ // it died with a job under way, not between two
 		}
