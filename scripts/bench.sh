@@ -107,7 +107,7 @@ task_bench() {
   row "  the same step when it changes something (two syncs)" "${effnet:-n/a}x" "" ""
   row "    (step $effStep ms net)" "" "" ""
   row "ducklm run --plan per step / the same stack in one process" "${clis}x" "<= 1.2x" "$(met "$clis" 1.2 "<=")"
-  row "  (CLI $cli ms, in process $svcStep ms a step: memory, real tools)" "" "" ""
+  row "  (CLI $cli ms, the stack in process $svcStep ms a step)" "" "" ""
   row "  the CLI's step / the loop's trivial step above" "${clir}x" "" ""
   row "bytes per step, 10,000-step run / 200-step run" "${bratio}x" "<= 1.2x" "$(met "$bratio" 1.2 "<=")"
   row "bytes per step, 10,000-step run" "${b10k:-n/a} B" "<= 3072 B" "$(met "$b10k" 3072 "<=")"
