@@ -58,13 +58,6 @@ func (r *rawTwin) appends(b testing.TB, n int) time.Duration {
 	return time.Since(t0)
 }
 
-// rawSingleAppends times n durable single-row INSERTs in a raw twin beside
-// dir's database, per INSERT.
-func rawSingleAppends(b testing.TB, dir string, n int) time.Duration {
-	b.Helper()
-	return openRawTwin(b, dir).appends(b, n) / time.Duration(n)
-}
-
 // dataBytes is what a data directory holds: the database's pages (after a
 // checkpoint of its write-ahead log) and the blobs' bytes.
 func dataBytes(b testing.TB, lb *loopBench) int64 {

@@ -9,8 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"ducklm/backend"
-	"ducklm/backend/runtime"
 	"ducklm/backend/service"
 )
 
@@ -37,19 +35,7 @@ func BenchmarkServiceStep(b *testing.B) {
 		b.StartTimer()
 		for _, n := range []int{50, 200} {
 			t0 := time.Now()
-			run, err := svc.Runtime.Submit(ctx, runtime.TaskRequest{Task: "step cost", Plan: chain("file_read", n), Workspace: ws,
-				ApprovalMode: runtime.AutoSandboxed, MaxSteps: n, MaxPlanSteps: n, Concurrency: 1})
-			require.NoError(b, err)
-			for {
-				require.NoError(b, svc.Runtime.Wait(ctx, run.ID))
-				st, _, err := svc.Runtime.Load(ctx, run.ID)
-				require.NoError(b, err)
-				if st.Status.Terminal() {
-					require.Equal(b, backend.RunCompleted, st.Status, st.StatusReason)
-					break
-				}
-				time.Sleep(time.Millisecond)
-			}
+			require.NoError(b, runChain(ctx, svc, ws, "file_read", n))
 			if n == 50 {
 				short += time.Since(t0)
 			} else {

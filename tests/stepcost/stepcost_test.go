@@ -101,7 +101,12 @@ func runChild(dir, tool string, n int) error {
 		synced, deferred := svc.DB.Commits()
 		fmt.Printf("commits synced %d deferred %d\n", synced, deferred)
 	}()
-	ws := filepath.Join(dir, "..", "ws")
+	return runChain(ctx, svc, filepath.Join(dir, "..", "ws"), tool, n)
+}
+
+// runChain runs a chain of n steps of tool in workspace ws on svc, to its
+// end: an error unless it completed.
+func runChain(ctx context.Context, svc *service.Service, ws, tool string, n int) error {
 	run, err := svc.Runtime.Submit(ctx, runtime.TaskRequest{Task: "step cost", Plan: chain(tool, n), Workspace: ws,
 		ApprovalMode: runtime.AutoSandboxed, MaxSteps: n, MaxPlanSteps: n, Concurrency: 1})
 	if err != nil {
