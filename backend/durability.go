@@ -48,6 +48,15 @@ func SyncDeferred(ctx context.Context) bool {
 	return v
 }
 
+// A Flusher is a store that commits some writes without a sync of their
+// own (DeferSync) and can make them durable on demand.
+type Flusher interface {
+	// Flush makes every write committed before it durable: nothing to do
+	// when a synced commit since has, else one synced commit. stream names
+	// a stream of the store that exists (the run whose writes it covers).
+	Flush(ctx context.Context, stream string) error
+}
+
 // A Prepared write is a change a component prepared for its store to make
 // in the same transaction as an append to a run's stream: the rows of a
 // memory decision, written with the step result that records the decision

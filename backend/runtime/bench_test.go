@@ -186,8 +186,9 @@ type loopBench struct {
 
 func newLoopBench(b testing.TB) *loopBench { return newLoopBenchOf(b, trivialTool{}) }
 
-// newLoopBenchOf is newLoopBench whose steps call t.
-func newLoopBenchOf(b testing.TB, t trivialTool) *loopBench {
+// newLoopBenchOf is newLoopBench whose steps call t (named file_read, so
+// that the router lets it run without asking), with the options' Deps.
+func newLoopBenchOf(b testing.TB, t backend.Tool, opts ...option) *loopBench {
 	b.Helper()
 	dir := b.TempDir()
 	db, err := store.Open(context.Background(), filepath.Join(dir, "ducklm.db"))
@@ -198,13 +199,17 @@ func newLoopBenchOf(b testing.TB, t trivialTool) *loopBench {
 	ledger := store.NewLedger(db)
 	store := &countingStore{RunStore: store.NewWorlds(db, ledger), shapes: map[string]int{}, shapeT: map[string]time.Duration{}}
 	timed := &timedBlobs{BlobStore: blobs}
-	rt := runtime.New(runtime.Deps{
+	deps := runtime.Deps{
 		Store: store, Events: ledger, Blobs: timed, Tools: tool.NewRegistry(t),
 		Offline: planner.Offline{}, Critic: critic.WithFallback{},
 		// The benchmark measures the loop, not bubblewrap: it plays a
 		// sandboxed machine so a low-risk step never asks.
 		Sandboxed: func() bool { return true }, WorkRoot: filepath.Join(dir, "workspaces"),
-	})
+	}
+	for _, o := range opts {
+		o(&deps)
+	}
+	rt := runtime.New(deps)
 	b.Cleanup(rt.Close)
 	return &loopBench{ctx: context.Background(), dir: dir, db: db, ledger: ledger, store: store, blobs: timed, rt: rt}
 }
@@ -272,7 +277,8 @@ func BenchmarkLoopTrivialStep(b *testing.B) {
 	}{
 		{"chain", true, 1, false},
 		// A step that changes something needs its intent synced before
-		// the effect: two durable commits, so two raw appends are its floor.
+		// the effect: two commits, of which one syncs (its result rides on
+		// the next step's start), so one raw append is its floor too.
 		{"chain-effectful", true, 1, true},
 		{"independent-c1", false, 1, false},
 		{"independent-c2", false, 2, false},

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"sync"
+	"time"
 
 	"ducklm/backend"
 	"ducklm/backend/memory"
@@ -44,6 +45,10 @@ type runMemo struct {
 	// tail are the run's last events from every writer in this process,
 	// when the ledger reports its commits (tail.go).
 	tail runTail
+	// flush, when set, will flush the run's deferred result a grace after
+	// the newest, resultAt (flush.go).
+	flush    *time.Timer
+	resultAt time.Time
 	// damagedLogged is the damaged latest checkpoint this process has
 	// logged: a finished run, which no driver takes up to write a fresh
 	// one, would otherwise log it at every Load.

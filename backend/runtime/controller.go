@@ -98,6 +98,11 @@ type Deps struct {
 	// (0: 20 ms). Negative records every start before its step runs, as
 	// ducklm did before (crash tests use it to kill reads mid-run).
 	StartGrace time.Duration
+	// SyncGrace is how long the result of a step that changes something
+	// waits, committed without a sync of its own, for the run's next
+	// synced commit to make it durable before it is synced alone (0:
+	// 20 ms; flush.go). Negative syncs every result's own commit.
+	SyncGrace time.Duration
 }
 
 // Controller is the Runtime Loop Controller.

@@ -173,6 +173,9 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 		}
 		return c.setStatus(ctx, st, backend.RunRunning, "") == nil
 	}
+	// Once the steps' workers are done, a result still waiting for a sync
+	// gets one (deferred calls run in reverse order).
+	defer c.flushNow(runID)
 	steps := newWorkers(c, st.RunID)
 	defer steps.wait()
 	var graph *taskgraph.Graph // rebuilt only when the accepted plan changes

@@ -320,9 +320,19 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 	}
 	// The memory decision joins them when its verdict is ready in time.
 	carried, later := c.decideMemory(ctx, st, rec, finishedID, fin, crit)
+	// A step that changes something synced its start; its result waits
+	// for the run's next synced commit (flush.go). A read's result is its
+	// one commit, and syncs.
+	rctx, deferred := ctx, c.flusher() != nil && !c.repeatable(rec)
+	if deferred {
+		rctx = backend.DeferSync(ctx)
+	}
 	recorded := lead.append(func(first []backend.Event) error {
-		return c.appendResult(ctx, st, first, fin, finishedID, carried)
+		return c.appendResult(rctx, st, first, fin, finishedID, carried)
 	})
+	if recorded == nil && deferred {
+		c.syncSoon(st.RunID)
+	}
 	if carried != nil {
 		carried.Finish(ctx, recorded == nil)
 	}

@@ -38,6 +38,9 @@ type DB struct {
 	// synced and deferred count the write transactions this store committed
 	// with and without their own sync (Commits).
 	synced, deferred atomic.Int64
+	// unsynced counts the deferred commits since the last synced one (all
+	// of them commit under writeMu, in order): what Ledger.Flush makes durable.
+	unsynced atomic.Int64
 }
 
 // Attach returns the store on a pool of another dialect that its opener
@@ -142,12 +145,18 @@ func (db *DB) Commits() (synced, deferred int64) {
 	return db.synced.Load(), db.deferred.Load()
 }
 
+// Unsynced returns how many commits wait for a sync: those that deferred
+// theirs since this store's last synced commit (Ledger.Flush syncs them).
+func (db *DB) Unsynced() int64 { return db.unsynced.Load() }
+
 // committed counts a committed write transaction.
 func (db *DB) committed(ctx context.Context) {
 	if backend.SyncDeferred(ctx) {
 		db.deferred.Add(1)
+		db.unsynced.Add(1)
 	} else {
 		db.synced.Add(1)
+		db.unsynced.Store(0)
 	}
 }
 

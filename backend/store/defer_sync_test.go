@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"os"
 	"sync"
 	"testing"
 
@@ -61,5 +62,60 @@ func TestDeferredSyncCommitsAndLeavesConnectionsSynced(t *testing.T) {
 		for _, c := range conns {
 			require.NoError(t, c.Close())
 		}
+	})
+}
+
+// TestFlushSyncsWhatWasDeferred: Flush makes the commits that deferred
+// their sync durable with one synced commit, unless a synced commit since
+// has; it writes nothing when nothing waits, and refuses to defer itself.
+func TestFlushSyncsWhatWasDeferred(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, f fixture) {
+		stream := backend.NewID(backend.KindRun)
+		lazy := backend.DeferSync(f.ctx)
+		_, err := f.ledger.Append(f.ctx, stream, backend.ExpectAny, ev("a", `{}`))
+		require.NoError(t, err)
+		synced0, _ := f.db.Commits()
+		require.NoError(t, f.ledger.Flush(f.ctx, stream))
+		synced, _ := f.db.Commits()
+		require.Equal(t, synced0, synced, "nothing was deferred: no commit")
+
+		_, err = f.ledger.Append(lazy, stream, backend.ExpectAny, ev("b", `{}`))
+		require.NoError(t, err)
+		wal := func() int64 {
+			if f.path == "" {
+				return 0
+			}
+			fi, err := os.Stat(f.path + "-wal")
+			require.NoError(t, err)
+			return fi.Size()
+		}
+		before := wal()
+		require.NoError(t, f.ledger.Flush(f.ctx, stream))
+		synced, _ = f.db.Commits()
+		require.Equal(t, synced0+1, synced, "one synced commit covers the deferred one")
+		if f.path != "" {
+			require.Greater(t, wal(), before, "the flush wrote a frame to the log, so its commit synced it")
+			var v int
+			require.NoError(t, f.db.SQL.QueryRowContext(f.ctx, "PRAGMA user_version").Scan(&v))
+			require.Zero(t, v, "the flush changed no data")
+		}
+		require.NoError(t, f.ledger.Flush(f.ctx, stream))
+		again, _ := f.db.Commits()
+		require.Equal(t, synced, again, "a second flush finds nothing deferred")
+
+		_, err = f.ledger.Append(lazy, stream, backend.ExpectAny, ev("c", `{}`))
+		require.NoError(t, err)
+		_, err = f.ledger.Append(f.ctx, stream, backend.ExpectAny, ev("d", `{}`))
+		require.NoError(t, err)
+		after, _ := f.db.Commits()
+		require.NoError(t, f.ledger.Flush(f.ctx, stream))
+		last, _ := f.db.Commits()
+		require.Equal(t, after, last, "a synced append after the deferred one made it durable")
+
+		require.Error(t, f.ledger.Flush(lazy, stream), "a flush that would not sync is refused")
+		head, err := f.ledger.Head(f.ctx, stream)
+		require.NoError(t, err)
+		require.EqualValues(t, 4, head, "flushes append nothing")
 	})
 }

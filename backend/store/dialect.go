@@ -58,6 +58,10 @@ type Dialect struct {
 	// SyncOffInTx makes the rest of a transaction commit without waiting
 	// for the disk (for a transaction whose context defers its sync).
 	SyncOffInTx string
+	// Flush writes, in tx, the least that makes its commit synced: a synced
+	// commit makes every commit before it durable (Ledger.Flush). stream
+	// names a stream that exists.
+	Flush func(ctx context.Context, tx *sql.Tx, stream string) error
 
 	rebound sync.Map // query text → rebound text
 }
@@ -76,6 +80,17 @@ func SQLiteDialect() *Dialect {
 		// next FULL commit's sync of the log makes it durable too.
 		SyncOff: "PRAGMA synchronous = NORMAL",
 		SyncOn:  "PRAGMA synchronous = FULL",
+		// A commit that writes no page does not sync, and a row updated to
+		// what it holds writes none. The header's user version (which
+		// ducklm does not use), written back as it is, always writes one.
+		Flush: func(ctx context.Context, tx *sql.Tx, _ string) error {
+			var v int64
+			if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.FormatInt(v, 10))
+			return err
+		},
 		CheckForeignKeys: func(ctx context.Context, tx *sql.Tx) error {
 			rows, err := tx.QueryContext(ctx, "PRAGMA foreign_key_check")
 			if err != nil {

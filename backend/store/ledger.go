@@ -83,6 +83,35 @@ func (l *Ledger) AppendWith(ctx context.Context, stream string, expect int64, ev
 	return stored, nil
 }
 
+// Flush implements backend.Flusher: it makes durable every commit this
+// store made without a sync of its own (backend.DeferSync). A synced commit
+// since has done that already, and then it writes nothing; else it commits
+// the least write that syncs (Dialect.Flush) on stream, which exists.
+func (l *Ledger) Flush(ctx context.Context, stream string) error {
+	if backend.SyncDeferred(ctx) {
+		return backend.Errorf(backend.EINTERNAL, "a flush of stream %s was asked not to sync", stream)
+	}
+	l.db.writeMu.Lock()
+	defer l.db.writeMu.Unlock()
+	if l.db.unsynced.Load() == 0 {
+		return nil
+	}
+	tx, done, err := l.db.beginTx(ctx)
+	if err != nil {
+		return backend.Wrap(err, backend.EINTERNAL, "cannot start a transaction to sync the ledger")
+	}
+	defer done()
+	defer tx.Rollback()
+	if err := l.db.dialect.Flush(ctx, tx, stream); err != nil {
+		return backend.Wrap(err, backend.EINTERNAL, "cannot sync the ledger")
+	}
+	if err := tx.Commit(); err != nil {
+		return backend.Wrap(err, backend.EINTERNAL, "cannot sync the ledger")
+	}
+	l.db.committed(ctx)
+	return nil
+}
+
 // errRetrySlow makes the fast path hand over to the path that compares
 // caller-chosen ids with what is stored.
 var errRetrySlow = errors.New("retry on slow path")

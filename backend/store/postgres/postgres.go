@@ -66,6 +66,12 @@ func Dialect() *store.Dialect {
 		// An asynchronous commit: the server's next synced commit (its log
 		// is flushed in order) makes it durable.
 		SyncOffInTx: "SET LOCAL synchronous_commit = off",
+		// Every update writes a row version to the log, so its commit
+		// waits for the log's flush, which covers the commits before it.
+		Flush: func(ctx context.Context, tx *sql.Tx, stream string) error {
+			_, err := tx.ExecContext(ctx, "UPDATE streams SET head_seq = head_seq WHERE id = $1", stream)
+			return err
+		},
 		CheckForeignKeys: func(ctx context.Context, tx *sql.Tx) error {
 			_, err := tx.ExecContext(ctx, "SET CONSTRAINTS ALL IMMEDIATE")
 			return err
