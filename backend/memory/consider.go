@@ -189,12 +189,12 @@ func finite(v float64) float64 {
 // among memories of the same type and reality: a hypothesis never merges
 // into a fact.
 func (s *Store) dedup(ctx context.Context, ev Evaluation, typ memorypolicy.Type, reality backend.Reality) (memorypolicy.Dedup, error) {
-	m, found, err := s.repo.FindByHash(ctx, ev.ContentHash, typ, reality)
+	id, found, err := s.repo.FindByHash(ctx, ev.ContentHash, typ, reality)
 	if err != nil {
 		return memorypolicy.Dedup{}, err
 	}
 	if found {
-		return memorypolicy.Dedup{ExactMatch: true, NearestID: m.ID, NearestSimilarity: 1}, nil
+		return memorypolicy.Dedup{ExactMatch: true, NearestID: id, NearestSimilarity: 1}, nil
 	}
 	hits, err := s.index.Query(ctx, ev.Model, ev.vector, 1, map[string]string{metaType: string(typ), metaReality: string(reality)})
 	if err != nil || len(hits) == 0 {

@@ -150,9 +150,10 @@ type Repo interface {
 	StreamReality(ctx context.Context, stream string) (backend.Reality, error)
 	// Get returns a memory with its sources and vector.
 	Get(ctx context.Context, id string) (Memory, error)
-	// FindByHash returns a memory of that type and reality with that
-	// content hash, if one exists.
-	FindByHash(ctx context.Context, hash string, typ memorypolicy.Type, reality backend.Reality) (Memory, bool, error)
+	// FindByHash returns the id of the oldest memory of that type and
+	// reality with that content hash, if one exists (the dedup lookup of
+	// every decision: it reads no more than the id).
+	FindByHash(ctx context.Context, hash string, typ memorypolicy.Type, reality backend.Reality) (id string, found bool, err error)
 	// List returns memories (without vectors or sources), newest first.
 	List(ctx context.Context, q ListQuery) ([]Memory, error)
 	// Delete removes a memory and its sources.

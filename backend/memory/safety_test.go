@@ -135,9 +135,9 @@ func (r failing) Insert(ctx context.Context, m memory.Memory, stream string, eve
 	return r.Repo.Insert(ctx, m, stream, events)
 }
 
-func (r failing) FindByHash(ctx context.Context, hash string, typ mp.Type, reality backend.Reality) (memory.Memory, bool, error) {
+func (r failing) FindByHash(ctx context.Context, hash string, typ mp.Type, reality backend.Reality) (string, bool, error) {
 	if r.find != nil {
-		return memory.Memory{}, false, r.find
+		return "", false, r.find
 	}
 	return r.Repo.FindByHash(ctx, hash, typ, reality)
 }

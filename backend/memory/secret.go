@@ -17,6 +17,13 @@ type secretRule struct {
 	kind  string
 	re    *regexp.Regexp
 	group int
+	// hints, when set, are strings of which a match holds one, lowercased:
+	// a text whose lowercased form (with the two non-ASCII letters that
+	// fold to ASCII ones, ſ and K, as s and k) has none is not searched.
+	hints []string
+	// token: a match is a run of at least minTokenRun token characters
+	// (tokenChar), and a text with none is not searched.
+	token bool
 	// accept, when set, vets a generic match (entropy, exemptions).
 	accept func(text string, start, end int) bool
 }
@@ -27,27 +34,61 @@ type secretRule struct {
 // most scan no text.
 var secretRules = sync.OnceValue(func() []secretRule {
 	return []secretRule{
-		{kind: "private_key", re: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`)},
-		{kind: "anthropic_key", re: regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{20,}`)},
-		{kind: "openai_key", re: regexp.MustCompile(`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}`)},
-		{kind: "stripe_key", re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`)},
-		{kind: "github_token", re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
-		{kind: "gitlab_token", re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`)},
-		{kind: "huggingface_token", re: regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`)},
-		{kind: "aws_access_key", re: regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b`)},
-		{kind: "slack_token", re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`)},
-		{kind: "slack_webhook", re: regexp.MustCompile(`https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+`)},
-		{kind: "google_api_key", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`)},
-		{kind: "jwt", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{10,}`)},
-		{kind: "bearer_token", re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)`), group: 1},
-		{kind: "url_password", re: regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.\-]*://[^/\s:@]+:([^/\s@]+)@`), group: 1},
-		{kind: "password", re: regexp.MustCompile(`(?i)[a-z0-9_\-]*(?:password|passwd|passphrase|pwd)(?:[_\-][a-z0-9_\-]*)?["']?[ \t]*[:=][ \t]*("[^"\n]+"|'[^'\n]+'|[^\s,;'"]+)`), group: 1},
-		{kind: "credential", re: regexp.MustCompile(`(?i)[a-z0-9_\-]*(?:secret|api[_\-]?key|access[_\-]?key|access[_\-]?token|auth[_\-]?token|token|private[_\-]?key)(?:[_\-][a-z0-9_\-]*)?["']?[ \t]*[:=][ \t]*("[^"\n]+"|'[^'\n]+'|[^\s,;'"]+)`), group: 1,
+		{kind: "private_key", hints: []string{"-----begin "}, re: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`)},
+		{kind: "anthropic_key", hints: []string{"sk-ant-"}, re: regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{20,}`)},
+		{kind: "openai_key", hints: []string{"sk-"}, re: regexp.MustCompile(`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}`)},
+		{kind: "stripe_key", hints: []string{"_live_", "_test_"}, re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`)},
+		{kind: "github_token", hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
+		{kind: "gitlab_token", hints: []string{"glpat-"}, re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`)},
+		{kind: "huggingface_token", hints: []string{"hf_"}, re: regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`)},
+		{kind: "aws_access_key", hints: []string{"akia", "asia", "agpa", "aida", "aroa", "anpa"}, re: regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b`)},
+		{kind: "slack_token", hints: []string{"xox"}, re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`)},
+		{kind: "slack_webhook", hints: []string{"https://hooks.slack.com/services/"}, re: regexp.MustCompile(`https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+`)},
+		{kind: "google_api_key", hints: []string{"aiza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`)},
+		{kind: "jwt", hints: []string{"eyj"}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{10,}`)},
+		{kind: "bearer_token", hints: []string{"bearer"}, re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)`), group: 1},
+		{kind: "url_password", hints: []string{"://"}, re: regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.\-]*://[^/\s:@]+:([^/\s@]+)@`), group: 1},
+		{kind: "password", hints: []string{"password", "passwd", "passphrase", "pwd"}, re: regexp.MustCompile(`(?i)[a-z0-9_\-]*(?:password|passwd|passphrase|pwd)(?:[_\-][a-z0-9_\-]*)?["']?[ \t]*[:=][ \t]*("[^"\n]+"|'[^'\n]+'|[^\s,;'"]+)`), group: 1},
+		{kind: "credential", hints: []string{"secret", "key", "token"}, re: regexp.MustCompile(`(?i)[a-z0-9_\-]*(?:secret|api[_\-]?key|access[_\-]?key|access[_\-]?token|auth[_\-]?token|token|private[_\-]?key)(?:[_\-][a-z0-9_\-]*)?["']?[ \t]*[:=][ \t]*("[^"\n]+"|'[^'\n]+'|[^\s,;'"]+)`), group: 1,
 			accept: credentialValue},
-		{kind: "hex_token", re: regexp.MustCompile(`\b[0-9a-fA-F]{32,}\b`), accept: hexSecret},
-		{kind: "base64_token", re: regexp.MustCompile(`[A-Za-z0-9+/_\-]{32,}={0,2}`), accept: base64Secret},
+		{kind: "hex_token", token: true, re: regexp.MustCompile(`\b[0-9a-fA-F]{32,}\b`), accept: hexSecret},
+		{kind: "base64_token", token: true, re: regexp.MustCompile(`[A-Za-z0-9+/_\-]{32,}={0,2}`), accept: base64Secret},
 	}
 })
+
+// minTokenRun is the shortest run of token characters the token rules match.
+const minTokenRun = 32
+
+// tokenChar says whether c may be in a hex or base64 token.
+func tokenChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '_' || c == '-'
+}
+
+// hasTokenRun says whether text has minTokenRun token characters in a row.
+func hasTokenRun(text string) bool {
+	run := 0
+	for i := 0; i < len(text); i++ {
+		if !tokenChar(text[i]) {
+			run = 0
+		} else if run++; run >= minTokenRun {
+			return true
+		}
+	}
+	return false
+}
+
+// hinted says whether the lowercased text holds one of the rule's hints.
+func (r secretRule) hinted(lower string) bool {
+	if len(r.hints) == 0 {
+		return true
+	}
+	for _, h := range r.hints {
+		if strings.Contains(lower, h) {
+			return true
+		}
+	}
+	return false
+}
 
 // credentialValue keeps "max_tokens: 4096" or "secret: true" readable: a
 // credential has at least 8 characters, mixing digits, cases or symbols.
@@ -152,7 +193,17 @@ func ScanSecrets(text string) Scan {
 		}
 		return false
 	}
+	// Most texts hold none of what the rules look for: the hints and the
+	// token run rule a search out in one pass each, where a search costs
+	// one per rule (a rule starting with a repeated class tries every
+	// position). (?i) folds ſ to s and K to k, which lowercasing leaves or
+	// makes: ſ is made s here, so a hint is in lower whenever a match is.
+	lower := strings.ReplaceAll(strings.ToLower(text), "ſ", "s")
+	tokens := hasTokenRun(text)
 	for _, rule := range secretRules() {
+		if !rule.hinted(lower) || rule.token && !tokens {
+			continue
+		}
 		for _, m := range rule.re.FindAllStringSubmatchIndex(text, -1) {
 			s, e := m[0], m[1]
 			if rule.group > 0 {

@@ -104,3 +104,20 @@ func TestNormaliseAndHash(t *testing.T) {
 	require.NotEqual(t, memory.ContentHash("the disk is full"), memory.ContentHash("the disk is empty"))
 	require.Len(t, memory.ContentHash("x"), 64)
 }
+
+// The scanner skips a rule whose hints the lowercased text lacks. (?i)
+// folds ſ to s and K (the Kelvin sign) to k, so a name spelled with them
+// is found as its rule finds it.
+func TestSecretsSpelledWithFoldingLettersAreFound(t *testing.T) {
+	for _, text := range []string{
+		"paſsword = Hunter2Hunter2",
+		"api_\u212Aey: Zx81mQ4wPq2",
+		"auth_to\u212Aen=Zx81mQ4wPq2",
+		"ſecret: Zx81mQ4wPq2",
+	} {
+		s := memory.ScanSecrets(text)
+		require.NotEmpty(t, s.Kinds, "%q", text)
+		require.NotContains(t, s.Redacted, "Zx81mQ4wPq2", "%q", text)
+		require.NotContains(t, s.Redacted, "Hunter2Hunter2", "%q", text)
+	}
+}

@@ -280,14 +280,14 @@ func (r *Memories) Get(ctx context.Context, id string) (memory.Memory, error) {
 }
 
 // FindByHash implements memory.Repo.
-func (r *Memories) FindByHash(ctx context.Context, hash string, typ memorypolicy.Type, reality backend.Reality) (memory.Memory, bool, error) {
-	row := r.db.queryRow(ctx, "SELECT "+memoryColumns+" FROM memories WHERE content_hash = ? AND type = ? AND reality = ? ORDER BY created_at, id LIMIT 1",
-		hash, string(typ), string(reality))
-	m, err := scanMemory(row.Scan)
+func (r *Memories) FindByHash(ctx context.Context, hash string, typ memorypolicy.Type, reality backend.Reality) (string, bool, error) {
+	var id string
+	err := r.db.queryRow(ctx, "SELECT id FROM memories WHERE content_hash = ? AND type = ? AND reality = ? ORDER BY created_at, id LIMIT 1",
+		hash, string(typ), string(reality)).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return m, false, nil
+		return "", false, nil
 	}
-	return m, err == nil, dbErr(err, "look a memory up by its content")
+	return id, err == nil, dbErr(err, "look a memory up by its content")
 }
 
 // Stored implements memory.Repo.
