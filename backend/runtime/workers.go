@@ -30,10 +30,17 @@ type workers struct {
 	// off a step's path (the next step starts meanwhile), but the run ends
 	// only after them (afterSteps).
 	memories sync.WaitGroup
+	// jobs hands a step to a goroutine that ran one before and waits for
+	// another: its stack has grown to what a step needs (a commit runs
+	// deep), where a new goroutine's would grow again by copying, a few
+	// times a step. ended lets the waiting ones go when the driver stops.
+	jobs  chan func()
+	ended chan struct{}
 }
 
 func newWorkers(c *Controller, runID string) *workers {
-	return &workers{c: c, runID: runID, active: map[string]bool{}, unrecorded: map[string]bool{}, changed: make(chan struct{}, 1)}
+	return &workers{c: c, runID: runID, active: map[string]bool{}, unrecorded: map[string]bool{}, changed: make(chan struct{}, 1),
+		jobs: make(chan func()), ended: make(chan struct{})}
 }
 
 // starting lists the steps started whose start is not recorded yet.
@@ -147,11 +154,28 @@ func (w *workers) start(ctx context.Context, st *RunState, stepID string, dec ba
 
 func (w *workers) run(stepID string, fn func()) {
 	w.wg.Add(1)
-	go func() {
+	job := func() {
 		defer w.wg.Done()
 		defer w.done(stepID)
 		fn()
-	}()
+	}
+	select {
+	case w.jobs <- job: // a goroutine that waits takes it
+	default:
+		go w.serve(job)
+	}
+}
+
+// serve runs job, then the jobs handed to it, until the driver stops.
+func (w *workers) serve(job func()) {
+	for {
+		job()
+		select {
+		case job = <-w.jobs:
+		case <-w.ended:
+			return
+		}
+	}
 }
 
 func (w *workers) done(stepID string) {
@@ -193,6 +217,7 @@ func (w *workers) waitOne(ctx context.Context, wake <-chan struct{}) {
 func (w *workers) wait() {
 	w.wg.Wait()
 	w.memories.Wait()
+	close(w.ended)
 }
 
 // afterMemories waits for the memory writes of the steps that finished.
