@@ -18,7 +18,7 @@ BINDING_SOURCES := $(wildcard app/*.go) $(shell find backend -name '*.go' -not -
 FRONT_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
 	frontend/index.html frontend/package.json $(wildcard frontend/vite.config.ts frontend/tsconfig*.json)
 
-.PHONY: run test build deps go-deps frontend-deps mcp-conformance-deps install uninstall bench bench-task perf clean test-go test-fuzz test-frontend test-desktop test-e2e test-real package test-package
+.PHONY: run test build deps go-deps frontend-deps mcp-conformance-deps langgraph-deps install uninstall bench bench-task perf clean test-go test-fuzz test-frontend test-desktop test-e2e test-real package test-package
 
 ## deps: system packages (apt, only when missing), Go modules, frontend packages
 deps: .deps/apt go-deps frontend-deps
@@ -58,6 +58,29 @@ frontend/node_modules/.ci-stamp: frontend/package-lock.json frontend/package.jso
 mcp-conformance-deps: tests/mcpconformance/node_modules/.ci-stamp
 tests/mcpconformance/node_modules/.ci-stamp: tests/mcpconformance/package-lock.json tests/mcpconformance/package.json
 	cd tests/mcpconformance && npm ci --no-audit --no-fund
+	@touch $@
+
+# LangGraph.js, what bench-task's loop step is compared with (tests/langgraph),
+# from its own lock file; not part of test. npm here runs no install scripts
+# and better-sqlite3's prebuilt binaries are not reachable, so its native
+# module is built by the pinned node-gyp against the running node's headers
+# (nodesource's nodejs ships them, Debian's in libnode-dev).
+NODE_PREFIX = $$(dirname "$$(dirname "$$(readlink -f "$$(command -v node)")")")
+.deps/apt-langgraph: Makefile
+	$(call apt_install,python3 make g++,command -v node >/dev/null || missing="$$missing nodejs npm"; \
+		[ -f "$(NODE_PREFIX)/include/node/common.gypi" ] || missing="$$missing libnode-dev";)
+
+langgraph-deps: tests/langgraph/node_modules/.ci-stamp
+tests/langgraph/node_modules/.ci-stamp: tests/langgraph/package-lock.json tests/langgraph/package.json | .deps/apt-langgraph
+	@node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 17) ? 0 : 1)' || \
+		{ echo "LangGraph.js needs Node.js >= 20.17; this node is $$(node --version)."; exit 1; }
+	@[ -f "$(NODE_PREFIX)/include/node/common.gypi" ] || \
+		{ echo "No headers for this node ($$(command -v node)): $(NODE_PREFIX)/include/node/common.gypi is missing."; exit 1; }
+	cd tests/langgraph && npm ci --ignore-scripts --no-audit --no-fund
+	@echo "building better-sqlite3 against the headers under $(NODE_PREFIX) (about a minute)"
+	@cd tests/langgraph/node_modules/better-sqlite3 && ../.bin/node-gyp rebuild --release --nodedir="$(NODE_PREFIX)" >build.log 2>&1 || \
+		{ tail -n 20 build.log; echo "better-sqlite3 did not build (tests/langgraph/node_modules/better-sqlite3/build.log)"; exit 1; }
+	cd tests/langgraph && node -e 'new (require("better-sqlite3"))(":memory:").close()'
 	@touch $@
 
 ## bindings: regenerate the typed frontend bindings when the bound Go API changes
@@ -149,12 +172,18 @@ uninstall:
 	rm -f $(HOME)/.local/bin/ducklm $(HOME)/.local/share/applications/ducklm.desktop \
 		$(HOME)/.local/share/icons/hicolor/512x512/apps/ducklm.png
 
+# The bench rows against LangGraph.js say n/a, with the reason, when it does
+# not install here; the rest of the bench runs regardless.
+LANGGRAPH_OR_NA = $(MAKE) --no-print-directory langgraph-deps || echo "LangGraph.js did not install (above): its rows will say n/a."
+
 ## bench: the benchmarks, with ratios measured in one run
 bench: .deps/go
+	@$(LANGGRAPH_OR_NA)
 	scripts/bench.sh
 
 ## bench-task: only what a task run's step costs, as a table of goal against measured
 bench-task: .deps/go
+	@$(LANGGRAPH_OR_NA)
 	scripts/bench.sh task
 
 ## bench-startup: only what a command costs before its job, against the dynamic loader's floor
