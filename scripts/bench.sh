@@ -112,7 +112,7 @@ task_bench() {
   vsRead=$(med "$t/vs.txt" vs read/lg); vsEff=$(med "$t/vs.txt" vs effectful/lg)
 
   local lp="$t/loop.txt" by="$t/bytes.txt"
-  local stepnet raw perraw goStep b200 b10k c100 cend
+  local stepnet raw goStep b200 b10k c100 cend
   stepnet=$(med "$lp" BenchmarkLoopTrivialStep/chain step-net/raw)
   goStep=$(med "$lp" BenchmarkLoopTrivialStep/chain ms/step-net)
   raw=$(med "$lp" BenchmarkLoopTrivialStep/chain ms/raw-append)
