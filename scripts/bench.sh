@@ -12,6 +12,13 @@ benchtime=${BENCHTIME:-2s}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+# langgraph_missing prints why LangGraph.js (tests/langgraph, what issue 28
+# compares ducklm's step and checkpoints with) cannot run here, or nothing.
+langgraph_missing() {
+  if ! command -v node >/dev/null; then echo "no node on PATH"
+  elif [ ! -f tests/langgraph/node_modules/.ci-stamp ]; then echo "not installed (make langgraph-deps)"; fi
+}
+
 # ---- task runs: what a step costs (backend/runtime, backend/world, the CLI) --
 # Every ratio is measured in this one run; the table prints each with its goal.
 task_bench() {
@@ -32,9 +39,8 @@ task_bench() {
   # machine, and each round's pair then meets the same stretch of it. The
   # ratios are the medians of the rounds' own ratios. LangGraph.js's rows say
   # n/a, and why, when it is not installed or its run fails.
-  local rounds=${LOOP_ROUNDS:-5} lgWhy="" lg
-  command -v node >/dev/null || lgWhy="no node on PATH"
-  [ -n "$lgWhy" ] || [ -f tests/langgraph/node_modules/.ci-stamp ] || lgWhy="not installed (make langgraph-deps)"
+  local rounds=${LOOP_ROUNDS:-5} lgWhy lg
+  lgWhy=$(langgraph_missing)
   go test -c -o "$t/runtime.test" ./backend/runtime/
   : >"$t/loop.txt"; : >"$t/langgraph.txt"; : >"$t/vs.txt"
   for _ in $(seq "$rounds"); do
@@ -260,6 +266,15 @@ go test -run '^$' -bench '^Benchmark(Fork|ForkFloor|ListCheckpoints1000)$' -benc
 go test -run '^$' -bench '^Benchmark(CheckpointsUnchanged1MB|RunSteps10k)$' -benchtime 1x -count 1 ./backend/world/ \
   | tee -a "$out/worlds.txt" | grep -E '^Benchmark'
 
+# LangGraph.js's fork, history and list (tests/langgraph/ops.mjs), printed
+# beside the worlds' figures below; n/a, and why, without it.
+lg_why=$(langgraph_missing)
+: >"$out/langgraph-ops.txt"
+if [ -z "$lg_why" ] && ! (cd tests/langgraph && node ops.mjs) >"$out/langgraph-ops.txt" 2>"$out/langgraph-ops.err"; then
+  sed 's/^/  /' "$out/langgraph-ops.err"; lg_why="its ops.mjs failed (above)"
+fi
+cat "$out/langgraph-ops.txt"
+
 metric() { # file benchmark-name unit
   awk -v name="$2" -v unit="$3" '$1 ~ "^"name"(-[0-9]+)?$" { for (i = 2; i < NF; i++) if ($(i+1) == unit) print $i }' "$1" | head -n1
 }
@@ -281,6 +296,12 @@ printf "  interleaved forks:        %s ms vs %s ms, ratio %s\n" "$(scale "$(metr
   "$(scale "$(metric "$w" BenchmarkFork/interleaved ns/fork-100)" 1e6)" "$(metric "$w" BenchmarkFork/interleaved long/short)"
 printf "  a fork's durable writes:  commit %s ms, put of a stored blob %s ms (the floor on this disk)\n" \
   "$(scale "$(metric "$w" BenchmarkForkFloor/commit ns/commit)" 1e6)" "$(scale "$(metric "$w" BenchmarkForkFloor/put-stored ns/put)" 1e6)"
+lgo="$out/langgraph-ops.txt"
+if [ -n "$lg_why" ]; then
+  printf "  LangGraph.js's fork, history and list: n/a, %s\n" "$lg_why"
+else
+  printf "  LangGraph.js (SqliteSaver, synchronous=FULL), updateState at step 25 of a 50-step thread: %s ms\n" "$(metric "$lgo" langgraph-ops ms/fork)"
+fi
 cu=BenchmarkCheckpointsUnchanged1MB
 printf "1000 checkpoints of an unchanged 1 MB state: blob folder %s MB, %s ms/checkpoint, %s records (goal <= 1.1 MB)\n" \
   "$(scale "$(metric "$w" "$cu/idle=1000" blob-bytes)" 1e6)" "$(metric "$w" "$cu/idle=1000" ms/checkpoint)" "$(metric "$w" "$cu/idle=1000" records)"
@@ -288,6 +309,8 @@ printf "  with a step between (clock advances): %s MB a checkpoint, so %s MB for
   "$(scale "$(metric "$w" "$cu/stepped=20" B/checkpoint)" 1e6)" "$(scale "$(metric "$w" "$cu/stepped=20" B/checkpoint)" 1e3)" "$(metric "$w" "$cu/stepped=20" ms/checkpoint)"
 lr=$(metric "$w" BenchmarkListCheckpoints1000/registry ms/list); lw=$(metric "$w" BenchmarkListCheckpoints1000/raw ms/list)
 printf "list 1000 checkpoints:     %s ms (goal <= 8), raw database/sql %s ms, ratio %s\n" "$lr" "$lw" "$(ratio "$lr" "$lw")"
+[ -n "$lg_why" ] || printf "  LangGraph.js: saver.list of 1000 checkpoints %s ms; getStateHistory of a 50-step thread %s ms\n" \
+  "$(metric "$lgo" langgraph-ops ms/list)" "$(metric "$lgo" langgraph-ops ms/history)"
 for c in counter grid; do
   printf "10k steps, %-7s + events + checkpoint every 100: %8.0f steps/s, %s s/run\n" "$c" \
     "$(metric "$w" "BenchmarkRunSteps10k/$c" steps/s)" "$(scale "$(metric "$w" "BenchmarkRunSteps10k/$c" ms/run)" 1e3)"
