@@ -60,7 +60,7 @@ tests/mcpconformance/node_modules/.ci-stamp: tests/mcpconformance/package-lock.j
 	cd tests/mcpconformance && npm ci --no-audit --no-fund
 	@touch $@
 
-# LangGraph.js, what bench-task's loop step is compared with (tests/langgraph),
+# LangGraph.js, what the bench compares ducklm's step and checkpoints with (tests/langgraph),
 # from its own lock file; not part of test. npm here runs no install scripts
 # and better-sqlite3's prebuilt binaries are not reachable, so its native
 # module is built by the pinned node-gyp against the running node's headers
