@@ -358,20 +358,19 @@ func (c *Controller) execute(ctx context.Context, st *RunState, stepID string, a
 	if recorded == nil && deferred {
 		c.syncSoon(st.RunID)
 	}
-	if carried != nil {
-		carried.Finish(ctx, recorded == nil)
-	}
 	if recorded != nil {
 		c.d.Log("record step", "run", st.RunID, "step", stepID, "err", recorded)
-		if later != nil {
-			return func() { later(false) }
-		}
-		return
 	}
-	if later != nil {
-		return func() { later(true) }
+	switch {
+	case carried != nil:
+		// The memory index takes in what the result's commit stored or
+		// merged off the step's path: the next step starts meanwhile, and
+		// the store's next decision waits for it.
+		return func() { carried.Finish(ctx, recorded == nil) }
+	case later != nil:
+		return func() { later(recorded == nil) }
 	}
-	return
+	return nil
 }
 
 // memoryGrace is how long a step's result waits for the memory write
