@@ -171,6 +171,9 @@ func (c *Client) chat(ctx context.Context, req ChatRequest, stream bool) (_ Chat
 					req.Model, repeats.describe()), false
 		}
 	}
+	if stream && cl.started && ctx.Err() != nil {
+		t.release(req.Model)
+	}
 	if err != nil {
 		cut := stream && cl.started && ctx.Err() == nil && (errors.Is(err, errDropped) || dropped(err))
 		return ChatResponse{}, t.classify(ctx, err, cl), cut
@@ -196,3 +199,24 @@ func checkFormat(f json.RawMessage) error {
 	}
 	return backend.Errorf(backend.EINVALID, `a chat format must be "json" or a JSON Schema object`)
 }
+
+// release has the server unload model after this client left one of its
+// answers mid-stream (a cancel, a deadline). Ollama (0.17 and before) can
+// keep the model's only slot held when its client goes while it streams:
+// its handler stops reading the answer, the goroutine that feeds it waits
+// forever with the slot, and every later call to the model waits too
+// (ollama/ollama#17131). Unloading the model ends that runner, and the next
+// call loads it again (in a moment for a model in the system's cache). The
+// unload is asked before the call returns, so the caller's next call finds
+// it under way (Ollama then waits for it and loads the model anew) instead
+// of queueing behind the held slot, which would keep the model from being
+// unloaded at all. A failure changes nothing and is dropped.
+func (t *target) release(model string) {
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	defer cancel()
+	_ = t.api.Generate(ctx, &api.GenerateRequest{Model: model, KeepAlive: &api.Duration{}},
+		func(api.GenerateResponse) error { return nil })
+}
+
+// releaseTimeout bounds how long a cancelled call waits for its unload.
+const releaseTimeout = 3 * time.Second

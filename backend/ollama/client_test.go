@@ -312,6 +312,63 @@ func TestCancelStopsStream(t *testing.T) {
 	require.Contains(t, backend.ErrorMessage(err), "cancelled")
 }
 
+// unloads lists the model unloads a fake server received (a generate call
+// with keep_alive 0 and no prompt).
+func unloads(t *testing.T, srv *ollamatest.Server) []string {
+	t.Helper()
+	var out []string
+	for _, r := range srv.Requests() {
+		if r.Path != "/api/generate" {
+			continue
+		}
+		var g struct {
+			Model     string `json:"model"`
+			Prompt    string `json:"prompt"`
+			KeepAlive string `json:"keep_alive"`
+		}
+		require.NoError(t, json.Unmarshal(r.Body, &g))
+		require.Empty(t, g.Prompt)
+		require.Equal(t, "0s", g.KeepAlive)
+		out = append(out, g.Model)
+	}
+	return out
+}
+
+// A stream this client leaves (a cancel, a deadline) has the model unloaded
+// before the call returns: Ollama 0.17 can keep the model's only slot held
+// by a stream whose client went (ollama/ollama#17131), and the unload ends
+// that runner. A stream that ends by itself, or that never began, does not.
+func TestALeftStreamUnloadsItsModel(t *testing.T) {
+	t.Parallel()
+	srv, c := setup(t)
+	srv.OnChat(func(r api.ChatRequest) ollamatest.Reply {
+		if r.Messages[0].Content == "quick" {
+			return ollamatest.Reply{Content: "done"}
+		}
+		return ollamatest.Reply{Content: "a b c d e f", Delay: 200 * time.Millisecond}
+	})
+	_, err := c.Chat(context.Background(), ollama.ChatRequest{Model: model, Messages: []ollama.Message{{Role: "user", Content: "quick"}}})
+	require.NoError(t, err)
+	require.Empty(t, unloads(t, srv), "a stream that ended by itself")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err = c.Chat(ctx, ollama.ChatRequest{Model: model, Messages: []ollama.Message{{Role: "user", Content: "long"}},
+		OnToken: func(string) { cancel() }})
+	require.ErrorIs(t, err, context.Canceled)
+	require.Equal(t, []string{model}, unloads(t, srv), "a cancelled stream, before the call returned")
+
+	_, err = c.Chat(context.Background(), ollama.ChatRequest{Model: model, Messages: []ollama.Message{{Role: "user", Content: "long"}},
+		Timeout: 300 * time.Millisecond})
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Equal(t, []string{model, model}, unloads(t, srv), "a stream past its deadline")
+
+	ctx, cancel = context.WithCancel(context.Background())
+	cancel()
+	_, err = c.Chat(ctx, ollama.ChatRequest{Model: model, Messages: []ollama.Message{{Role: "user", Content: "long"}}})
+	require.Error(t, err)
+	require.Len(t, unloads(t, srv), 2, "a call cancelled before its stream began")
+}
+
 func TestDroppedStream(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
