@@ -204,21 +204,21 @@ func (r *Memories) merge(gtx *gorm.DB, id string, src memory.Source, weight floa
 		return memory.Memory{}, backend.Errorf(backend.EINTERNAL, "memory %s was merged into outside a transaction", id)
 	}
 	// Prepared statements: every merge of a step's result into a memory
-	// runs them (parsing them again was a sixth of a CLI step's CPU).
+	// runs them (parsing them again was a sixth of a CLI step's CPU). The
+	// update returns the memory as it stored it: no read after it.
 	ctx := gtx.Statement.Context
-	res, err := r.db.txExec(ctx, tx, "UPDATE memories SET weight = "+r.db.dialect.Greatest+"(weight, ?), merged_count = merged_count + 1, merged_at = ?, updated_at = ? WHERE id = ?",
-		weight, micros(at), micros(at), id)
+	out, err := scanMemory(r.db.txQueryRow(ctx, tx, "UPDATE memories SET weight = "+r.db.dialect.Greatest+"(weight, ?), merged_count = merged_count + 1, merged_at = ?, updated_at = ? WHERE id = ? RETURNING "+memoryColumns,
+		weight, micros(at), micros(at), id).Scan)
+	if errors.Is(err, sql.ErrNoRows) {
+		return memory.Memory{}, backend.Errorf(backend.ENOTFOUND, "there is no memory %s to merge into", id)
+	}
 	if err != nil {
 		return memory.Memory{}, dbErr(err, "merge into memory "+id)
-	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return memory.Memory{}, backend.Errorf(backend.ENOTFOUND, "there is no memory %s to merge into", id)
 	}
 	if err := r.insertSource(gtx, id, src); err != nil {
 		return memory.Memory{}, err
 	}
-	out, err := scanMemory(r.db.txQueryRow(ctx, tx, "SELECT "+memoryColumns+" FROM memories WHERE id = ?", id).Scan)
-	return out, dbErr(err, "read memory "+id)
+	return out, nil
 }
 
 // inTx runs fn in one transaction with events appended to stream (no

@@ -194,6 +194,8 @@ func TestMemoryRegistry(t *testing.T) {
 		stored, err = r.Stored(f.ctx, []string{m.ID})
 		require.NoError(t, err)
 		require.Empty(t, stored)
+		_, err = r.Merge(f.ctx, m.ID, memory.Source{Provenance: m.Provenance, Worth: 0.9, AddedAt: now}, 0.9, now, "", nil)
+		require.Equal(t, backend.ENOTFOUND, backend.ErrorCode(err), "a merge into a memory that is gone")
 	})
 }
 
