@@ -91,26 +91,28 @@ func (l *Ledger) Flush(ctx context.Context, stream string) error {
 	if backend.SyncDeferred(ctx) {
 		return backend.Errorf(backend.EINTERNAL, "a flush of stream %s was asked not to sync", stream)
 	}
-	l.db.writeMu.Lock()
-	defer l.db.writeMu.Unlock()
-	if l.db.unsynced.Load() == 0 {
+	err := l.db.write(ctx, func(gtx *gorm.DB) error {
+		tx, ok := sqlTx(gtx)
+		if !ok {
+			return backend.Errorf(backend.EINTERNAL, "the ledger was synced outside a transaction")
+		}
+		if l.db.unsynced.Load() == 0 { // read under the write lock: exact
+			return errNothingDeferred
+		}
+		if err := l.db.dialect.Flush(ctx, tx, stream); err != nil {
+			return backend.Wrap(err, backend.EINTERNAL, "cannot sync the ledger")
+		}
+		return nil
+	})
+	if errors.Is(err, errNothingDeferred) {
 		return nil
 	}
-	tx, done, err := l.db.beginTx(ctx)
-	if err != nil {
-		return backend.Wrap(err, backend.EINTERNAL, "cannot start a transaction to sync the ledger")
-	}
-	defer done()
-	defer tx.Rollback()
-	if err := l.db.dialect.Flush(ctx, tx, stream); err != nil {
-		return backend.Wrap(err, backend.EINTERNAL, "cannot sync the ledger")
-	}
-	if err := tx.Commit(); err != nil {
-		return backend.Wrap(err, backend.EINTERNAL, "cannot sync the ledger")
-	}
-	l.db.committed(ctx)
-	return nil
+	return err
 }
+
+// errNothingDeferred ends a flush that finds nothing to sync, before its
+// transaction commits (and counts as a synced one).
+var errNothingDeferred = errors.New("nothing deferred")
 
 // errRetrySlow makes the fast path hand over to the path that compares
 // caller-chosen ids with what is stored.
