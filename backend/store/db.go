@@ -36,8 +36,9 @@ type DB struct {
 	dialect *Dialect
 
 	// synced and deferred count the write transactions this store committed
-	// with and without their own sync (Commits).
-	synced, deferred atomic.Int64
+	// with and without their own sync (Commits); flushed counts the synced
+	// ones that were Ledger.Flush's (Flushes).
+	synced, deferred, flushed atomic.Int64
 	// unsynced counts the deferred commits since the last synced one (all
 	// of them commit under writeMu, in order): what Ledger.Flush makes durable.
 	unsynced atomic.Int64
@@ -144,6 +145,10 @@ func (db *DB) write(ctx context.Context, fn func(gtx *gorm.DB) error) error {
 func (db *DB) Commits() (synced, deferred int64) {
 	return db.synced.Load(), db.deferred.Load()
 }
+
+// Flushes returns how many of the synced commits Commits counts were
+// Ledger.Flush's: deferred results no other synced commit covered in time.
+func (db *DB) Flushes() int64 { return db.flushed.Load() }
 
 // Unsynced returns how many commits wait for a sync: those that deferred
 // theirs since this store's last synced commit (Ledger.Flush syncs them).

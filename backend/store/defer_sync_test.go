@@ -94,6 +94,7 @@ func TestFlushSyncsWhatWasDeferred(t *testing.T) {
 		require.NoError(t, f.ledger.Flush(f.ctx, stream))
 		synced, _ = f.db.Commits()
 		require.Equal(t, synced0+1, synced, "one synced commit covers the deferred one")
+		require.Equal(t, int64(1), f.db.Flushes(), "it is counted as a flush")
 		if f.path != "" {
 			require.Greater(t, wal(), before, "the flush wrote a frame to the log, so its commit synced it")
 			var v int
@@ -103,6 +104,7 @@ func TestFlushSyncsWhatWasDeferred(t *testing.T) {
 		require.NoError(t, f.ledger.Flush(f.ctx, stream))
 		again, _ := f.db.Commits()
 		require.Equal(t, synced, again, "a second flush finds nothing deferred")
+		require.Equal(t, int64(1), f.db.Flushes(), "and is not counted")
 
 		_, err = f.ledger.Append(lazy, stream, backend.ExpectAny, ev("c", `{}`))
 		require.NoError(t, err)

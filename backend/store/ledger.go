@@ -107,6 +107,9 @@ func (l *Ledger) Flush(ctx context.Context, stream string) error {
 	if errors.Is(err, errNothingDeferred) {
 		return nil
 	}
+	if err == nil {
+		l.db.flushed.Add(1)
+	}
 	return err
 }
 
