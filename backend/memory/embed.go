@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -70,21 +71,15 @@ func (h HashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, err
 }
 
 func (h HashEmbedder) embed(text string) ([]float32, error) {
-	d := h.dims()
+	d := uint64(h.dims())
 	acc := make([]float64, d)
-	add := func(kind byte, parts []string, w float64) {
-		x := fnvOffset
-		x = fnvByte(x, kind)
-		for i, p := range parts {
-			if i > 0 {
-				x = fnvByte(x, ' ')
-			}
-			x = fnvString(x, p)
-		}
+	// add counts feature x (an FNV-1a hash of the feature's kind and text)
+	// in its bucket, its sign from the hash's top bit.
+	add := func(x uint64, w float64) {
 		if x>>63 == 1 {
 			w = -w
 		}
-		acc[x%uint64(d)] += w
+		acc[x%d] += w
 	}
 	words := tokens(text)
 	if len(words) == 0 {
@@ -96,14 +91,33 @@ func (h HashEmbedder) embed(text string) ([]float32, error) {
 	if len(words) == 0 {
 		return nil, backend.Errorf(backend.EINVALID, "there is no text to embed")
 	}
+	// Each word adds itself, the bigram it ends (the two words with a
+	// space between) and the trigrams of its runes framed by ^ and $. The
+	// features are hashed as they are read, in this order: the sums, and
+	// so the vectors stored, are the same bit for bit as when each
+	// feature was first built as a string.
+	var framed []rune
+	var enc [utf8.UTFMax]byte
 	for i, w := range words {
-		add('w', []string{w}, hashWordWeight)
+		add(fnvString(fnvByte(fnvOffset, 'w'), w), hashWordWeight)
 		if i > 0 {
-			add('b', []string{words[i-1], w}, hashBigramWeight)
+			x := fnvString(fnvByte(fnvOffset, 'b'), words[i-1])
+			add(fnvString(fnvByte(x, ' '), w), hashBigramWeight)
 		}
-		r := []rune("^" + w + "$")
-		for j := 0; j+3 <= len(r); j++ {
-			add('c', []string{string(r[j : j+3])}, hashTrigramWeight)
+		framed = append(framed[:0], '^')
+		for _, r := range w {
+			framed = append(framed, r)
+		}
+		framed = append(framed, '$')
+		for j := 0; j+3 <= len(framed); j++ {
+			x := fnvByte(fnvOffset, 'c')
+			for _, r := range framed[j : j+3] {
+				n := utf8.EncodeRune(enc[:], r)
+				for _, b := range enc[:n] {
+					x = fnvByte(x, b)
+				}
+			}
+			add(x, hashTrigramWeight)
 		}
 	}
 	v := make([]float32, d)
