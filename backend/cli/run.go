@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -452,7 +453,23 @@ func printEvent(w io.Writer, e backend.Event) {
 	case runtime.EvStepStarted:
 		detail = str("step") + " " + str("tool") + " " + compact(field("args"))
 	case runtime.EvStepFinished:
-		detail = str("step") + " exit " + string(field("exitCode"))
+		// As the window's step panel says it: a step whose tool could not
+		// run at all has no exit to show, and a step stopped at its time
+		// limit says so.
+		var res struct {
+			ExitCode int    `json:"exitCode"`
+			TimedOut bool   `json:"timedOut"`
+			Error    string `json:"error"`
+		}
+		_ = json.Unmarshal(e.Payload, &res)
+		switch {
+		case res.Error != "":
+			detail = str("step") + " did not run"
+		case res.TimedOut:
+			detail = str("step") + " timed out"
+		default:
+			detail = str("step") + " exit " + strconv.Itoa(res.ExitCode)
+		}
 		var crit struct {
 			Score       json.Number `json:"score"`
 			Explanation string      `json:"explanation"`
