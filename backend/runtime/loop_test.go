@@ -598,3 +598,53 @@ func TestOnlyStepsAModelPlannedAfterAPageAreUntrusted(t *testing.T) {
 	require.Equal(t, []string{"the web page https://x.example/"}, st.Steps["added"].Untrusted, "a model's step after the page")
 	require.Equal(t, runtime.StepDone, st.Steps["w"].State, "the kept step stays as it ran")
 }
+
+// A step a review added to the user's explicit plan is the model's: when it
+// fails, the planner revises it (the user's steps, all finished, are kept
+// as they ran), and the run is not told the plan is the user's.
+func TestAStepTheReviewAddedToTheUsersPlanIsRevisedWhenItFails(t *testing.T) {
+	t.Parallel()
+	s := &scripted{
+		reviews: []string{
+			planOf(t, node("s2", "shell_exec", map[string]any{"command": "exit 3"}, "s1")),
+			answerCiting("The host is up.", "s1", "s3"),
+		},
+		plans: []string{planOf(t, node("s3", "shell_exec", map[string]any{"command": "echo up"}, "s1"))},
+	}
+	m := setupReviewing(t, s.answer)
+	run, err := m.rt.Submit(m.ctx, runtime.TaskRequest{Task: "check", ApprovalMode: runtime.AutoSandboxed, Review: true,
+		Plan: plan(step("s1", "file_write", `{"path":"up.txt","content":"up"}`))})
+	require.NoError(t, err)
+	m.approveAll(t, run.ID)
+	st := m.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed, backend.RunPaused)
+	require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
+	require.Equal(t, "The host is up.", st.Answer.Text)
+	events := m.events(t, run.ID)
+	replans := routerDecisions(t, events, backend.DecisionReplan)
+	require.Len(t, replans, 1, "the review's failed step was revised")
+	var rp router.ReplanPayload
+	require.NoError(t, json.Unmarshal(replans[0].Payload, &rp))
+	require.Equal(t, router.RuleRevise, rp.Rule)
+	require.Equal(t, []string{"s2"}, rp.Failed)
+	require.Equal(t, []string{"s1", "s2", "s3"}, startedSteps(t, events), "the user's step ran once")
+	require.Equal(t, []string{"s1", "s3"}, st.Order())
+	require.Equal(t, 1, s.planned, "the revision asked the model, not the user's plan again")
+	require.Len(t, st.Revised, 1)
+	require.Equal(t, []string{"s1"}, st.Revised[0].Kept)
+}
+
+// The user's own explicit plan is still not rewritten when one of its
+// steps fails, review or not.
+func TestAUsersExplicitPlanIsNotRewrittenWithAReview(t *testing.T) {
+	t.Parallel()
+	s := &scripted{reviews: []string{answerCiting("unused")}, plans: []string{planOf(t, node("s9", "shell_exec", map[string]any{"command": "echo no"}))}}
+	m := setupReviewing(t, s.answer)
+	run, err := m.rt.Submit(m.ctx, runtime.TaskRequest{Task: "check", ApprovalMode: runtime.AutoSandboxed, Review: true,
+		Plan: plan(step("s1", "shell_exec", `{"command":"exit 4"}`))})
+	require.NoError(t, err)
+	m.approveAll(t, run.ID)
+	st := m.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed, backend.RunPaused)
+	require.Equal(t, backend.RunFailed, st.Status)
+	require.Contains(t, st.StatusReason, "the plan is yours, so ducklm does not rewrite it")
+	require.Zero(t, s.planned)
+}

@@ -42,14 +42,18 @@ func (c *Controller) plan(ctx context.Context, st *RunState, dec backend.Decisio
 		Revision: st.revisionRequest(), Review: c.reviewRequest(ctx, st),
 		OnToken: func(tok string) { c.token(st.RunID, "", tok) },
 	}
-	if req.Review != nil {
-		req.Explicit = nil // the user's plan has run; its results are what the model reads
+	// The user's plan is planned once. A review reads its results, and a
+	// revision (of steps a review added: the user's own steps are never
+	// rewritten, userPlan) is the model's to make.
+	modelsTurn := req.Review != nil || req.Revision != nil
+	if modelsTurn {
+		req.Explicit = nil
 	}
 	if feedback != "" {
 		req.Previous = st.lastAnswer()
 	}
 	var pl Planner = c.d.Offline
-	if p.Model != "" && c.d.Planner != nil && (st.Request.Plan == nil || req.Review != nil) {
+	if p.Model != "" && c.d.Planner != nil && (st.Request.Plan == nil || modelsTurn) {
 		pl = c.d.Planner
 	}
 	if pl == nil {

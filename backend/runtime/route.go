@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"ducklm/backend"
-	"ducklm/backend/planner"
 	"ducklm/backend/router"
 	"ducklm/backend/taskgraph"
 )
@@ -64,7 +63,7 @@ func routerState(st *RunState, idx *stepIndex, running int, sandboxed bool, star
 		ValidationError: st.InvalidPlan, ApprovalMode: router.ApprovalMode(st.Request.ApprovalMode),
 		Sandboxed: sandboxed, StepsRun: st.StepsRun, MaxSteps: st.Request.MaxSteps,
 		Cancelled:   st.Status == backend.RunTerminated,
-		UserPlan:    st.PlanSource == planner.SourceExplicit || st.PlanSource == planner.SourceOneLiner || st.Request.Plan != nil,
+		UserPlan:    st.userPlan(),
 		StepReplans: len(st.Revised), MaxStepReplans: max(st.Request.MaxStepReplans, 0), Revising: st.Revision != nil,
 		AllowedHosts: st.AllowedHosts,
 		MaxReviews:   max(st.Request.MaxReviews, 0), Reviews: len(st.Reviews), Reviewing: st.Review != nil,

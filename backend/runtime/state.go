@@ -123,6 +123,22 @@ func NewRunState(runID, worldID string) *RunState {
 // (a request, a graph, a node, a result, a critique, a script, an approval,
 // a revision); it replaces it. A new field that Apply changes in place must
 // be copied here (TestCloneIsDeep checks the fold against its clone).
+// userPlan reports whether the run's plan is the user's (an explicit plan
+// or a shell one-liner), which ducklm runs as it is and never rewrites.
+// Steps a review added are the model's: once their plan is accepted, the
+// plan is not the user's, and a failed one of them is revised like any
+// model's step (the user's steps, all finished by then, are kept). Before
+// the first plan is accepted, a plan given with the task is the user's.
+func (s *RunState) userPlan() bool {
+	switch s.PlanSource {
+	case planner.SourceExplicit, planner.SourceOneLiner:
+		return true
+	case "":
+		return s.Request.Plan != nil
+	}
+	return false
+}
+
 func (s *RunState) Clone() *RunState {
 	out := *s
 	out.Planning = slices.Clone(s.Planning)
