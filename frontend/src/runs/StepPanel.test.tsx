@@ -60,6 +60,19 @@ describe('where a finished step ran', () => {
     expect(screen.queryByTestId('step-placement')).toBeNull();
   });
 
+  it('says nothing of where a step ran, nor how long, when it did not run at all', () => {
+    // A coder step whose script could not be written never ran: "Sandbox:
+    // none, it ran on this machine as you" would be false and alarming.
+    const step = finished('coder', false);
+    step.state = 'failed';
+    step.result = { ...step.result!, ok: false, error: 'the coder failed: the model repeated "*"', durationMs: 0 };
+    render(<StepPanel step={step} />);
+    expect(screen.getByText('did not run')).toBeTruthy();
+    expect(screen.queryByTestId('step-confinement')).toBeNull();
+    expect(screen.queryByText('Sandbox')).toBeNull();
+    expect(screen.queryByText('Took')).toBeNull();
+  });
+
   it('says whether bubblewrap held a sandboxed command', () => {
     render(<StepPanel step={finished('shell_exec', true, 'sandbox')} />);
     expect(screen.getByTestId('step-confinement').textContent).toBe('bubblewrap');

@@ -114,11 +114,14 @@ export function StepPanel({
                   <dd className={r.ok ? 'ok' : 'fail'}>{r.error ? 'did not run' : r.timedOut ? 'timed out' : r.exitCode}</dd>
                 </div>
               )}
-              <div>
-                <dt>Took</dt>
-                <dd>{formatDuration(r.durationMs)}</dd>
-              </div>
-              {!r.confinement || r.confinement === 'sandbox' ? (
+              {/* A step that did not run at all took no time and ran nowhere. */}
+              {!r.error && (
+                <div>
+                  <dt>Took</dt>
+                  <dd>{formatDuration(r.durationMs)}</dd>
+                </div>
+              )}
+              {r.error ? null : !r.confinement || r.confinement === 'sandbox' ? (
                 <div>
                   <dt>Sandbox</dt>
                   <dd className={r.sandboxed ? undefined : 'warn'} data-testid="step-confinement">
