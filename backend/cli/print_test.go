@@ -9,6 +9,7 @@ import (
 
 	"ducklm/backend"
 	"ducklm/backend/memory"
+	"ducklm/backend/memorypolicy"
 	"ducklm/backend/runtime"
 )
 
@@ -31,8 +32,11 @@ func TestPrintEventLines(t *testing.T) {
 			"   7  step.finished            s3 exit 0 · score 0.9 (rule of thumb): The step succeeded and produced output.\n      hi\n"},
 		{runtime.EvStepFinished, `{"step":"s4","exitCode":0,"critique":{"score":0.75,"explanation":"Mostly right.","source":"model","model":"m"}}`,
 			"   7  step.finished            s4 exit 0 · score 0.75: Mostly right.\n"},
+		{runtime.EvPlanProposed, `{"graphFrom":"request","attempt":1,"source":"explicit"}`, "   7  plan.proposed            the plan given with the task\n"},
+		{runtime.EvPlanProposed, `{"graph":{"nodes":[{"id":"a"},{"id":"b"}]},"model":"tiny:latest","attempt":2,"source":"model"}`, "   7  plan.proposed            2 steps by tiny:latest\n"},
+		{runtime.EvPlanAccepted, `{"graph":{"nodes":[{"id":"a"}]},"model":"tiny:latest","attempt":1,"source":"model"}`, "   7  plan.accepted            1 step\n"},
 		{runtime.EvCritique, `{"step":"s1","score":0.9,"explanation":"fine"}`, "   7  critic.scored            s1 score 0.9: fine\n"},
-		{memory.EvDecided, `{"decision":"merge","text":"a long text nobody reads here"}`, "   7  memory.decided           \n"},
+		{memory.EvDecided, `{"decision":"merge","text":"a long text nobody reads here"}`, "   7  memory.decided           decided (ducklm memory ls shows what is kept)\n"},
 		{runtime.EvDecision, `{"kind":"run_tool"}`, ""},
 		{runtime.EvCheckpoint, `{"blob":"sha256:00"}`, ""},
 		{runtime.EvCompleted, `{"reason":"Every step of the plan is done."}`, "   7  run.completed            Every step of the plan is done.\n"},
@@ -60,4 +64,36 @@ func TestCompactGivesBackWhatJSONEscapesForHTML(t *testing.T) {
 		require.Equal(t, c.want, got, c.in)
 		require.True(t, json.Valid([]byte(got)), got)
 	}
+}
+
+// A memory decision made after its result's line (the late path) says
+// whose result it was and what became of it, read with the run's policy
+// table as the window reads it.
+func TestAMemoryDecisionSaysWhatItKept(t *testing.T) {
+	t.Parallel()
+	policy, err := json.Marshal(memory.PolicyPayload{Digest: "sha256:t", Table: memorypolicy.Thresholds})
+	require.NoError(t, err)
+	decided := func(in memorypolicy.Input, memoryID string) []byte {
+		data, err := json.Marshal(memory.DecidedPayload{Input: in, TableDigest: "sha256:t", MemoryID: memoryID})
+		require.NoError(t, err)
+		return data
+	}
+	in := memorypolicy.Input{CriticScore: 0.9, MemoryType: memorypolicy.Observation, RuntimeWeight: 0.5, TextRunes: 141}
+	low := in
+	low.CriticScore, low.RuntimeWeight = 0.1, 0.1
+	var out bytes.Buffer
+	pr := &printer{}
+	for _, e := range []backend.Event{
+		{Seq: 3, Type: memory.EvPolicy, Payload: policy, Reality: backend.ExternalReal},
+		{Seq: 8, ID: "evt_count", Type: runtime.EvStepFinished, Payload: []byte(`{"step":"count","exitCode":0}`)},
+		{Seq: 9, Type: memory.EvDecided, CausationID: "evt_count", Payload: decided(in, "mem_1"), Reality: backend.ExternalReal},
+		{Seq: 10, Type: memory.EvDecided, CausationID: "evt_elsewhere", Payload: decided(low, ""), Reality: backend.ExternalReal},
+		{Seq: 11, Type: memory.EvSkipped, CausationID: "evt_count", Payload: []byte(`{"stage":"embed","reason":"the embedding model is gone"}`)},
+	} {
+		pr.print(&out, e)
+	}
+	require.Equal(t, "   8  step.finished            count exit 0\n"+
+		"   9  memory.decided           count: kept as observation mem_1: worth 0.78 reaches the 0.50 an observation needs, and nothing stored is as similar as 0.96\n"+
+		"  10  memory.decided           not kept: worth 0.10 (critic 0.10, runtime weight 0.10) is below the 0.50 an observation needs\n"+
+		"  11  memory.skipped           count: not kept: the embedding model is gone\n", out.String())
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -16,6 +17,7 @@ import (
 	"ducklm/backend"
 	"ducklm/backend/critic"
 	"ducklm/backend/memory"
+	"ducklm/backend/memorypolicy"
 	"ducklm/backend/router"
 	"ducklm/backend/runtime"
 	"ducklm/backend/settings"
@@ -269,7 +271,10 @@ func (s *session) print(e backend.Event) {
 		_ = json.NewEncoder(s.env.Stdout).Encode(e)
 		return
 	}
-	printEvent(s.env.Stdout, e)
+	if s.printer == nil {
+		s.printer = &printer{}
+	}
+	s.printer.print(s.env.Stdout, e)
 }
 
 // drain prints what is left of the stream after seq last, up to the ended
@@ -383,10 +388,25 @@ func (s *session) stdin() io.Reader {
 	return s.env.Stdin
 }
 
-// printEvent prints one event as a terminal line.
-func printEvent(w io.Writer, e backend.Event) {
+// printer prints a followed run's events as terminal lines. It keeps what
+// a later line refers to: the step of each result printed, and the run's
+// memory policy tables, so that a memory decision made after its result's
+// line says whose result it was and what became of it.
+type printer struct {
+	steps    map[string]string // a step.finished event's id → its step
+	policies []backend.Event   // the run's memory.policy events
+}
+
+// printEvent prints one event as a terminal line, with nothing before it.
+func printEvent(w io.Writer, e backend.Event) { (&printer{}).print(w, e) }
+
+// print prints one event as a terminal line.
+func (pr *printer) print(w io.Writer, e backend.Event) {
 	switch e.Type {
-	case runtime.EvDecision, runtime.EvCheckpoint, memory.EvPolicy:
+	case memory.EvPolicy:
+		pr.policies = append(pr.policies, e) // a few a run: read when a decision comes
+		return
+	case runtime.EvDecision, runtime.EvCheckpoint:
 		return // bookkeeping: in the ledger, not on the terminal (and never decoded)
 	}
 	// The payload is decoded once, and only for an event whose line shows
@@ -409,13 +429,28 @@ func printEvent(w io.Writer, e backend.Event) {
 	switch e.Type {
 	case runtime.EvTaskReceived:
 		detail = str("task")
+	case runtime.EvPlanProposed:
+		var pl struct {
+			Graph     backend.TaskGraph `json:"graph"`
+			GraphFrom string            `json:"graphFrom"`
+			Model     string            `json:"model"`
+		}
+		_ = json.Unmarshal(e.Payload, &pl)
+		switch {
+		case pl.GraphFrom == "request":
+			detail = "the plan given with the task"
+		case pl.Model != "":
+			detail = steps(len(pl.Graph.Nodes)) + " by " + pl.Model
+		default:
+			detail = steps(len(pl.Graph.Nodes))
+		}
 	case runtime.EvPlanAccepted:
 		var pl struct {
 			Graph     backend.TaskGraph `json:"graph"`
 			GraphFrom string            `json:"graphFrom"`
 		}
 		_ = json.Unmarshal(e.Payload, &pl)
-		detail = fmt.Sprintf("%d steps", len(pl.Graph.Nodes))
+		detail = steps(len(pl.Graph.Nodes))
 		if pl.GraphFrom == "request" {
 			// The run records the plan it was given once, in task.received.
 			detail = "the plan given with the task"
@@ -452,7 +487,17 @@ func printEvent(w io.Writer, e backend.Event) {
 		}
 	case runtime.EvStepStarted:
 		detail = str("step") + " " + str("tool") + " " + compact(field("args"))
+	case memory.EvDecided:
+		detail = pr.memoryLine(e)
+	case memory.EvSkipped:
+		detail = pr.stepOf(e) + "not kept: " + str("reason")
 	case runtime.EvStepFinished:
+		if step := str("step"); step != "" && e.ID != "" {
+			if pr.steps == nil {
+				pr.steps = map[string]string{}
+			}
+			pr.steps[e.ID] = step
+		}
 		// As the window's step panel says it: a step whose tool could not
 		// run at all has no exit to show, and a step stopped at its time
 		// limit says so.
@@ -508,6 +553,42 @@ func printEvent(w io.Writer, e backend.Event) {
 		detail = str("message")
 	}
 	fmt.Fprintf(w, "%4d  %-24s %s\n", e.Seq, e.Type, detail)
+}
+
+// steps is "1 step" or "N steps".
+func steps(n int) string {
+	if n == 1 {
+		return "1 step"
+	}
+	return strconv.Itoa(n) + " steps"
+}
+
+// stepOf names the step whose result e is about ("count: "), when its
+// result was printed before it.
+func (pr *printer) stepOf(e backend.Event) string {
+	if step := pr.steps[e.CausationID]; step != "" {
+		return step + ": "
+	}
+	return ""
+}
+
+// memoryLine says what the memory write policy decided for a result
+// (memory.decided after the result's own line): kept, merged or not kept,
+// and why. A decision names its policy table by digest; the run's
+// memory.policy event holds it.
+func (pr *printer) memoryLine(e backend.Event) string {
+	decided, err := memory.ReadDecided(append(slices.Clip(pr.policies), e))
+	if err != nil || len(decided) != 1 {
+		return pr.stepOf(e) + "decided (ducklm memory ls shows what is kept)"
+	}
+	d := decided[0].Decision
+	switch d.Action {
+	case memorypolicy.Store:
+		return fmt.Sprintf("%skept as %s %s: %s", pr.stepOf(e), d.StoreAs, decided[0].MemoryID, d.Reason)
+	case memorypolicy.Merge:
+		return pr.stepOf(e) + "merged: " + d.Reason
+	}
+	return pr.stepOf(e) + "not kept: " + d.Reason
 }
 
 func mustJSON(v any) json.RawMessage {

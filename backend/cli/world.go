@@ -114,6 +114,8 @@ type session struct {
 	// stdinClosed is set once the prompt's input has ended: later
 	// approvals are left waiting instead of asked.
 	stdinClosed bool
+	// printer prints a followed run's events (run.go).
+	printer *printer
 }
 
 // exec runs c. The command parses and checks its arguments first and then

@@ -23,6 +23,14 @@ const (
 // Types lists the memory types in a stable order.
 func Types() []Type { return []Type{Fact, Observation, Procedure, Hypothesis, Preference} }
 
+// withArticle is the type after "a" or "an": "an observation".
+func (t Type) withArticle() string {
+	if t != "" && strings.ContainsRune("aeiou", rune(t[0])) {
+		return "an " + string(t)
+	}
+	return "a " + string(t)
+}
+
 // Valid reports whether t is one of the memory types.
 func (t Type) Valid() bool {
 	switch t {
@@ -201,19 +209,19 @@ func (t Table) Decide(in Input) Decision {
 		d.Rule, d.Reason = RuleMostlySecret, fmt.Sprintf("the text is mostly secret (%s; %.0f%% of its words, at most %.0f%% may be redacted)",
 			strings.Join(in.Safety.SecretsFound, ", "), 100*in.Safety.SecretShare, 100*t.MaxSecretShare)
 	case d.Worth < rule.MinWorth:
-		d.Rule, d.Reason = RuleLowWorth, fmt.Sprintf("worth %.2f (critic %.2f, runtime weight %.2f) is below the %.2f a %s needs",
-			d.Worth, in.CriticScore, in.RuntimeWeight, rule.MinWorth, d.StoreAs)
+		d.Rule, d.Reason = RuleLowWorth, fmt.Sprintf("worth %.2f (critic %.2f, runtime weight %.2f) is below the %.2f %s needs",
+			d.Worth, in.CriticScore, in.RuntimeWeight, rule.MinWorth, d.StoreAs.withArticle())
 	case in.Dedup.ExactMatch:
 		d.Action, d.Rule, d.MergeInto = Merge, RuleExact, in.Dedup.NearestID
 		d.Reason = fmt.Sprintf("the same text is already stored as %s; merged, keeping both provenances", in.Dedup.NearestID)
 	case in.Dedup.NearestID != "" && in.Dedup.NearestSimilarity >= rule.MergeSimilarity:
 		d.Action, d.Rule, d.MergeInto = Merge, RuleNear, in.Dedup.NearestID
-		d.Reason = fmt.Sprintf("%s is %.3f similar (a %s merges at %.2f); merged, keeping both provenances",
-			in.Dedup.NearestID, in.Dedup.NearestSimilarity, d.StoreAs, rule.MergeSimilarity)
+		d.Reason = fmt.Sprintf("%s is %.3f similar (%s merges at %.2f); merged, keeping both provenances",
+			in.Dedup.NearestID, in.Dedup.NearestSimilarity, d.StoreAs.withArticle(), rule.MergeSimilarity)
 	default:
 		d.Action, d.Rule = Store, RuleNew
-		d.Reason = fmt.Sprintf("worth %.2f reaches the %.2f a %s needs, and nothing stored is as similar as %.2f",
-			d.Worth, rule.MinWorth, d.StoreAs, rule.MergeSimilarity)
+		d.Reason = fmt.Sprintf("worth %.2f reaches the %.2f %s needs, and nothing stored is as similar as %.2f",
+			d.Worth, rule.MinWorth, d.StoreAs.withArticle(), rule.MergeSimilarity)
 	}
 	if d.Action != Skip {
 		if d.Redact {
