@@ -501,19 +501,13 @@ func (pr *printer) print(w io.Writer, e backend.Event) {
 		// As the window's step panel says it: a step whose tool could not
 		// run at all has no exit to show, and a step stopped at its time
 		// limit says so.
-		var res struct {
-			ExitCode int    `json:"exitCode"`
-			TimedOut bool   `json:"timedOut"`
-			Error    string `json:"error"`
-		}
-		_ = json.Unmarshal(e.Payload, &res)
 		switch {
-		case res.Error != "":
+		case str("error") != "":
 			detail = str("step") + " did not run"
-		case res.TimedOut:
+		case string(field("timedOut")) == "true":
 			detail = str("step") + " timed out"
 		default:
-			detail = str("step") + " exit " + strconv.Itoa(res.ExitCode)
+			detail = str("step") + " exit " + cmp.Or(string(field("exitCode")), "0")
 		}
 		var crit struct {
 			Score       json.Number `json:"score"`
