@@ -53,6 +53,15 @@ func FromStep(s Step) Candidate {
 		}
 	}
 	text := fmt.Sprintf("%s %s printed: %s", s.Tool, compactJSON(s.Args), out)
+	if out == "" {
+		// A tool that prints nothing is remembered by what it returned:
+		// the text or content it read (as a reference's "text" takes it),
+		// else its output as JSON.
+		text = fmt.Sprintf("%s %s printed nothing", s.Tool, compactJSON(s.Args))
+		if returned := returnedText(s.Output); returned != "" {
+			text = fmt.Sprintf("%s %s returned: %s", s.Tool, compactJSON(s.Args), returned)
+		}
+	}
 	var fetched struct {
 		FinalURL  string `json:"final_url"`
 		Status    int    `json:"status"`
@@ -86,6 +95,31 @@ func ContextLines(rs []Retrieved) []string {
 		out = append(out, fmt.Sprintf("[%s, similarity %.2f] %s", label, r.Similarity, r.Text))
 	}
 	return out
+}
+
+// returnedText is the main text of a tool's structured output: its "text"
+// or "content" string, else the output as compact JSON ("" for none).
+func returnedText(output json.RawMessage) string {
+	if len(bytes.TrimSpace(output)) == 0 {
+		return ""
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(output, &fields) != nil {
+		return compactJSON(output)
+	}
+	if string(fields["encoding"]) == `"base64"` {
+		// A binary file's bytes are no memory: what it was is.
+		delete(fields, "content")
+		data, _ := json.Marshal(fields)
+		return string(data)
+	}
+	for _, k := range []string{"text", "content"} {
+		var v string
+		if json.Unmarshal(fields[k], &v) == nil && strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return compactJSON(output)
 }
 
 func compactJSON(raw json.RawMessage) string {

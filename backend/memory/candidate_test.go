@@ -61,3 +61,26 @@ func TestFromStepKeepsAFetchedPagesURLAndTime(t *testing.T) {
 	require.Equal(t, "https://news.example/notes/2.4", c.URL)
 	require.Equal(t, "2026-12-01T18:00:00Z", c.ObservedAt.Format(time.RFC3339))
 }
+
+// A tool that prints nothing but returns what it did (a file read, a file
+// written, an MCP tool's text) is remembered by that: what was read, what
+// was written. It was "file_read {...} printed: " with nothing after it.
+func TestFromStepRemembersWhatAToolReturnedWhenItPrintedNothing(t *testing.T) {
+	t.Parallel()
+	read := memory.FromStep(memory.Step{RunID: "run_1", Task: "what port does nginx use", Tool: "file_read",
+		Args:   json.RawMessage(`{"path":"nginx.conf"}`),
+		Output: json.RawMessage(`{"path":"nginx.conf","bytes":21,"sha256":"ab","encoding":"utf-8","truncated":false,"content":"listen 8080;\nworkers 4;\n"}`)})
+	require.Equal(t, `For the task "what port does nginx use", file_read {"path":"nginx.conf"} returned: listen 8080;
+workers 4;`, read.Text)
+	mcp := memory.FromStep(memory.Step{RunID: "run_1", Tool: "mcp_call", Args: json.RawMessage(`{"tool":"echo"}`),
+		Output: json.RawMessage(`{"text":"Echo: hi"}`)})
+	require.Equal(t, `mcp_call {"tool":"echo"} returned: Echo: hi`, mcp.Text)
+	wrote := memory.FromStep(memory.Step{RunID: "run_1", Tool: "file_write", Args: json.RawMessage(`{"path":"a.txt","content":"x"}`),
+		Output: json.RawMessage(`{"path":"a.txt", "bytes":1,"sha256":"2d"}`)})
+	require.Equal(t, `file_write {"path":"a.txt","content":"x"} returned: {"path":"a.txt","bytes":1,"sha256":"2d"}`, wrote.Text)
+	binary := memory.FromStep(memory.Step{RunID: "run_1", Tool: "file_read", Args: json.RawMessage(`{"path":"a.png"}`),
+		Output: json.RawMessage(`{"path":"a.png","bytes":3,"sha256":"cd","encoding":"base64","truncated":false,"content":"iVBO"}`)})
+	require.Equal(t, `file_read {"path":"a.png"} returned: {"bytes":3,"encoding":"base64","path":"a.png","sha256":"cd","truncated":false}`, binary.Text)
+	nothing := memory.FromStep(memory.Step{RunID: "run_1", Tool: "shell_exec", Args: json.RawMessage(`{"command":"true"}`)})
+	require.Equal(t, `shell_exec {"command":"true"} printed nothing`, nothing.Text)
+}
