@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { App } from './App';
+import { App, versionLabel } from './App';
 import { polyfillLayout } from './test/dom';
 import { fakeApi } from './test/fakeChannel';
 import { approval, checks, event, lineage, overview, runSummary } from './test/fixtures';
@@ -44,6 +44,15 @@ describe('App', () => {
     expect(within(nav).getByRole('link', { name: 'Runs' }).getAttribute('aria-current')).toBe('page');
     await screen.findByText('/home/ada/.local/share/ducklm');
     expect(await screen.findByText('v0.3.1')).toBeTruthy();
+  });
+
+  it('labels a release with v and a build of a commit as it is', () => {
+    expect(versionLabel('0.3.1')).toBe('v0.3.1');
+    expect(versionLabel('v0.3.1')).toBe('v0.3.1');
+    expect(versionLabel('8b2378c')).toBe('8b2378c');
+    expect(versionLabel('e0a51c2-dirty')).toBe('e0a51c2-dirty');
+    expect(versionLabel('0.4.0-3-g8b2378c')).toBe('v0.4.0-3-g8b2378c');
+    expect(versionLabel('dev')).toBe('dev');
   });
 
   it('shows the approvals badge and follows the ledger', async () => {

@@ -107,7 +107,7 @@ export function App({ api }: AppProps) {
           <span className="app-name">ducklm</span>
           {version !== undefined && (
             <span className="app-version" title={`ducklm ${version}`}>
-              v{version.replace(/^v/, '')}
+              {versionLabel(version)}
             </span>
           )}
         </div>
@@ -171,4 +171,9 @@ export function App({ api }: AppProps) {
       </main>
     </div>
   );
+}
+
+/** versionLabel is a release as "v0.3.1", and a build of a commit ("8b2378c", "dev") as it is, not "v8b2378c". */
+export function versionLabel(version: string): string {
+  return /^v?\d+\.\d+/.test(version) ? `v${version.replace(/^v/, '')}` : version;
 }
