@@ -32,6 +32,8 @@ func TestPrintEventLines(t *testing.T) {
 			"   7  step.finished            s3 exit 0 · score 0.9 (rule of thumb): The step succeeded and produced output.\n      hi\n"},
 		{runtime.EvStepFinished, `{"step":"s4","exitCode":0,"critique":{"score":0.75,"explanation":"Mostly right.","source":"model","model":"m"}}`,
 			"   7  step.finished            s4 exit 0 · score 0.75: Mostly right.\n"},
+		{runtime.EvStepFinished, `{"step":"r","exitCode":0,"output":{"path":"a.txt","bytes":6,"encoding":"utf-8","content":"alpha\n"}}`, "   7  step.finished            r exit 0\n      alpha\n"},
+		{runtime.EvStepFinished, `{"step":"b","exitCode":0,"output":{"path":"a.png","bytes":3,"encoding":"base64","content":"iVBO"}}`, "   7  step.finished            b exit 0\n"},
 		{runtime.EvPlanProposed, `{"graphFrom":"request","attempt":1,"source":"explicit"}`, "   7  plan.proposed            the plan given with the task\n"},
 		{runtime.EvPlanProposed, `{"graph":{"nodes":[{"id":"a"},{"id":"b"}]},"model":"tiny:latest","attempt":2,"source":"model"}`, "   7  plan.proposed            2 steps by tiny:latest\n"},
 		{runtime.EvPlanAccepted, `{"graph":{"nodes":[{"id":"a"}]},"model":"tiny:latest","attempt":1,"source":"model"}`, "   7  plan.accepted            1 step\n"},
@@ -66,9 +68,10 @@ func TestCompactGivesBackWhatJSONEscapesForHTML(t *testing.T) {
 	}
 }
 
-// A memory decision made after its result's line (the late path) says
-// whose result it was and what became of it, read with the run's policy
-// table as the window reads it.
+// A memory decision says what became of a result, read with the run's
+// policy table as the window reads it: one made after its result's line
+// (the late path) also says whose result it was, and one made with the
+// result is a line under it.
 func TestAMemoryDecisionSaysWhatItKept(t *testing.T) {
 	t.Parallel()
 	policy, err := json.Marshal(memory.PolicyPayload{Digest: "sha256:t", Table: memorypolicy.Thresholds})
@@ -79,6 +82,8 @@ func TestAMemoryDecisionSaysWhatItKept(t *testing.T) {
 		return data
 	}
 	in := memorypolicy.Input{CriticScore: 0.9, MemoryType: memorypolicy.Observation, RuntimeWeight: 0.5, TextRunes: 141}
+	exact := in
+	exact.Dedup = memorypolicy.Dedup{ExactMatch: true, NearestSimilarity: 1}
 	low := in
 	low.CriticScore, low.RuntimeWeight = 0.1, 0.1
 	var out bytes.Buffer
@@ -89,11 +94,14 @@ func TestAMemoryDecisionSaysWhatItKept(t *testing.T) {
 		{Seq: 9, Type: memory.EvDecided, CausationID: "evt_count", Payload: decided(in, "mem_1"), Reality: backend.ExternalReal},
 		{Seq: 10, Type: memory.EvDecided, CausationID: "evt_elsewhere", Payload: decided(low, ""), Reality: backend.ExternalReal},
 		{Seq: 11, Type: memory.EvSkipped, CausationID: "evt_count", Payload: []byte(`{"stage":"embed","reason":"the embedding model is gone"}`)},
+		{Seq: 12, ID: "evt_again", Type: runtime.EvStepFinished, Reality: backend.ExternalReal,
+			Payload: []byte(`{"step":"again","exitCode":0,"memory":` + string(decided(exact, "mem_1")) + `}`)},
 	} {
 		pr.print(&out, e)
 	}
 	require.Equal(t, "   8  step.finished            count exit 0\n"+
-		"   9  memory.decided           count: kept as observation mem_1: worth 0.78 reaches the 0.50 an observation needs, and nothing stored is as similar as 0.96\n"+
+		"   9  memory.decided           count: kept as observation mem_1\n"+
 		"  10  memory.decided           not kept: worth 0.10 (critic 0.10, runtime weight 0.10) is below the 0.50 an observation needs\n"+
-		"  11  memory.skipped           count: not kept: the embedding model is gone\n", out.String())
+		"  11  memory.skipped           count: not kept: the embedding model is gone\n"+
+		"  12  step.finished            again exit 0\n      memory: merged into mem_1, which holds the same text\n", out.String())
 }

@@ -488,7 +488,7 @@ func (pr *printer) print(w io.Writer, e backend.Event) {
 	case runtime.EvStepStarted:
 		detail = str("step") + " " + str("tool") + " " + compact(field("args"))
 	case memory.EvDecided:
-		detail = pr.memoryLine(e)
+		detail = pr.stepOf(e) + pr.memoryLine(e)
 	case memory.EvSkipped:
 		detail = pr.stepOf(e) + "not kept: " + str("reason")
 	case runtime.EvStepFinished:
@@ -523,7 +523,11 @@ func (pr *printer) print(w io.Writer, e backend.Event) {
 			}
 			detail += ": " + crit.Explanation
 		}
-		if out := strings.TrimSpace(str("stdoutTail")); out != "" {
+		out := strings.TrimSpace(str("stdoutTail"))
+		if out == "" {
+			out = returnedText(field("output")) // a file read's content, a tool's text
+		}
+		if out != "" {
 			detail += "\n      " + strings.ReplaceAll(clip(out, 600), "\n", "\n      ")
 		}
 		if e := str("error"); e != "" {
@@ -532,6 +536,9 @@ func (pr *printer) print(w io.Writer, e backend.Event) {
 		var where *backend.Placement
 		if pl := field("placement"); pl != nil && json.Unmarshal(pl, &where) == nil && where != nil {
 			detail += "\n      ran " + where.String()
+		}
+		if field(memory.FieldCarried) != nil { // the memory decision made with the result
+			detail += "\n      memory: " + pr.memoryLine(e)
 		}
 	case runtime.EvCritique:
 		detail = str("step") + " score " + string(field("score")) + ": " + str("explanation")
@@ -547,6 +554,29 @@ func (pr *printer) print(w io.Writer, e backend.Event) {
 		detail = str("message")
 	}
 	fmt.Fprintf(w, "%4d  %-24s %s\n", e.Seq, e.Type, detail)
+}
+
+// returnedText is the text a tool that prints nothing returned: its
+// output's "text" or "content" (not a binary file's base64).
+func returnedText(output json.RawMessage) string {
+	if len(output) == 0 {
+		return ""
+	}
+	var o struct {
+		Text     string `json:"text"`
+		Content  string `json:"content"`
+		Encoding string `json:"encoding"`
+	}
+	if json.Unmarshal(output, &o) != nil {
+		return ""
+	}
+	if o.Text != "" {
+		return strings.TrimSpace(o.Text)
+	}
+	if o.Encoding == "base64" {
+		return ""
+	}
+	return strings.TrimSpace(o.Content)
 }
 
 // steps is "1 step" or "N steps".
@@ -567,22 +597,24 @@ func (pr *printer) stepOf(e backend.Event) string {
 }
 
 // memoryLine says what the memory write policy decided for a result
-// (memory.decided after the result's own line): kept, merged or not kept,
-// and why. A decision names its policy table by digest; the run's
-// memory.policy event holds it.
+// (memory.decided after the result's own line, or the decision the result
+// carries): kept, merged or not kept. A decision names its policy table by
+// digest; the run's memory.policy event holds it.
 func (pr *printer) memoryLine(e backend.Event) string {
 	decided, err := memory.ReadDecided(append(slices.Clip(pr.policies), e))
 	if err != nil || len(decided) != 1 {
-		return pr.stepOf(e) + "decided (ducklm memory ls shows what is kept)"
+		return "decided (ducklm memory ls shows what is kept)"
 	}
 	d := decided[0].Decision
-	switch d.Action {
-	case memorypolicy.Store:
-		return fmt.Sprintf("%skept as %s %s: %s", pr.stepOf(e), d.StoreAs, decided[0].MemoryID, d.Reason)
-	case memorypolicy.Merge:
-		return pr.stepOf(e) + "merged: " + d.Reason
+	switch {
+	case d.Action == memorypolicy.Store:
+		return fmt.Sprintf("kept as %s %s", d.StoreAs, decided[0].MemoryID)
+	case d.Action == memorypolicy.Merge && d.Rule == memorypolicy.RuleExact:
+		return "merged into " + d.MergeInto + ", which holds the same text"
+	case d.Action == memorypolicy.Merge:
+		return fmt.Sprintf("merged into %s, %.3f similar", d.MergeInto, decided[0].Input.Dedup.NearestSimilarity)
 	}
-	return pr.stepOf(e) + "not kept: " + d.Reason
+	return "not kept: " + d.Reason
 }
 
 func mustJSON(v any) json.RawMessage {
