@@ -525,7 +525,7 @@ func (pr *printer) print(w io.Writer, e backend.Event) {
 		}
 		out := strings.TrimSpace(str("stdoutTail"))
 		if out == "" {
-			out = returnedText(field("output")) // a file read's content, a tool's text
+			out = memory.ReturnedText(field("output")) // a file read's content, a tool's text
 		}
 		if out != "" {
 			detail += "\n      " + strings.ReplaceAll(clip(out, 600), "\n", "\n      ")
@@ -554,29 +554,6 @@ func (pr *printer) print(w io.Writer, e backend.Event) {
 		detail = str("message")
 	}
 	fmt.Fprintf(w, "%4d  %-24s %s\n", e.Seq, e.Type, detail)
-}
-
-// returnedText is the text a tool that prints nothing returned: its
-// output's "text" or "content" (not a binary file's base64).
-func returnedText(output json.RawMessage) string {
-	if len(output) == 0 {
-		return ""
-	}
-	var o struct {
-		Text     string `json:"text"`
-		Content  string `json:"content"`
-		Encoding string `json:"encoding"`
-	}
-	if json.Unmarshal(output, &o) != nil {
-		return ""
-	}
-	if o.Text != "" {
-		return strings.TrimSpace(o.Text)
-	}
-	if o.Encoding == "base64" {
-		return ""
-	}
-	return strings.TrimSpace(o.Content)
 }
 
 // steps is "1 step" or "N steps".

@@ -97,27 +97,42 @@ func ContextLines(rs []Retrieved) []string {
 	return out
 }
 
-// returnedText is the main text of a tool's structured output: its "text"
-// or "content" string, else the output as compact JSON ("" for none).
+// ReturnedText is the main text a tool returned in its structured output:
+// its "text" or "content" string, trimmed; "" when it has none, and for a
+// binary file's content (base64).
+func ReturnedText(output json.RawMessage) string {
+	var o struct {
+		Text     string `json:"text"`
+		Content  string `json:"content"`
+		Encoding string `json:"encoding"`
+	}
+	if len(output) == 0 || json.Unmarshal(output, &o) != nil {
+		return ""
+	}
+	if t := strings.TrimSpace(o.Text); t != "" {
+		return t
+	}
+	if o.Encoding == "base64" {
+		return ""
+	}
+	return strings.TrimSpace(o.Content)
+}
+
+// returnedText is what a tool that printed nothing is remembered by: the
+// text it returned, else its output as compact JSON (a binary file's
+// content left out: what the file was is worth keeping, not its bytes).
 func returnedText(output json.RawMessage) string {
+	if t := ReturnedText(output); t != "" {
+		return t
+	}
 	if len(bytes.TrimSpace(output)) == 0 {
 		return ""
 	}
 	var fields map[string]json.RawMessage
-	if json.Unmarshal(output, &fields) != nil {
-		return compactJSON(output)
-	}
-	if string(fields["encoding"]) == `"base64"` {
-		// A binary file's bytes are no memory: what it was is.
+	if json.Unmarshal(output, &fields) == nil && string(fields["encoding"]) == `"base64"` {
 		delete(fields, "content")
 		data, _ := json.Marshal(fields)
 		return string(data)
-	}
-	for _, k := range []string{"text", "content"} {
-		var v string
-		if json.Unmarshal(fields[k], &v) == nil && strings.TrimSpace(v) != "" {
-			return strings.TrimSpace(v)
-		}
 	}
 	return compactJSON(output)
 }
