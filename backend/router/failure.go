@@ -36,7 +36,7 @@ var FailureRules = []FailureRule{
 	{RuleDenied, "the user denied a failed step", "fail"},
 	{RuleUserPlan, "the plan came from the user (an explicit plan or a shell one-liner)", "fail"},
 	{RuleRevisionsUsed, "the run already had its revised plans (max_step_replans, 1 by default)", "fail"},
-	{RuleNoPlanner, "no planning model is available", "fail"},
+	{RuleNoPlanner, "no planning model is available", "wait: the run pauses until one is, and resumed revises the plan"},
 	{RuleRevise, "otherwise", "replan: the planner gets the failure and the finished steps and revises the plan"},
 }
 
@@ -76,7 +76,11 @@ func afterFailure(s State, c Context) backend.Decision {
 		return stop(RuleRevisionsUsed, fmt.Sprintf("that was after %d revised %s, the run's limit. %s",
 			s.StepReplans, plural(s.StepReplans, "plan"), fork))
 	case !haveModel:
-		return stop(RuleNoPlanner, "no planning model is available to revise the plan. Start Ollama with a model, or fork the run before the step with an edited plan.")
+		// Nothing is wrong with the run: it waits for a model, as a task
+		// with none to plan it does (DESIGN: Ollama unreachable → pause).
+		return fail(FailPayload{Cause: CauseStepsFailed, Steps: failed, Rule: RuleNoPlanner, NeedsModel: true},
+			capital(what)+", and no planning model is available to revise the plan. "+
+				"Start Ollama with a model and resume the run, or fork it before the step with an edited plan.")
 	}
 	var errs []string
 	for _, id := range failed {

@@ -52,9 +52,11 @@ func RetryDelayMS(attempt int) int64 { return int64(attempt*attempt) * 500 }
 func review(s State, c Context, resume bool) backend.Decision {
 	model, ok := PickModel(RolePlanner, c.AvailableModels, c.Settings)
 	if !ok {
-		return decide(backend.DecisionComplete, struct{}{}, "Every step of the plan is done; no planning model is available "+
-			"to read the results and answer the task, so the run ends without an answer. Start Ollama with a model and fork the run "+
-			"at its last checkpoint to have them reviewed.")
+		// The run waits for a model to answer it, as a task with none to
+		// plan it does; resumed, it is reviewed.
+		return fail(FailPayload{Cause: CauseNoModel, Steps: doneIDs(s.Done), NeedsModel: true},
+			"Every step of the plan is done, but no planning model is available to read the results and answer the task. "+
+				"Start Ollama with a model and resume the run.")
 	}
 	if resume {
 		return decide(backend.DecisionReview, ReviewPayload{Model: model, Round: s.Reviews, Resume: true},

@@ -59,6 +59,10 @@ const (
 	CauseStepsFailed = "steps_failed"
 	CauseBadStep     = "bad_step"
 	CauseReviewBound = "review_bound"
+	// CauseNoModel: the run needs a planning model (to revise its plan or
+	// review its results) and none is available. It does not end the run:
+	// the run waits for one (FailPayload.NeedsModel).
+	CauseNoModel = "no_model"
 )
 
 // FailPayload is the payload of a fail decision.
@@ -71,6 +75,11 @@ type FailPayload struct {
 	Steps []string `json:"steps,omitempty"`
 	// Rule is the failure rule that ended the run, for CauseStepsFailed.
 	Rule string `json:"rule,omitempty"`
+	// NeedsModel: nothing is wrong with the run, it cannot go on without a
+	// planning model. The runtime pauses it, flagged as waiting for a
+	// model, as it does a task that has none to plan it; resumed once one
+	// is there, the router decides again.
+	NeedsModel bool `json:"needsModel,omitempty"`
 }
 
 // PermissionPayload is the payload of a request_permission decision: what
@@ -126,9 +135,9 @@ func Route(s State, c Context) backend.Decision {
 		// when it began.
 		model, ok := PickModel(RolePlanner, c.AvailableModels, c.Settings)
 		if !ok {
-			return fail(FailPayload{Cause: CauseStepsFailed, Steps: slices.Sorted(slices.Values(s.Failed)), Rule: RuleNoPlanner},
+			return fail(FailPayload{Cause: CauseStepsFailed, Steps: slices.Sorted(slices.Values(s.Failed)), Rule: RuleNoPlanner, NeedsModel: true},
 				"The plan was being revised after failed steps, and no planning model is available to finish it. "+
-					"Start Ollama with a model, or fork the run before the step with an edited plan.")
+					"Start Ollama with a model and resume the run, or fork it before the step with an edited plan.")
 		}
 		return decide(backend.DecisionReplan, ReplanPayload{Model: model},
 			fmt.Sprintf("The plan was being revised after failed steps, so %s is asked for the revised plan again.", model))

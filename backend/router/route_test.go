@@ -179,8 +179,8 @@ func TestRoute(t *testing.T) {
 			"The plan was being revised after failed steps, so qwen2.5-coder:7b is asked for the revised plan again."},
 		{"an open revision without a planner", with(executing(), func(s *router.State) {
 			s.Failed, s.StepReplans, s.MaxStepReplans, s.Revising = []string{"s2"}, 1, 1, true
-		}), router.Context{}, backend.DecisionFail, `{"cause": "steps_failed", "steps": ["s2"], "rule": "no_planner"}`,
-			"no planning model is available to finish it"},
+		}), router.Context{}, backend.DecisionFail, `{"cause": "steps_failed", "steps": ["s2"], "rule": "no_planner", "needsModel": true}`,
+			"no planning model is available to finish it. Start Ollama with a model and resume the run"},
 		{"revisions used", with(executing(), func(s *router.State) {
 			s.Failed, s.StepReplans, s.MaxStepReplans = []string{"s2"}, 1, 1
 		}), online, backend.DecisionFail, `{"cause": "steps_failed", "steps": ["s2"], "rule": "revisions_used"}`,
@@ -188,7 +188,8 @@ func TestRoute(t *testing.T) {
 		{"no planner to revise", with(executing(), func(s *router.State) {
 			s.Failed, s.MaxStepReplans = []string{"s2"}, 1
 		}), router.Context{AvailableModels: []string{"nomic-embed-text"}}, backend.DecisionFail,
-			`{"cause": "steps_failed", "steps": ["s2"], "rule": "no_planner"}`, `no planning model is available to revise the plan`},
+			`{"cause": "steps_failed", "steps": ["s2"], "rule": "no_planner", "needsModel": true}`,
+			`no planning model is available to revise the plan. Start Ollama with a model and resume the run`},
 		{"complete", executing(), online, backend.DecisionComplete, `{}`, "Every step"},
 	}
 	for _, tt := range tests {

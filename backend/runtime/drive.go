@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"ducklm/backend"
@@ -242,6 +243,13 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 		// A decision that starts or retries a step is recorded in that
 		// step's event (one commit a step fewer, the same facts).
 		startsStep := dec.Type == backend.DecisionTool || dec.Type == backend.DecisionCoder || dec.Type == backend.DecisionRetry
+		// A run that waits for a planning model (to revise its plan or
+		// review its results) pauses; taken up again with none there yet,
+		// it stays as it is, recording nothing.
+		waitsForModel := dec.Type == backend.DecisionFail && needsModel(dec)
+		if waitsForModel && st.Status == backend.RunPaused && st.NeedsModel {
+			return st
+		}
 		if (dec.Type != backend.DecisionNoop || steps.running() > 0 || rs.Running > 0) && !moving() {
 			return st
 		}
@@ -285,6 +293,12 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 			c.complete(ctx, st, dec.Reason)
 			return st
 		case backend.DecisionFail:
+			if waitsForModel {
+				// Nothing is wrong with the run: it waits for a model, and
+				// the service resumes it once one answers.
+				_ = c.setStatusOf(ctx, st, statusPayload{Status: backend.RunPaused, Reason: dec.Reason, NeedsModel: true})
+				return st
+			}
 			c.fail(ctx, st, dec.Reason)
 			return st
 		case backend.DecisionRespond:
@@ -318,6 +332,13 @@ func (c *Controller) drive(ctx context.Context, runID string, d *driver) *RunSta
 			return st
 		}
 	}
+}
+
+// needsModel reports whether a fail decision of the router's is a wait
+// for a planning model (router.FailPayload.NeedsModel).
+func needsModel(dec backend.Decision) bool {
+	var p router.FailPayload
+	return json.Unmarshal(dec.Payload, &p) == nil && p.NeedsModel
 }
 
 // decisionRecord is the payload of decision.applied.

@@ -221,3 +221,74 @@ func TestRestartDuringARevisionAsksThePlannerAgain(t *testing.T) {
 	require.Equal(t, []string{"step-1", "step-3"}, st.Order())
 	require.Equal(t, 1, st.Steps["step-1"].Attempts, "the finished step did not run again")
 }
+
+// A step that fails while no planning model is there does not end the
+// run: it waits for one, flagged for the window, recording nothing more
+// when taken up with none there yet; once one answers, the plan is revised
+// and the run goes on (DESIGN: Ollama unreachable → the run pauses).
+func TestAFailedStepWaitsForAModelToReviseThePlan(t *testing.T) {
+	t.Parallel()
+	var m *modelFixture
+	m = setupModel(t, criticAnswers(func(n int) ollamatest.Reply {
+		if n == 1 {
+			m.srv.SetModels("nomic-embed-text") // the planning model goes once it has planned
+			return ollamatest.Reply{Content: modelPlan("echo first", "exit 3")}
+		}
+		return ollamatest.Reply{Content: revisedPlan}
+	}))
+	run, err := m.rt.Submit(m.ctx, runtime.TaskRequest{Task: "Do two things.", ApprovalMode: runtime.AutoSandboxed})
+	require.NoError(t, err)
+	m.approveAll(t, run.ID)
+	st := m.waitStatus(t, run.ID, backend.RunPaused, backend.RunFailed, backend.RunCompleted)
+	require.Equal(t, backend.RunPaused, st.Status, st.StatusReason)
+	require.True(t, st.NeedsModel, "the pause waits for a model, for the window")
+	require.Equal(t, `Step "step-2" failed (exited with code 3), and no planning model is available to revise the plan. `+
+		`Start Ollama with a model and resume the run, or fork it before the step with an edited plan.`, st.StatusReason)
+	require.Empty(t, st.Error)
+
+	// Taken up again with no model yet: nothing changes, nothing is recorded.
+	before := len(m.events(t, run.ID))
+	require.NoError(t, m.rt.Resume(m.ctx, run.ID))
+	time.Sleep(100 * time.Millisecond)
+	st = m.waitStatus(t, run.ID, backend.RunPaused)
+	require.True(t, st.NeedsModel)
+	require.Len(t, m.events(t, run.ID), before, "a wait taken up again records nothing")
+
+	m.srv.SetModels(testModel, "nomic-embed-text")
+	require.NoError(t, m.rt.Resume(m.ctx, run.ID))
+	st = m.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed)
+	require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
+	require.False(t, st.NeedsModel)
+	require.Equal(t, []string{"step-1", "step-3"}, st.Order())
+	require.Equal(t, "revised\n", st.Steps["step-3"].Result.StdoutTail)
+	require.Len(t, st.Revised, 1)
+	m.requireExactCheckpoints(t, run.ID)
+}
+
+// A run whose steps are done while no planning model is there waits for
+// one to read the results and answer, instead of ending without an answer.
+func TestAReviewWaitsForAModelToAnswer(t *testing.T) {
+	t.Parallel()
+	var m *modelFixture
+	m = setupModel(t, criticAnswers(func(int) ollamatest.Reply {
+		m.srv.SetModels("nomic-embed-text")
+		return ollamatest.Reply{Content: modelPlan("echo raft")}
+	}))
+	run, err := m.rt.Submit(m.ctx, runtime.TaskRequest{Task: "What is a group of ducks on water called?", ApprovalMode: runtime.AutoSandboxed})
+	require.NoError(t, err)
+	m.approveAll(t, run.ID)
+	st := m.waitStatus(t, run.ID, backend.RunPaused, backend.RunFailed, backend.RunCompleted)
+	require.Equal(t, backend.RunPaused, st.Status, st.StatusReason)
+	require.True(t, st.NeedsModel)
+	require.Equal(t, "Every step of the plan is done, but no planning model is available to read the results and answer the task. "+
+		"Start Ollama with a model and resume the run.", st.StatusReason)
+	require.Nil(t, st.Answer)
+
+	m.srv.SetModels(testModel, "nomic-embed-text")
+	require.NoError(t, m.rt.Resume(m.ctx, run.ID))
+	st = m.waitStatus(t, run.ID, backend.RunCompleted, backend.RunFailed)
+	require.Equal(t, backend.RunCompleted, st.Status, st.StatusReason)
+	require.NotNil(t, st.Answer)
+	require.Equal(t, "Done.", st.Answer.Text)
+	require.Equal(t, 1, st.Answer.Review)
+}

@@ -232,7 +232,7 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
         <section className="panel next-step" aria-label="What to do next" data-testid="next-step">
           <h2>This task needs a planning model</h2>
           {modelReady ? (
-            <p>A model is reachable now: Resume and the planner will plan this task.</p>
+            <p>A model is reachable now: Resume, and the planner takes the task up where it waits.</p>
           ) : (
             <>
               <p>
