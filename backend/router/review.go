@@ -50,6 +50,13 @@ func RetryDelayMS(attempt int) int64 { return int64(attempt*attempt) * 500 }
 // step left to run: a review round, or the end at its bound. resume says a
 // round is already open (ducklm stopped in it).
 func review(s State, c Context, resume bool) backend.Decision {
+	if !resume && s.Reviews >= s.MaxReviews {
+		return fail(FailPayload{Cause: CauseReviewBound, Steps: doneIDs(s.Done), Rule: RuleReviewBound},
+			fmt.Sprintf("The run ends without an answer: it reviewed its results %d %s, its limit, and each review asked for more steps. "+
+				"Done: %s. Not done: an answer to the task. Fork the run at its last checkpoint to go on, "+
+				"or allow more reviews (--max-reviews, or Settings → Runs).",
+				s.Reviews, plural(s.Reviews, "time"), doneList(s.Done)))
+	}
 	model, ok := PickModel(RolePlanner, c.AvailableModels, c.Settings)
 	if !ok {
 		// The run waits for a model to answer it, as a task with none to
@@ -61,13 +68,6 @@ func review(s State, c Context, resume bool) backend.Decision {
 	if resume {
 		return decide(backend.DecisionReview, ReviewPayload{Model: model, Round: s.Reviews, Resume: true},
 			fmt.Sprintf("The results were being reviewed, so %s is asked again (review %d of %d).", model, s.Reviews, s.MaxReviews))
-	}
-	if s.Reviews >= s.MaxReviews {
-		return fail(FailPayload{Cause: CauseReviewBound, Steps: doneIDs(s.Done), Rule: RuleReviewBound},
-			fmt.Sprintf("The run ends without an answer: it reviewed its results %d %s, its limit, and each review asked for more steps. "+
-				"Done: %s. Not done: an answer to the task. Fork the run at its last checkpoint to go on, "+
-				"or allow more reviews (--max-reviews, or Settings → Runs).",
-				s.Reviews, plural(s.Reviews, "time"), doneList(s.Done)))
 	}
 	return decide(backend.DecisionReview, ReviewPayload{Model: model, Round: s.Reviews + 1},
 		fmt.Sprintf("Every step of the plan is done, so %s reads their results to answer the task (review %d of %d).",
