@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -12,6 +13,10 @@ import (
 	"ducklm/backend/memorypolicy"
 	"ducklm/backend/runtime"
 )
+
+// printEvent prints one event as a terminal line, with nothing printed
+// before it.
+func printEvent(w io.Writer, e backend.Event) { (&printer{}).print(w, e) }
 
 // printEvent decodes a payload only for a line that shows some of it; what
 // each line shows is unchanged.

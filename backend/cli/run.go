@@ -397,9 +397,6 @@ type printer struct {
 	policies []backend.Event   // the run's memory.policy events
 }
 
-// printEvent prints one event as a terminal line, with nothing before it.
-func printEvent(w io.Writer, e backend.Event) { (&printer{}).print(w, e) }
-
 // print prints one event as a terminal line.
 func (pr *printer) print(w io.Writer, e backend.Event) {
 	switch e.Type {

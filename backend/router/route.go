@@ -73,7 +73,8 @@ type FailPayload struct {
 	Error string `json:"error,omitempty"`
 	// Steps are the steps concerned: the failed ones for CauseStepsFailed.
 	Steps []string `json:"steps,omitempty"`
-	// Rule is the failure rule that ended the run, for CauseStepsFailed.
+	// Rule is the failure rule that decided, for CauseStepsFailed (it
+	// ended the run, unless NeedsModel).
 	Rule string `json:"rule,omitempty"`
 	// NeedsModel: nothing is wrong with the run, it cannot go on without a
 	// planning model. The runtime pauses it, flagged as waiting for a
