@@ -101,6 +101,18 @@ func (s RunStatus) Terminal() bool {
 	return s == RunCompleted || s == RunFailed || s == RunTerminated
 }
 
+// Words is the status as the window and the CLI say it to a person:
+// "awaiting approval", and "cancelled" for a run that was terminated.
+func (s RunStatus) Words() string {
+	switch s {
+	case RunAwaitingApproval:
+		return "awaiting approval"
+	case RunTerminated:
+		return "cancelled"
+	}
+	return string(s)
+}
+
 // WorldRun is one execution of a spec. Its id is also its ledger stream. A
 // forked run shares its base run's events up to BaseSeq by reference.
 type WorldRun struct {

@@ -293,7 +293,7 @@ func (s *session) drain(sub interface{ C() <-chan backend.Event }, st *runtime.R
 		}
 		break
 	}
-	fmt.Fprintf(s.env.Stderr, "run %s %s", st.RunID, st.Status)
+	fmt.Fprintf(s.env.Stderr, "run %s %s", st.RunID, st.Status.Words())
 	if st.StatusReason != "" {
 		fmt.Fprintf(s.env.Stderr, ": %s", st.StatusReason)
 	}
@@ -461,7 +461,7 @@ func (pr *printer) print(w io.Writer, e backend.Event) {
 		if len(a.Options) > 0 {
 			detail += " " + compact(mustJSON(a.Options))
 		}
-		detail += ": " + clip(strings.Join(strings.Fields(a.Answer), " "), 300)
+		detail += ": " + oneLine(a.Answer, 300)
 		for _, n := range a.Normalised {
 			detail += "\n      mended: " + n
 		}
@@ -470,7 +470,7 @@ func (pr *printer) print(w io.Writer, e backend.Event) {
 	case runtime.EvAnswered:
 		var a runtime.RunAnswer
 		_ = json.Unmarshal(e.Payload, &a)
-		detail = clip(strings.Join(strings.Fields(a.Text), " "), 200)
+		detail = oneLine(a.Text, 200)
 		if len(a.Cites) > 0 {
 			detail += " (rests on " + strings.Join(a.Cites, ", ") + ")"
 		}
@@ -616,8 +616,8 @@ func runRuns(s *session, args []string) error {
 		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 		fmt.Fprintln(tw, "RUN\tSTATUS\tAPPROVALS\tSTEPS\tSTARTED\tTASK\tANSWER")
 		for _, r := range runs {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d/%d\t%s\t%s\t%s\n", r.Run.ID, r.Run.Status, r.Approvals, r.StepsDone, r.Steps,
-				r.Run.CreatedAt.Local().Format("2006-01-02 15:04"), clip(r.Task, 60), clip(r.Answer, 60))
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d/%d\t%s\t%s\t%s\n", r.Run.ID, r.Run.Status.Words(), r.Approvals, r.StepsDone, r.Steps,
+				r.Run.CreatedAt.Local().Format("2006-01-02 15:04"), oneLine(r.Task, 60), oneLine(r.Answer, 60))
 		}
 		tw.Flush()
 	})

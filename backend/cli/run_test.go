@@ -143,7 +143,7 @@ func TestClosedStdinLeavesTheRunWaitingForApprove(t *testing.T) {
 	require.True(t, os.IsNotExist(err), "nothing ran before the approval")
 
 	text := ok(t, "runs")
-	require.Regexp(t, runID+`\s+awaiting_approval\s+1\s+0/1\s`, text.stdout)
+	require.Regexp(t, runID+`\s+awaiting approval\s+1\s+0/1\s`, text.stdout)
 	runs := runsJSON(t)
 	require.Len(t, runs, 1)
 	require.Equal(t, 1, runs[0].Approvals)
@@ -168,6 +168,30 @@ func TestClosedStdinLeavesTheRunWaitingForApprove(t *testing.T) {
 	r = ducklm(t, "cancel", runID)
 	requireCode(t, r, cli.ExitUsage, "cancel", runID)
 	require.Equal(t, "ducklm cancel: run "+runID+" is already completed\n", r.stderr)
+}
+
+func TestRunsListsACancelledRunOnOneLineWithNothingToApprove(t *testing.T) {
+	taskHome(t)
+	args := []string{"run", "$ echo never\n\tsecond line of the task", "--approve", "ask"}
+	r := ducklmIn(t, "", args...)
+	requireCode(t, r, cli.ExitOK, args...)
+	runID := startedRun(t, r)
+	requestID := approveHint.FindStringSubmatch(r.stderr)[1]
+
+	r = ducklm(t, "cancel", runID)
+	requireCode(t, r, cli.ExitOK, "cancel", runID)
+	text := ok(t, "runs")
+	lines := strings.Split(strings.TrimSpace(text.stdout), "\n")
+	require.Len(t, lines, 2, "a header and one line for the run, whatever its task holds:\n%s", text.stdout)
+	require.Regexp(t, runID+`\s+cancelled\s+0\s+0/1\s.*echo never second line of the task`, lines[1])
+	require.Zero(t, runsJSON(t)[0].Approvals, "a cancelled run waits for nobody")
+
+	r = ducklm(t, "approve", requestID)
+	requireCode(t, r, cli.ExitUsage, "approve", requestID)
+	require.Equal(t, "ducklm approve: no run is waiting on approval request "+requestID+" (ducklm runs lists the waiting ones)\n", r.stderr)
+	r = ducklm(t, "cancel", runID)
+	requireCode(t, r, cli.ExitUsage, "cancel", runID)
+	require.Equal(t, "ducklm cancel: run "+runID+" is already cancelled\n", r.stderr)
 }
 
 func TestRunWithAPlanFile(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"ducklm/backend"
 	"ducklm/backend/river"
@@ -298,11 +299,13 @@ func unescapeHTML(s string) string {
 	return b.String()
 }
 
+// clip is s cut to at most n runes, the rest as "…" (never in the middle
+// of a character). oneLine also puts it on one line.
 func clip(s string, n int) string {
-	if len(s) <= n {
+	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	return s[:n] + "…"
+	return string([]rune(s)[:n]) + "…"
 }
 
 func exampleNames() []string {

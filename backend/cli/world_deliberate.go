@@ -100,7 +100,7 @@ func printDeliberation(w io.Writer, res deliberation.Result) {
 				line[j] = compact(a)
 			}
 			fmt.Fprintf(w, "  %d. %-12s score %-8s mean %-8s visits %-5d line %s\n", i+1, compact(c.Action),
-				num(c.Score), num(c.Mean), c.Visits, clip(strings.Join(line, " "), 60))
+				num(c.Score), num(c.Mean), c.Visits, oneLine(strings.Join(line, " "), 60))
 			if c.Failed != "" {
 				fmt.Fprintf(w, "     failed: %s\n", c.Failed)
 			} else if len(c.Branches) > 0 {

@@ -24,7 +24,7 @@ func (c *Controller) Cancel(ctx context.Context, runID string, reason string) er
 		return err
 	}
 	if st.Status.Terminal() {
-		return backend.Errorf(backend.EINVALID, "run %s is already %s", runID, st.Status)
+		return backend.Errorf(backend.EINVALID, "run %s is already %s", runID, st.Status.Words())
 	}
 	c.mu.Lock()
 	d := c.drivers[runID]

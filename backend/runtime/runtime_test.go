@@ -240,6 +240,37 @@ func TestCancelKillsTheRunningStep(t *testing.T) {
 	require.Equal(t, backend.EINVALID, backend.ErrorCode(err))
 }
 
+func TestACancelClosesTheApprovalItLeftOpen(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	run, err := f.rt.Submit(f.ctx, runtime.TaskRequest{Task: "asks", ApprovalMode: runtime.AskEvery,
+		Plan: plan(shell("ask", "echo never"))})
+	require.NoError(t, err)
+	f.waitStatus(t, run.ID, backend.RunAwaitingApproval)
+	asked, err := f.rt.Approvals(f.ctx, run.ID)
+	require.NoError(t, err)
+	require.Len(t, asked, 1)
+
+	require.NoError(t, f.rt.Cancel(f.ctx, run.ID, ""))
+	st := f.waitStatus(t, run.ID, backend.RunTerminated)
+	require.Empty(t, st.PendingApprovals(), "a cancelled run waits for nobody")
+	require.Equal(t, runtime.StepPending, st.Steps["ask"].State, "the step never ran, and no longer waits")
+	require.Nil(t, st.Steps["ask"].Approval)
+	open, err := f.rt.Approvals(f.ctx, run.ID)
+	require.NoError(t, err)
+	require.Empty(t, open, "the window offers no Approve on a cancelled run")
+	runs, err := f.rt.Runs(f.ctx)
+	require.NoError(t, err)
+	for _, r := range runs {
+		if r.Run.ID == run.ID {
+			require.Zero(t, r.Approvals, "the run list counts no approval of a cancelled run")
+		}
+	}
+	err = f.rt.Answer(f.ctx, run.ID, runtime.Answer{RequestID: asked[0].RequestID, Approve: true})
+	require.Error(t, err, "an answer after the cancel runs nothing")
+	require.Zero(t, count(f.events(t, run.ID), runtime.EvStepStarted))
+}
+
 func TestFailingStepFailsTheRunWithItsReason(t *testing.T) {
 	t.Parallel()
 	f := setup(t)

@@ -117,28 +117,31 @@ func NewRunState(runID, worldID string) *RunState {
 	return &RunState{RunID: runID, WorldID: worldID, Status: backend.RunPending, Steps: map[string]*StepRecord{}}
 }
 
+// userPlan reports whether the run's plan is the user's (an explicit plan
+// or a shell one-liner), which ducklm runs as it is and never rewrites.
+// Steps a review added are the model's: once their plan is accepted, the
+// plan is not the user's, and a failed one of them is revised like any
+// model's step (the user's steps, all finished by then, are kept). Before
+// the first plan is accepted, a plan given with the task (or a task that
+// is one: a JSON plan, a shell one-liner) is the user's.
+func (s *RunState) userPlan() bool {
+	switch s.PlanSource {
+	case planner.SourceExplicit, planner.SourceOneLiner:
+		return true
+	case "":
+		// Not planned yet: the task's own plan, or one the planner makes.
+		_, direct := planner.Direct(planner.Request{Task: s.Request.Task, Explicit: s.Request.Plan})
+		return direct
+	}
+	return false
+}
+
 // Clone returns a deep copy. It copies the run-level fields, the lists the
 // fold appends to or edits (Planning, Revised) and every step record, but
 // not what the records point to: Apply never changes a value it has stored
 // (a request, a graph, a node, a result, a critique, a script, an approval,
 // a revision); it replaces it. A new field that Apply changes in place must
 // be copied here (TestCloneIsDeep checks the fold against its clone).
-// userPlan reports whether the run's plan is the user's (an explicit plan
-// or a shell one-liner), which ducklm runs as it is and never rewrites.
-// Steps a review added are the model's: once their plan is accepted, the
-// plan is not the user's, and a failed one of them is revised like any
-// model's step (the user's steps, all finished by then, are kept). Before
-// the first plan is accepted, a plan given with the task is the user's.
-func (s *RunState) userPlan() bool {
-	switch s.PlanSource {
-	case planner.SourceExplicit, planner.SourceOneLiner:
-		return true
-	case "":
-		return s.Request.Plan != nil
-	}
-	return false
-}
-
 func (s *RunState) Clone() *RunState {
 	out := *s
 	out.Planning = slices.Clone(s.Planning)
@@ -185,8 +188,12 @@ func (s *RunState) Order() []string {
 	return ids
 }
 
-// PendingApprovals returns the open approval requests in plan order.
+// PendingApprovals returns the open approval requests in plan order: none
+// once the run has ended (a request the end left open is closed).
 func (s *RunState) PendingApprovals() []*StepRecord {
+	if s.Status.Terminal() {
+		return nil
+	}
 	var out []*StepRecord
 	for _, id := range s.Order() {
 		if st := s.Steps[id]; st != nil && st.Approval != nil {
@@ -414,10 +421,12 @@ func (s *RunState) Apply(e backend.Event) {
 		if p.Response != "" { // runs recorded before run.answered
 			s.Response = p.Response
 		}
+		s.closeApprovals()
 	case EvFailed:
 		var p endPayload
 		_ = json.Unmarshal(e.Payload, &p)
 		s.Status, s.StatusReason, s.Error, s.NeedsModel = backend.RunFailed, p.Reason, p.Reason, false
+		s.closeApprovals()
 	case EvCancelRequested:
 		var p cancelRequest
 		_ = json.Unmarshal(e.Payload, &p)
@@ -426,6 +435,24 @@ func (s *RunState) Apply(e backend.Event) {
 		var p endPayload
 		_ = json.Unmarshal(e.Payload, &p)
 		s.Status, s.StatusReason, s.NeedsModel = backend.RunTerminated, p.Reason, false
+		s.closeApprovals()
+	}
+}
+
+// closeApprovals closes the approval requests a run's end left open: the
+// step never ran, and is shown as it was before it asked (pending, or in
+// doubt for a request about a step in doubt). The request and its missing
+// answer stay in the ledger.
+func (s *RunState) closeApprovals() {
+	for _, st := range s.Steps {
+		if st.Approval == nil {
+			continue
+		}
+		st.State = StepPending
+		if st.Approval.InDoubt {
+			st.State = StepInDoubt
+		}
+		st.Approval = nil
 	}
 }
 

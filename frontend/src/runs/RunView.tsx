@@ -56,7 +56,10 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
   // A step's approval history is in the run's events: read them for the step shown, again when it moves on.
   const [shownId, setShownId] = useState<string>();
   const shownStep = shownId ? detail.value?.state?.steps[shownId] : undefined;
-  const askKey = shownStep && (shownStep.state !== 'pending' || shownStep.approval) ? `${shownId}:${shownStep.state}:${shownStep.approval?.requestId ?? ''}` : '';
+  // A step of a run that ended may have asked and never been answered (its request closed with the run).
+  const ended = detail.value !== undefined && isTerminal(detail.value.state?.status ?? detail.value.run.status);
+  const askKey =
+    shownStep && (shownStep.state !== 'pending' || shownStep.approval || ended) ? `${shownId}:${shownStep.state}:${shownStep.approval?.requestId ?? ''}:${ended}` : '';
   const [answers] = useLoad(
     () =>
       askKey !== ''
@@ -375,6 +378,7 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
               image={image}
               tokens={shown ? tokens[shown] : undefined}
               approvals={shown && answers.value ? approvalHistory(answers.value, shown, runId) : []}
+              runEnded={isTerminal(status)}
               onDeliberate={setDeliberating}
             />
           )}

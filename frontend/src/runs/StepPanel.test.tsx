@@ -139,3 +139,22 @@ describe('a web step', () => {
     expect(screen.getByTestId('stderr').textContent).toContain('answered 404');
   });
 });
+
+describe('an approval request left unanswered', () => {
+  const asked = { requestId: 'apr_1', askedAt: '2026-12-05T11:12:56Z', args: { command: 'hostnamectl' }, rule: 'shell_sandboxed', risk: 'medium' };
+  const waiting = { node: { id: 's', kind: 'tool', tool: 'shell_exec', args: { command: 'hostnamectl' }, depends_on: [] }, state: 'pending', attempts: 0 } as unknown as StepRecord;
+
+  it('waits for an answer while the run goes on', () => {
+    render(<StepPanel step={waiting} approvals={[asked]} />);
+    expect(screen.getByTestId('approval-history').textContent).toContain('Not answered yet.');
+    expect(screen.getByText('Not run yet.')).toBeTruthy();
+  });
+
+  it('says the run ended first once it is over (cancelled, failed), not that it still waits', () => {
+    render(<StepPanel step={waiting} approvals={[asked]} runEnded />);
+    const text = screen.getByTestId('approval-history').textContent;
+    expect(text).toContain('Not answered: the run ended first.');
+    expect(text).not.toContain('yet');
+    expect(screen.getByText('Not run: the run ended first.')).toBeTruthy();
+  });
+});

@@ -23,6 +23,7 @@ export function StepPanel({
   step,
   tokens,
   approvals = [],
+  runEnded = false,
   onDeliberate,
   screenshot,
   image,
@@ -30,6 +31,8 @@ export function StepPanel({
   step: StepRecord;
   tokens?: string | undefined;
   approvals?: ApprovalEntry[];
+  /** runEnded: the run is over, so a request still unanswered never will be. */
+  runEnded?: boolean;
   /** onDeliberate, when given, offers "Deliberate…" on a world_search step's world. */
   onDeliberate?: ((s: SearchSummary) => void) | undefined;
   /** Loads the screenshot a browser step took, as a data: URL. */
@@ -82,7 +85,7 @@ export function StepPanel({
             </div>
           )
         )}
-        {approvals.length > 0 && <ApprovalHistory entries={approvals} />}
+        {approvals.length > 0 && <ApprovalHistory entries={approvals} runEnded={runEnded} />}
         {step.script && (
           <div>
             <span className="field-label">Script ({step.script.language})</span>
@@ -223,7 +226,7 @@ export function StepPanel({
               <p>{step.critique.explanation}</p>
             </div>
           ))}
-        {!r && !step.critique && !step.error && step.state === 'pending' && <p className="muted">Not run yet.</p>}
+        {!r && !step.critique && !step.error && step.state === 'pending' && <p className="muted">{runEnded ? 'Not run: the run ended first.' : 'Not run yet.'}</p>}
       </div>
     </section>
   );
@@ -305,7 +308,7 @@ function when(at: string) {
 }
 
 /** ApprovalHistory lists a step's requests and answers: the arguments as asked and as approved, who answered, when and why. */
-function ApprovalHistory({ entries }: { entries: ApprovalEntry[] }) {
+function ApprovalHistory({ entries, runEnded }: { entries: ApprovalEntry[]; runEnded: boolean }) {
   return (
     <div data-testid="approval-history">
       <span className="field-label">Approvals</span>
@@ -336,7 +339,7 @@ function ApprovalHistory({ entries }: { entries: ApprovalEntry[] }) {
                   {a.approved && a.network ? ' (network allowed)' : ''}.
                 </span>
               ) : (
-                <span className="muted">Not answered yet.</span>
+                <span className="muted">{runEnded ? 'Not answered: the run ended first.' : 'Not answered yet.'}</span>
               )}
               {edited && (
                 <div className="side-by-side">
