@@ -119,18 +119,33 @@ func Route(s State, c Context) backend.Decision {
 		// under way (a restart between the two finds it here).
 		return decide(backend.DecisionComplete, struct{}{}, cmp.Or(s.AnswerReason, "The task is answered."))
 	case s.ValidationError != "":
+		// What the planner was asked for: the first plan, a revision after
+		// failed steps, or a review's answer (a plan of more steps, or the
+		// answer itself).
+		what := "The plan"
+		switch {
+		case s.Reviewing:
+			what = "The review's answer"
+		case s.Revising:
+			what = "The revised plan"
+		}
 		if s.Replans < maxReplans {
 			model, _ := PickModel(RolePlanner, c.AvailableModels, c.Settings)
 			return decide(backend.DecisionReplan, ReplanPayload{Error: s.ValidationError, Model: model},
-				fmt.Sprintf("The plan is invalid, so the planner tries again (replan %d of %d).", s.Replans+1, maxReplans))
+				fmt.Sprintf("%s is invalid, so the planner tries again (replan %d of %d).", what, s.Replans+1, maxReplans))
 		}
 		by := ""
 		if model, ok := PickModel(RolePlanner, c.AvailableModels, c.Settings); ok {
 			by = " by " + model
 		}
+		kept := ""
+		if s.Reviewing && len(s.Done) > 0 {
+			// Only the answer is missing: the work is done and kept.
+			kept = " The steps' results are kept in the run."
+		}
 		return fail(FailPayload{Cause: CauseInvalidPlan, Error: s.ValidationError},
-			sentence(fmt.Sprintf("The plan is still invalid after %d %s%s: %s", s.Replans, plural(s.Replans, "replan"), by, s.ValidationError))+
-				nextStep(c))
+			sentence(fmt.Sprintf("%s is still invalid after %d %s%s: %s", what, s.Replans, plural(s.Replans, "replan"), by, s.ValidationError))+
+				kept+nextStep(c))
 	case s.Revising:
 		// A revision round that ducklm stopped in goes on; it was counted
 		// when it began.
@@ -159,6 +174,9 @@ func Route(s State, c Context) backend.Decision {
 		}
 		if !ok {
 			reason = "The task has no plan yet and no planner model is available, so the offline planner plans it."
+		}
+		if s.UserPlan {
+			reason = "The task comes with its own plan (an explicit plan or a shell one-liner), so the planner checks it and takes it as it is: no model plans it."
 		}
 		return decide(backend.DecisionPlan, PlanPayload{Model: model}, reason)
 	case s.MaxSteps > 0 && s.StepsRun > s.MaxSteps:

@@ -63,6 +63,10 @@ func TestRoute(t *testing.T) {
 			Settings: router.Settings{Models: map[router.Role]string{router.RolePlanner: "mistral:7b"}}},
 			backend.DecisionPlan, `{"model": "qwen2.5-coder:7b"}`,
 			"the chosen planner mistral:7b is not installed in Ollama (ollama pull mistral:7b), so qwen2.5-coder:7b plans it"},
+		{"the user's own plan needs no model to plan it", with(fresh, func(s *router.State) { s.UserPlan = true }), online,
+			backend.DecisionPlan, `{"model": "qwen2.5-coder:7b"}`, "The task comes with its own plan (an explicit plan or a shell one-liner), so the planner checks it and takes it as it is: no model plans it."},
+		{"the user's own plan, offline", with(fresh, func(s *router.State) { s.UserPlan = true }), router.Context{},
+			backend.DecisionPlan, `{"model": ""}`, "no model plans it"},
 		{"plan offline", fresh, router.Context{}, backend.DecisionPlan, `{"model": ""}`, "offline planner"},
 		{"plan offline with only embedders", fresh, router.Context{AvailableModels: []string{"nomic-embed-text"}},
 			backend.DecisionPlan, `{"model": ""}`, "offline planner"},
@@ -80,6 +84,16 @@ func TestRoute(t *testing.T) {
 		{"replans exhausted", with(fresh, func(s *router.State) { s.ValidationError = "bad"; s.Replans = 2 }), online,
 			backend.DecisionFail, `{"cause": "invalid_plan", "error": "bad"}`,
 			"still invalid after 2 replans by qwen2.5-coder:7b: bad. Try a larger planning model such as qwen2.5:7b (in Settings, or --model planner=qwen2.5:7b), or give an explicit plan."},
+		{"a review's answer is replanned as one", with(fresh, func(s *router.State) { s.ValidationError = "bad"; s.Reviewing = true }), online,
+			backend.DecisionReplan, `{"error": "bad", "model": "qwen2.5-coder:7b"}`, "The review's answer is invalid, so the planner tries again (replan 1 of 2)."},
+		{"a review that never answers says the steps' work is kept", with(fresh, func(s *router.State) {
+			s.ValidationError, s.Replans, s.Reviewing = "bad", 2, true
+			s.Done = []router.DoneStep{{ID: "s1"}}
+		}), online,
+			backend.DecisionFail, `{"cause": "invalid_plan", "error": "bad"}`,
+			"The review's answer is still invalid after 2 replans by qwen2.5-coder:7b: bad. The steps' results are kept in the run. Try a larger planning model"},
+		{"a revision's plan", with(fresh, func(s *router.State) { s.ValidationError, s.Replans, s.Revising = "bad", 2, true }), online,
+			backend.DecisionFail, `{"cause": "invalid_plan", "error": "bad"}`, "The revised plan is still invalid after 2 replans"},
 		{"no replans allowed", with(fresh, func(s *router.State) { s.ValidationError = "bad"; s.MaxReplans = -1 }), online,
 			backend.DecisionFail, `{"cause": "invalid_plan", "error": "bad"}`, "after 0 replans"},
 

@@ -16,6 +16,8 @@ interface PlanForkDialogProps {
   name: string;
   /** A sentence on why the fork is offered (the denied step), shown at the top. */
   why?: string | undefined;
+  /** Where the new run starts, when not at the run's latest checkpoint: "the checkpoint at event #31". */
+  at?: string | undefined;
   onClose: () => void;
   onForked: (f: Forked) => void;
 }
@@ -25,7 +27,7 @@ interface PlanForkDialogProps {
  * (a task run diverges by its plan, never by a seed), starts from the run's
  * current plan, and checks the edited plan as the user types.
  */
-export function PlanForkDialog({ api, parentRunId, checkpointId, plan, name: initialName, why, onClose, onForked }: PlanForkDialogProps) {
+export function PlanForkDialog({ api, parentRunId, checkpointId, plan, name: initialName, why, at, onClose, onForked }: PlanForkDialogProps) {
   const [text, setText] = useState(plan);
   const [name, setName] = useState(initialName);
   const [busy, setBusy] = useState(false);
@@ -93,8 +95,8 @@ export function PlanForkDialog({ api, parentRunId, checkpointId, plan, name: ini
         <div className="modal-body">
           {why && <p className="status-note">{why}</p>}
           <p className="muted small">
-            The new run starts from this run's latest checkpoint. Steps already done keep their results where you leave
-            them unchanged; every other step runs under the plan below, and asks for approval again.
+            The new run starts from {at ?? "this run's latest checkpoint"}. Steps done by then keep their results where you
+            leave them unchanged; every other step runs under the plan below, and asks for approval again.
           </p>
           {/* The check's sentence describes the plan; it is not part of its name. */}
           <label className="field" htmlFor={planId}>

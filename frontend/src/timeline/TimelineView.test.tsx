@@ -256,6 +256,8 @@ describe('TimelineView', () => {
     fireEvent.click(within(rows()[1]!).getByRole('button', { name: 'Fork from here' }));
     const dialog = await screen.findByRole('dialog', { name: 'Fork this run with an edited plan' });
     expect(within(dialog).queryByText(/seed|world|delta/i)).toBeNull();
+    // It starts where the user chose, not at the run's latest checkpoint.
+    expect(within(dialog).getByText(/^The new run starts from the checkpoint at event #2\./)).toBeTruthy();
     const plan = within(dialog).getByRole('textbox', { name: 'Plan (JSON)' }) as HTMLTextAreaElement;
     expect(JSON.parse(plan.value).nodes).toHaveLength(3);
     expect((within(dialog).getByRole('textbox', { name: 'Name of the new run' }) as HTMLInputElement).value).toBe('Clean the build folder (edited plan)');

@@ -483,6 +483,7 @@ export function TimelineView({ api, runId, seq }: { api: DucklmApi; runId: strin
           api={api}
           checkpointId={forkFrom.checkpointId}
           parentRunId={runId}
+          at={`the checkpoint at event #${forkFrom.event.seq}`}
           onClose={() => setForkFrom(undefined)}
           onForked={(f) => {
             setForkFrom(undefined);
