@@ -79,7 +79,7 @@ func Import(ctx context.Context, local Local, w Writer, open func() (io.ReadClos
 		msg := "the bundle is unsigned; import it with --allow-unsigned if you trust where it came from"
 		if c.report.Signed {
 			msg = "the bundle is signed by an unknown key (" + FormatFingerprint(c.report.Signer) +
-				"); add it to trusted_keys, or import with --allow-unsigned if you trust where it came from"
+				"); if you trust where it came from, import it with --trust to trust that signer from now on, or with --allow-unsigned to take this bundle once"
 		}
 		res.Problem = msg
 		return res, &backend.Error{Code: backend.EINVALID, Message: msg, Err: ErrUntrusted}

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"ducklm/backend"
@@ -15,7 +16,7 @@ var bundleCommands = []worldCommand{
 		summary: "write a run or world (with --ancestry, --descendants) to one signed .ducklm file", run: runExport, top: true},
 	{name: "verify", args: "FILE [--json]",
 		summary: "check a .ducklm bundle: digests, signature and signer, references (exit 1 when bad)", run: runVerifyBundle, top: true},
-	{name: "import", args: "FILE [--allow-unsigned] [--json]",
+	{name: "import", args: "FILE [--trust | --allow-unsigned] [--json]",
 		summary: "import a .ducklm bundle; nothing is written unless all of it checks out", write: true, run: runImport, top: true},
 }
 
@@ -138,7 +139,7 @@ func printReport(w io.Writer, file string, rep bundle.Report) {
 	case rep.Signed && rep.Known:
 		fmt.Fprintf(w, "signer: %s (known: %s)\n", bundle.FormatFingerprint(rep.Signer), rep.Trust)
 	case rep.Signed:
-		fmt.Fprintf(w, "signer: %s (unknown: add it to trusted_keys to trust it)\n", bundle.FormatFingerprint(rep.Signer))
+		fmt.Fprintf(w, "signer: %s (unknown: ducklm import --trust trusts it)\n", bundle.FormatFingerprint(rep.Signer))
 	case rep.Manifest.FormatVersion != 0 && rep.OK:
 		fmt.Fprintln(w, "signer: none (the bundle is unsigned)")
 	}
@@ -156,14 +157,28 @@ func printReport(w io.Writer, file string, rep bundle.Report) {
 func runImport(s *session, args []string) error {
 	fs := s.flags()
 	allow := fs.Bool("allow-unsigned", false, "accept an unsigned or unknown-signer bundle")
+	trust := fs.Bool("trust", false, "trust the signer of a bundle that checks out from now on (trusted_keys), and import it")
 	pos, err := s.parse(fs, args, 1, 1)
 	if err != nil {
 		return err
 	}
+	if *trust && *allow {
+		return s.cmd.bad("--trust and --allow-unsigned are two answers to one question: give one")
+	}
 	if err := s.openBundle(pos[0]); err != nil {
 		return err
 	}
+	trusted, err := s.trustSigner(pos[0], *trust)
+	if err != nil {
+		return err
+	}
 	res, err := s.svc.ImportBundle(s.ctx, pos[0], *allow, s.progress())
+	if err != nil && trusted {
+		// A refused bundle's signer is not trusted after all.
+		if _, ferr := bundle.ForgetSigner(s.svc.Dir, res.Signer); ferr != nil {
+			return ferr
+		}
+	}
 	if err != nil {
 		if !bundle.IsProblem(err) {
 			return err
@@ -178,7 +193,10 @@ func runImport(s *session, args []string) error {
 		fmt.Fprintf(w, "bundle: %s\n", pos[0])
 		if res.Signed {
 			why := res.Trust
-			if !res.Known {
+			switch {
+			case trusted:
+				why = "trusted from now on (--trust)"
+			case !res.Known:
 				why = "unknown, accepted with --allow-unsigned"
 			}
 			fmt.Fprintf(w, "signer: %s (%s)\n", bundle.FormatFingerprint(res.Signer), why)
@@ -195,6 +213,24 @@ func runImport(s *session, args []string) error {
 		}
 		fmt.Fprintf(w, "roots: %s\n", strings.Join(res.Manifest.Roots, ", "))
 	})
+}
+
+// trustSigner, when asked to (import --trust), adds the signer of the
+// bundle at file to trusted_keys if the bundle checks out and its signer
+// is not known yet, and reports whether it did. A bundle that does not
+// check out, or is unsigned, is left for the import to refuse.
+func (s *session) trustSigner(file string, asked bool) (bool, error) {
+	if !asked {
+		return false, nil
+	}
+	rep, err := s.svc.VerifyBundle(s.ctx, file, s.progress())
+	if err != nil && !bundle.IsProblem(err) {
+		return false, err
+	}
+	if err != nil || !rep.OK || !rep.Signed || rep.Known {
+		return false, nil
+	}
+	return bundle.TrustSigner(s.svc.Dir, rep.Signer, "trusted with ducklm import --trust for "+filepath.Base(file))
 }
 
 // size shows a byte count briefly.

@@ -70,6 +70,44 @@ func TestBundleExportVerifyImport(t *testing.T) {
 	require.NotEqual(t, homeA, homeB)
 }
 
+func TestImportTrustTrustsTheSignerOfABundleThatChecksOut(t *testing.T) {
+	home(t)
+	_, run := grid(t, "7")
+	ok(t, "world", "run", run, "--steps", "3")
+	file := filepath.Join(t.TempDir(), "run.ducklm")
+	var exported struct {
+		Signer string `json:"signer"`
+	}
+	ok(t, "export", run, "-o", file, "--json").decode(t, &exported)
+	signer := exported.Signer
+
+	homeB := home(t)
+	r := ducklm(t, "import", file)
+	require.Equal(t, cli.ExitFail, r.code)
+	require.Contains(t, r.stderr, "import it with --trust to trust that signer from now on, or with --allow-unsigned to take this bundle once")
+
+	// A bundle that does not check out is refused, and its signer stays unknown.
+	broken := filepath.Join(t.TempDir(), "broken.ducklm")
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	data[len(data)/2] ^= 0xff
+	require.NoError(t, os.WriteFile(broken, data, 0o600))
+	r = ducklm(t, "import", broken, "--trust")
+	require.Equal(t, cli.ExitFail, r.code, r.stderr)
+	require.Contains(t, r.stderr, "nothing was written")
+	require.NoFileExists(t, bundle.TrustedKeysPath(homeB), "a refused bundle's signer is not trusted")
+
+	r = ok(t, "import", file, "--trust")
+	require.Contains(t, r.field(t, "signer"), "trusted from now on (--trust)")
+	require.Contains(t, r.field(t, "added"), "1 world")
+	listed, err := os.ReadFile(bundle.TrustedKeysPath(homeB))
+	require.NoError(t, err)
+	require.Contains(t, string(listed), bundle.FormatFingerprint(signer))
+	// From now on its bundles import without asking.
+	require.Contains(t, ok(t, "import", file).stdout, "already present")
+	require.Contains(t, ok(t, "verify", file).field(t, "signer"), "listed in trusted_keys")
+}
+
 func TestBundleBadInput(t *testing.T) {
 	dir := home(t)
 	notABundle := filepath.Join(t.TempDir(), "notes.txt")
