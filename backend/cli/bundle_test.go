@@ -118,6 +118,8 @@ func TestBundleBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"export"}, cli.ExitUsage, "needs RUN|WORLD"},
+		{[]string{"import", notABundle, "--trust", "--allow-unsigned"}, cli.ExitUsage, "--trust and --allow-unsigned are two answers to one question: give one"},
+		{[]string{"import", notABundle, "--trust"}, cli.ExitFail, "not a ducklm bundle"},
 		{[]string{"export", "run_1", "-o", "x.ducklm"}, cli.ExitUsage, "not a valid run id"},
 		{[]string{"export", "ckp_0123456789abcdef0123456789abcdef", "-o", "x.ducklm"}, cli.ExitUsage, "export takes a run or a world"},
 		{[]string{"export", "run_0123456789abcdef0123456789abcdef"}, cli.ExitUsage, "export needs -o FILE"},
