@@ -2,10 +2,13 @@ package taskgraph
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -36,6 +39,12 @@ func ParseMax(data []byte, cat Catalog, maxNodes int) (*Graph, error) {
 	if len(data) > MaxPlanBytes {
 		return nil, backend.Errorf(backend.EINVALID, "the plan is %d bytes, more than the %d allowed", len(data), MaxPlanBytes)
 	}
+	key, memo := memoKey(data, cat, maxNodes)
+	if memo {
+		if g := validated.get(key); g != nil {
+			return g, nil
+		}
+	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		return nil, backend.Errorf(backend.EINVALID, "the plan is not valid JSON: %v", err)
@@ -56,7 +65,76 @@ func ParseMax(data []byte, cat Catalog, maxNodes int) (*Graph, error) {
 	if len(nodes) > maxNodes {
 		c.add(TooManySteps(len(nodes), maxNodes))
 	}
-	return build(nodes, cat, &c)
+	g, err := build(nodes, cat, &c)
+	if err == nil && memo {
+		validated.put(key, g)
+	}
+	return g, err
+}
+
+// validated holds the graphs of the plans validated last. A run's plan is
+// validated when it is submitted, when the planner takes it and when the
+// run's driver takes it up: the same bytes against the same tools, a few
+// milliseconds each for a plan of hundreds of steps. A Graph never changes
+// once built, so each caller may hold the same one.
+var validated = &graphMemo{m: map[[sha256.Size]byte]*Graph{}}
+
+// graphMemo is a small cache of valid graphs by memoKey, the oldest
+// dropped first.
+type graphMemo struct {
+	mu    sync.Mutex
+	m     map[[sha256.Size]byte]*Graph
+	order [][sha256.Size]byte
+}
+
+// memoKeep is how many graphs the memo holds.
+const memoKeep = 16
+
+func (m *graphMemo) get(key [sha256.Size]byte) *Graph {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.m[key]
+}
+
+func (m *graphMemo) put(key [sha256.Size]byte, g *Graph) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.m[key]; ok {
+		return
+	}
+	if len(m.order) == memoKeep {
+		delete(m.m, m.order[0])
+		m.order = append(m.order[:0], m.order[1:]...)
+	}
+	m.m[key] = g
+	m.order = append(m.order, key)
+}
+
+// memoKey digests everything a validation reads: the plan's bytes, the
+// bound on its steps and every tool of the catalog with its args schema.
+// false: the catalog cannot list its tools, so nothing is remembered.
+func memoKey(data []byte, cat Catalog, maxNodes int) ([sha256.Size]byte, bool) {
+	var key [sha256.Size]byte
+	l, ok := cat.(ToolLister)
+	if !ok || cat == nil {
+		return key, false
+	}
+	h := sha256.New()
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(maxNodes))
+	h.Write(n[:])
+	for _, name := range l.ToolNames() {
+		schema, _ := cat.ArgsSchema(name)
+		binary.LittleEndian.PutUint64(n[:], uint64(len(name)))
+		h.Write(n[:])
+		h.Write([]byte(name))
+		binary.LittleEndian.PutUint64(n[:], uint64(len(schema)))
+		h.Write(n[:])
+		h.Write(schema)
+	}
+	h.Write(data)
+	h.Sum(key[:0])
+	return key, true
 }
 
 // TooManySteps is the sentence for a plan of got steps where a run allows
