@@ -119,8 +119,11 @@ func ReturnedText(output json.RawMessage) string {
 }
 
 // returnedText is what a tool that printed nothing is remembered by: the
-// text it returned, else its output as compact JSON (a binary file's
-// content left out: what the file was is worth keeping, not its bytes).
+// text it returned, else its output as compact JSON. Left out of it: a
+// binary file's content (what the file was is worth keeping, not its
+// bytes) and a file's digest beside its path (the tools' receipt of the
+// bytes, not something learnt, and 64 hex digits the secret scan would
+// redact as a token).
 func returnedText(output json.RawMessage) string {
 	if t := ReturnedText(output); t != "" {
 		return t
@@ -129,10 +132,21 @@ func returnedText(output json.RawMessage) string {
 		return ""
 	}
 	var fields map[string]json.RawMessage
-	if json.Unmarshal(output, &fields) == nil && string(fields["encoding"]) == `"base64"` {
-		delete(fields, "content")
-		data, _ := json.Marshal(fields)
-		return string(data)
+	if json.Unmarshal(output, &fields) == nil {
+		_, binary := fields["encoding"]
+		binary = binary && string(fields["encoding"]) == `"base64"`
+		_, path := fields["path"]
+		_, digest := fields["sha256"]
+		if binary || (path && digest) {
+			if binary {
+				delete(fields, "content")
+			}
+			if path {
+				delete(fields, "sha256")
+			}
+			data, _ := json.Marshal(fields)
+			return string(data)
+		}
 	}
 	return compactJSON(output)
 }

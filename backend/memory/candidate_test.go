@@ -77,10 +77,14 @@ workers 4;`, read.Text)
 	require.Equal(t, `mcp_call {"tool":"echo"} returned: Echo: hi`, mcp.Text)
 	wrote := memory.FromStep(memory.Step{RunID: "run_1", Tool: "file_write", Args: json.RawMessage(`{"path":"a.txt","content":"x"}`),
 		Output: json.RawMessage(`{"path":"a.txt", "bytes":1,"sha256":"2d"}`)})
-	require.Equal(t, `file_write {"path":"a.txt","content":"x"} returned: {"path":"a.txt","bytes":1,"sha256":"2d"}`, wrote.Text)
+	require.Equal(t, `file_write {"path":"a.txt","content":"x"} returned: {"bytes":1,"path":"a.txt"}`, wrote.Text,
+		"a file's digest is its receipt, not something learnt")
+	hashed := memory.FromStep(memory.Step{RunID: "run_1", Tool: "mcp_call", Args: json.RawMessage(`{"tool":"hash"}`),
+		Output: json.RawMessage(`{"sha256":"2d","algorithm":"sha256"}`)})
+	require.Equal(t, `mcp_call {"tool":"hash"} returned: {"sha256":"2d","algorithm":"sha256"}`, hashed.Text, "a digest a tool was asked for is kept")
 	binary := memory.FromStep(memory.Step{RunID: "run_1", Tool: "file_read", Args: json.RawMessage(`{"path":"a.png"}`),
 		Output: json.RawMessage(`{"path":"a.png","bytes":3,"sha256":"cd","encoding":"base64","truncated":false,"content":"iVBO"}`)})
-	require.Equal(t, `file_read {"path":"a.png"} returned: {"bytes":3,"encoding":"base64","path":"a.png","sha256":"cd","truncated":false}`, binary.Text)
+	require.Equal(t, `file_read {"path":"a.png"} returned: {"bytes":3,"encoding":"base64","path":"a.png","truncated":false}`, binary.Text)
 	nothing := memory.FromStep(memory.Step{RunID: "run_1", Tool: "shell_exec", Args: json.RawMessage(`{"command":"true"}`)})
 	require.Equal(t, `shell_exec {"command":"true"} printed nothing`, nothing.Text)
 }
