@@ -173,9 +173,9 @@ func runImport(s *session, args []string) error {
 		return err
 	}
 	res, err := s.svc.ImportBundle(s.ctx, pos[0], *allow, s.progress())
-	if err != nil && trusted {
+	if err != nil && trusted != "" {
 		// A refused bundle's signer is not trusted after all.
-		if _, ferr := bundle.ForgetSigner(s.svc.Dir, res.Signer); ferr != nil {
+		if _, ferr := bundle.ForgetSigner(s.svc.Dir, trusted); ferr != nil {
 			return ferr
 		}
 	}
@@ -194,7 +194,7 @@ func runImport(s *session, args []string) error {
 		if res.Signed {
 			why := res.Trust
 			switch {
-			case trusted:
+			case trusted != "":
 				why = "trusted from now on (--trust)"
 			case !res.Known:
 				why = "unknown, accepted with --allow-unsigned"
@@ -217,20 +217,24 @@ func runImport(s *session, args []string) error {
 
 // trustSigner, when asked to (import --trust), adds the signer of the
 // bundle at file to trusted_keys if the bundle checks out and its signer
-// is not known yet, and reports whether it did. A bundle that does not
-// check out, or is unsigned, is left for the import to refuse.
-func (s *session) trustSigner(file string, asked bool) (bool, error) {
+// is not known yet, and returns it ("" when it added none). A bundle that
+// does not check out, or is unsigned, is left for the import to refuse.
+func (s *session) trustSigner(file string, asked bool) (string, error) {
 	if !asked {
-		return false, nil
+		return "", nil
 	}
 	rep, err := s.svc.VerifyBundle(s.ctx, file, s.progress())
 	if err != nil && !bundle.IsProblem(err) {
-		return false, err
+		return "", err
 	}
 	if err != nil || !rep.OK || !rep.Signed || rep.Known {
-		return false, nil
+		return "", nil
 	}
-	return bundle.TrustSigner(s.svc.Dir, rep.Signer, "trusted with ducklm import --trust for "+filepath.Base(file))
+	added, err := bundle.TrustSigner(s.svc.Dir, rep.Signer, "trusted with ducklm import --trust for "+filepath.Base(file))
+	if err != nil || !added {
+		return "", err
+	}
+	return rep.Signer, nil
 }
 
 // size shows a byte count briefly.
