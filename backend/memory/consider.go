@@ -167,7 +167,7 @@ func (s *Store) evaluate(ctx context.Context, c Candidate, lock bool) (ev Evalua
 		ev.Model, ev.vector = v.model, vecs[0]
 		break
 	}
-	dedup, err := s.dedup(ctx, ev, memorypolicy.EffectiveType(c.Type, c.reality()), c.reality())
+	dedup, err := s.dedup(ctx, ev, memorypolicy.EffectiveType(c.Type, c.reality()), c.reality(), lock)
 	if err != nil {
 		return ev, "lookup", lock, err
 	}
@@ -188,10 +188,24 @@ func finite(v float64) float64 {
 // dedup looks for the same content first, then for the nearest vector,
 // among memories of the same type and reality: a hypothesis never merges
 // into a fact.
-func (s *Store) dedup(ctx context.Context, ev Evaluation, typ memorypolicy.Type, reality backend.Reality) (memorypolicy.Dedup, error) {
-	id, found, err := s.repo.FindByHash(ctx, ev.ContentHash, typ, reality)
-	if err != nil {
-		return memorypolicy.Dedup{}, err
+//
+// locked says the caller holds writeMu: the store then answers the exact
+// lookup from the memories it knows (Store.known), and asks the database
+// only for a text it has not seen.
+func (s *Store) dedup(ctx context.Context, ev Evaluation, typ memorypolicy.Type, reality backend.Reality, locked bool) (memorypolicy.Dedup, error) {
+	key := hashKey(ev.ContentHash, typ, reality)
+	id, found := "", false
+	if locked && s.known != nil {
+		id, found = s.known[key]
+	}
+	if !found {
+		var err error
+		if id, found, err = s.repo.FindByHash(ctx, ev.ContentHash, typ, reality); err != nil {
+			return memorypolicy.Dedup{}, err
+		}
+		if found && locked && s.known != nil {
+			s.known[key] = id
+		}
 	}
 	if found {
 		return memorypolicy.Dedup{ExactMatch: true, NearestID: id, NearestSimilarity: 1}, nil
@@ -348,6 +362,10 @@ func (p *Pending) plan(reality backend.Reality, cause string) plannedWrite {
 // updates a memory just merged into.
 func (s *Store) indexStored(ctx context.Context, m Memory) {
 	s.dirty.Store(true)
+	if s.known != nil {
+		// Stored because no memory had its text: it is the oldest that has.
+		s.known[hashKey(m.ContentHash, m.Type, m.Provenance.Reality)] = m.ID
+	}
 	if err := s.index.Add(ctx, m.Model, []chromem.Doc{docFor(m)}); err != nil {
 		s.log("index a stored memory", "memory", m.ID, "err", err)
 	}

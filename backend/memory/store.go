@@ -65,7 +65,12 @@ type Store struct {
 	view atomic.Pointer[view]
 	// writeMu serialises decisions and writes, so a dedup lookup sees every
 	// memory written before it and the index mirrors the database.
-	writeMu   sync.Mutex
+	writeMu sync.Mutex
+	// known answers the exact dedup lookup for texts this store stored or
+	// found (hashKey → memory id), under writeMu: nil when other processes
+	// write the table (shared), where only the database knows. A data
+	// directory's own database has one writing process, this one.
+	known     map[string]string
 	reindexMu sync.Mutex
 	progress  atomic.Pointer[Progress]
 	dirty     atomic.Bool // the database changed since the last snapshot
@@ -93,6 +98,9 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	}
 	s := &Store{repo: opts.Repo, index: chromem.New(), table: memorypolicy.Thresholds, snapDir: opts.SnapshotDir,
 		log: opts.Log, now: opts.Now, stop: make(chan struct{}), shared: opts.Shared}
+	if !s.shared {
+		s.known = map[string]string{}
+	}
 	if opts.Table != nil {
 		if err := opts.Table.Validate(); err != nil {
 			return nil, err
@@ -396,7 +404,18 @@ func (s *Store) Remove(ctx context.Context, id string) error {
 		return err
 	}
 	s.dirty.Store(true)
+	for k, known := range s.known {
+		if known == id {
+			delete(s.known, k)
+		}
+	}
 	return s.index.Delete(ctx, id)
+}
+
+// hashKey is what the exact dedup lookup matches: a content hash within a
+// type and a reality.
+func hashKey(hash string, typ memorypolicy.Type, reality backend.Reality) string {
+	return hash + "\x00" + string(typ) + "\x00" + string(reality)
 }
 
 // Model returns the embedding model in service.
