@@ -27,6 +27,9 @@ func TestPrintEventLines(t *testing.T) {
 	}{
 		{runtime.EvStepStarted, `{"step":"s1","tool":"file_read","args":{"path":"f.txt"}}`, "   7  step.started             s1 file_read {\"path\":\"f.txt\"}\n"},
 		{runtime.EvStepFinished, `{"step":"s1","exitCode":0,"stdoutTail":"hello\nworld\n"}`, "   7  step.finished            s1 exit 0\n      hello\n      world\n"},
+		// A column of numbers keeps its alignment: only blank lines before it and white space after it go.
+		{runtime.EvStepFinished, `{"step":"s1","exitCode":0,"stdoutTail":"\n  1 notes.txt\n  3 data.csv\n  4 total\n"}`,
+			"   7  step.finished            s1 exit 0\n        1 notes.txt\n        3 data.csv\n        4 total\n"},
 		{runtime.EvStepFinished, `{"step":"s2","exitCode":1,"error":"no such file","placement":{"workers":2,"branches":8}}`,
 			"   7  step.finished            s2 did not run: no such file\n      ran on the team's workers: 8 branches on 2 workers\n"},
 		{runtime.EvStepFinished, `{"step":"ok","exitCode":0,"error":"the coder failed: tiny repeated \"*\""}`,

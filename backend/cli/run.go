@@ -520,7 +520,13 @@ func (pr *printer) print(w io.Writer, e backend.Event) {
 			}
 			detail += ": " + crit.Explanation
 		}
-		out := strings.TrimSpace(str("stdoutTail"))
+		// The output as printed: its first line keeps its indentation (a
+		// column of numbers stays aligned), blank lines before it and
+		// white space after it go.
+		out := strings.TrimRight(str("stdoutTail"), " \t\r\n")
+		if i := strings.LastIndexByte(out[:len(out)-len(strings.TrimLeft(out, " \t\r\n"))], '\n'); i >= 0 {
+			out = out[i+1:]
+		}
 		if out == "" {
 			out = memory.ReturnedText(field("output")) // a file read's content, a tool's text
 		}
