@@ -1,12 +1,15 @@
 package api_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -126,4 +129,43 @@ func manyReads(n int) string {
 		nodes[i] = fmt.Sprintf(`{"id":"r%d","kind":"tool","tool":"file_read","args":{"path":"x"}}`, i)
 	}
 	return `{"nodes":[` + strings.Join(nodes, ",") + `]}`
+}
+
+func TestARunAtOneOfItsCheckpointsIsItsStateThen(t *testing.T) {
+	a := setup(t)
+	ws := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "x"), []byte("hello"), 0o600))
+	plan := `{"nodes":[{"id":"a","kind":"tool","tool":"file_read","args":{"path":"x"}},{"id":"b","kind":"tool","tool":"file_read","args":{"path":"x"},"depends_on":["a"]}]}`
+	run, err := a.SubmitTask(api.TaskInput{Plan: plan, Workspace: ws, ApprovalMode: "auto_sandboxed"})
+	require.NoError(t, err)
+	deadline := time.Now().Add(20 * time.Second)
+	var d api.RunDetail
+	for {
+		d, err = a.RunDetail(run.ID)
+		require.NoError(t, err)
+		if d.State.Status.Terminal() || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.Equal(t, backend.RunCompleted, d.State.Status, d.State.StatusReason)
+	w, err := a.WorldDetail(run.ID)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(w.Checkpoints), 3)
+	// In the order they were taken: the first has the plan accepted and no step run.
+	cps := slices.SortedFunc(slices.Values(w.Checkpoints), func(x, y backend.Checkpoint) int { return cmp.Compare(x.LedgerSeq, y.LedgerSeq) })
+	then, err := a.RunAtCheckpoint(cps[0].ID)
+	require.NoError(t, err)
+	require.Equal(t, run.ID, then.RunID)
+	require.Equal(t, d.State.Graph, then.Graph, "the plan it had then")
+	require.Equal(t, "pending", then.Steps["a"].State, "no step had run at that checkpoint")
+	last, err := a.RunAtCheckpoint(cps[len(cps)-1].ID)
+	require.NoError(t, err)
+	require.Equal(t, "done", last.Steps["b"].State)
+
+	missing := backend.NewID(backend.KindCheckpoint)
+	_, err = a.RunAtCheckpoint(missing)
+	require.EqualError(t, err, "there is no checkpoint "+missing)
+	_, err = a.RunAtCheckpoint("ckp_nope")
+	require.ErrorContains(t, err, `"ckp_nope" is not a valid checkpoint id`)
 }

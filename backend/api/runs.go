@@ -150,6 +150,24 @@ func (a *API) RunDetail(runID string) (RunDetail, error) {
 	return out, a.fail("run detail", err)
 }
 
+// RunAtCheckpoint returns a task run's folded state at one of its
+// checkpoints: what a fork from it starts from (the plan it had then, its
+// steps as they were).
+func (a *API) RunAtCheckpoint(checkpointID string) (*runtime.RunState, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	if err := backend.CheckID(checkpointID, backend.KindCheckpoint); err != nil {
+		return nil, a.fail("run at checkpoint", err)
+	}
+	st, err := a.svc.Runtime.StateAt(a.ctx(), checkpointID)
+	if err != nil {
+		return nil, a.fail("run at checkpoint", err)
+	}
+	a.svc.Runtime.NoteConfinement(st)
+	return st, nil
+}
+
 // Approvals lists every open approval request.
 func (a *API) Approvals() ([]runtime.Approval, error) {
 	if err := a.ready(); err != nil {

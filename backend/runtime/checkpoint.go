@@ -238,11 +238,23 @@ func (c *Controller) stateAt(ctx context.Context, cp backend.Checkpoint) (*RunSt
 }
 
 // StateAt returns the exact state of a task run at one of its checkpoints:
-// what a fork from it starts from.
+// what a fork from it starts from. A simulated world's checkpoint is not
+// a task run's: EINVALID.
 func (c *Controller) StateAt(ctx context.Context, checkpointID string) (*RunState, error) {
 	cp, err := c.d.Store.GetCheckpoint(ctx, checkpointID)
 	if err != nil {
 		return nil, err
+	}
+	run, err := c.d.Store.GetRun(ctx, cp.RunID)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := c.d.Store.GetSpec(ctx, run.WorldID)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Backend != BackendTask {
+		return nil, backend.Errorf(backend.EINVALID, "checkpoint %s belongs to a simulated world, not a task run", cp.ID)
 	}
 	return c.stateAt(ctx, cp)
 }

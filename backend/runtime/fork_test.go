@@ -84,6 +84,15 @@ func TestForkTaskRunWithEditedPlan(t *testing.T) {
 	}
 	require.Equal(t, map[string]string{run.ID: "", childRun.ID: "edited b"}, names)
 
+	// A simulated world's checkpoint is no task run's state.
+	_, sim, err := w.Create(f.ctx, world.NewWorld{Name: "counter", Program: []byte("def init(seed):\n    return {\"n\": 0}\n\ndef step(state, action, rng):\n    return state, [], False\n\ndef observe(state, role):\n    return state\n")})
+	require.NoError(t, err)
+	simCp, err := w.Checkpoint(f.ctx, sim.ID)
+	require.NoError(t, err)
+	_, err = f.rt.StateAt(f.ctx, simCp.ID)
+	require.Equal(t, backend.EINVALID, backend.ErrorCode(err), "%v", err)
+	require.ErrorContains(t, err, "belongs to a simulated world, not a task run")
+
 	// Bad forks are refused.
 	_, _, _, err = f.rt.Fork(f.ctx, runtime.ForkRequest{CheckpointID: after.ID, Divergence: backend.DivergeStatePatch})
 	require.Equal(t, backend.EINVALID, backend.ErrorCode(err))

@@ -105,6 +105,13 @@ const App = {
     if (!run) throw `there is no run ${runId}`;
     return { run: { ...run }, state: structuredClone(b.taskState(runId)) ?? null, approvals: b.approvals(runId) };
   },
+  async RunAtCheckpoint(checkpointId: string) {
+    await latency();
+    const cp = b.checkpoints.get(checkpointId);
+    if (!cp) throw `there is no checkpoint ${checkpointId}`;
+    // The preview keeps no history of a task's plan: its state now stands for the state then.
+    return structuredClone(b.taskState(String(cp.runId))) ?? null;
+  },
   async Answer(input: unknown) {
     await latency(200);
     b.answer(input);

@@ -194,6 +194,9 @@ export function createApi(channel: Channel): DucklmApi {
     },
     toolCatalog: async () => list<CatalogEntry>(await invoke('ToolCatalog')),
     riskRules: async () => list<RiskRule>(await invoke('RiskRules')),
+    async runAtCheckpoint(checkpointId) {
+      return runState(obj<RunState>(await invoke('RunAtCheckpoint', checkpointId), 'run state')) as RunState;
+    },
     async runDetail(runId) {
       const d = obj<RunDetail>(await invoke('RunDetail', runId), 'run');
       return { ...d, state: runState(d.state), approvals: list(d.approvals) };

@@ -30,6 +30,7 @@ import type {
   Progress,
   RiskRule,
   RunDetail,
+  RunState,
   RunSummary,
   TaskInput,
   Token,
@@ -84,6 +85,8 @@ export interface DucklmApi {
   toolCatalog(): Promise<CatalogEntry[]>;
   riskRules(): Promise<RiskRule[]>;
   runDetail(runId: string): Promise<RunDetail>;
+  /** A task run's state at one of its checkpoints: what a fork from it starts from (its plan then). */
+  runAtCheckpoint(checkpointId: string): Promise<RunState>;
   approvals(): Promise<Approval[]>;
   answer(input: AnswerInput): Promise<void>;
   /** The screenshot a browser step took of its page, as a data: URL. */

@@ -10,7 +10,7 @@ interface PlanForkDialogProps {
   api: DucklmApi;
   parentRunId: string;
   checkpointId: string;
-  /** The run's current plan as JSON text ({"nodes": [...]}). */
+  /** The plan the new run starts with, as JSON text ({"nodes": [...]}): the run's current plan, or its plan at `at`. */
   plan: string;
   /** The child's name, pre-filled. */
   name: string;
@@ -121,7 +121,7 @@ export function PlanForkDialog({ api, parentRunId, checkpointId, plan, name: ini
             ) : (
               check && (
                 <span id={hintId} className="muted small">
-                  {unchanged ? 'The current plan, unchanged. ' : ''}
+                  {unchanged ? (at ? 'The plan at that checkpoint, unchanged. ' : 'The current plan, unchanged. ') : ''}
                   {check.steps} {check.steps === 1 ? 'step' : 'steps'}, valid.
                 </span>
               )
@@ -157,17 +157,21 @@ function checkPlan(api: DucklmApi, text: string): Promise<PlanCheck> {
 
 /**
  * TaskRunForkDialog is PlanForkDialog for a checkpoint chosen elsewhere (the
- * timeline): it reads the run's current plan and task first.
+ * timeline): it reads the run's plan and task at that checkpoint first (a
+ * review or a revision may have changed the plan since).
  */
 export function TaskRunForkDialog(props: Omit<PlanForkDialogProps, 'plan' | 'name'>) {
-  const [detail] = useLoad(() => props.api.runDetail(props.parentRunId), [props.api, props.parentRunId]);
+  const [detail] = useLoad(
+    () => props.api.runAtCheckpoint(props.checkpointId).then((state) => ({ state })),
+    [props.api, props.checkpointId],
+  );
   if (detail.status === 'error') {
     return (
       <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && props.onClose()}>
         <div className="modal panel" role="dialog" aria-modal="true" aria-label="Fork this run with an edited plan">
           <div className="modal-body">
             <p className="inline-error" role="alert">
-              The run's plan could not be read: {detail.message}
+              The run's plan at that checkpoint could not be read: {detail.message}
             </p>
           </div>
           <footer className="modal-foot">

@@ -45,6 +45,7 @@ export const METHODS = [
   'ReindexMemories',
   'ResumeRun',
   'RiskRules',
+  'RunAtCheckpoint',
   'RunDetail',
   'RunWorld',
   'Runs',

@@ -3,7 +3,7 @@ import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testi
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HistoryFilter, LedgerEvent } from '../bridge/types';
 import { fakeApi } from '../test/fakeChannel';
-import { event, runDetail, worldRun, worldSpec } from '../test/fixtures';
+import { event, runDetail, runState, worldRun, worldSpec } from '../test/fixtures';
 import { TimelineView } from './TimelineView';
 import { primeTimeline } from './prime';
 
@@ -239,7 +239,7 @@ describe('TimelineView', () => {
     expect(screen.getByRole('dialog', { name: 'Fork from checkpoint' })).toBeTruthy();
   });
 
-  it('forks a task run with a plan, pre-filled with its current plan, never with worlds and seeds', async () => {
+  it('forks a task run with a plan, pre-filled with its plan at that checkpoint, never with worlds and seeds', async () => {
     const task = [
       event({ seq: 1, pos: 1, stream: OWN, type: 'task.received' }),
       event({ seq: 2, pos: 2, stream: OWN, type: 'run.checkpoint', payload: { checkpointId: 'cpt_task' } }),
@@ -247,7 +247,9 @@ describe('TimelineView', () => {
     const { api, channel } = fakeApi({
       ...backend(task.length, 0, (i) => task[i]!),
       WorldDetail: () => ({ world: worldSpec({ name: 'task', domain: 'real' }), run: worldRun({ id: OWN }), runs: [], checkpoints: [] }),
-      RunDetail: () => runDetail(),
+      // The run's plan now has a step a review added; at the checkpoint it had three.
+      RunDetail: () => runDetail({ state: runState({ graph: { nodes: [...runState().graph!.nodes, { id: 'added', kind: 'tool', tool: 'file_read', args: {}, depends_on: [] }] } }) }),
+      RunAtCheckpoint: (id: string) => (id === 'cpt_task' ? runState() : null),
       ValidatePlan: () => ({ valid: true, problems: [], steps: 3 }),
       Fork: () => ({ fork: { id: 'frk_1' }, world: { id: 'wld_c', domain: 'real' }, run: { id: 'run_child' } }),
     });
@@ -261,7 +263,8 @@ describe('TimelineView', () => {
     const plan = within(dialog).getByRole('textbox', { name: 'Plan (JSON)' }) as HTMLTextAreaElement;
     expect(JSON.parse(plan.value).nodes).toHaveLength(3);
     expect((within(dialog).getByRole('textbox', { name: 'Name of the new run' }) as HTMLInputElement).value).toBe('Clean the build folder (edited plan)');
-    await within(dialog).findByText(/^The current plan, unchanged\./);
+    expect(plan.value).not.toContain('"added"');
+    await within(dialog).findByText(/^The plan at that checkpoint, unchanged\./);
     fireEvent.click(within(dialog).getByRole('button', { name: 'Fork with this plan' }));
     await waitFor(() => expect(channel.calls('Fork')).toHaveLength(1));
     // An unchanged plan is sent as {}: the child keeps the plan.

@@ -107,6 +107,8 @@ export function ResumeRun(arg1:string):Promise<void>;
 
 export function RiskRules():Promise<Array<router.Rule>>;
 
+export function RunAtCheckpoint(arg1:string):Promise<runtime.RunState>;
+
 export function RunDetail(arg1:string):Promise<api.RunDetail>;
 
 export function RunWorld(arg1:api.StepInput):Promise<world.StepOutcome>;

@@ -190,6 +190,10 @@ export function RiskRules() {
   return window['go']['app']['App']['RiskRules']();
 }
 
+export function RunAtCheckpoint(arg1) {
+  return window['go']['app']['App']['RunAtCheckpoint'](arg1);
+}
+
 export function RunDetail(arg1) {
   return window['go']['app']['App']['RunDetail'](arg1);
 }
