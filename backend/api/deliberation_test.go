@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"ducklm/backend"
 	"ducklm/backend/api"
 	"ducklm/backend/service"
 )
@@ -44,6 +45,16 @@ func TestDeliberateFromTheWindow(t *testing.T) {
 	rounds, err = a.Deliberations(c.Run.ID)
 	require.NoError(t, err)
 	require.Len(t, rounds, 1)
+	// The first screen counts the worlds the Worlds screen lists, and the
+	// branches it leaves out apart (they are drawn under their round).
+	o, err := a.Overview()
+	require.NoError(t, err)
+	list, err := a.ListWorlds(backend.WorldQuery{Domain: backend.DomainSimulated, WithoutBranches: true})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, o.Counts.SimulatedWorlds)
+	require.EqualValues(t, list.Total, o.Counts.SimulatedWorlds)
+	require.EqualValues(t, list.Branches, o.Counts.DeliberationBranches)
+	require.GreaterOrEqual(t, o.Counts.DeliberationBranches, int64(len(res.Rounds[0].Branches)), "every branch of the round, and those the cancelled search had recorded")
 	out, err := a.ApplyDeliberation(c.Run.ID, rounds[0].DeliberationIndex)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, out.Run.WorldLocalTime)

@@ -221,14 +221,17 @@ func (s *Service) Close() error {
 // Counts are the sizes of what the data directory holds. Worlds and Runs
 // count every kind (a task run is a run of its own real world); TaskRuns
 // and SimulatedWorlds count what the Runs list and the Worlds screen show,
-// so the window's numbers agree with its lists.
+// so the window's numbers agree with its lists, and DeliberationBranches
+// the simulated worlds of deliberation branches that the Worlds screen
+// leaves out (the lineage draws them under their rounds).
 type Counts struct {
-	Worlds          int64 `json:"worlds"`
-	Runs            int64 `json:"runs"`
-	TaskRuns        int64 `json:"taskRuns"`
-	SimulatedWorlds int64 `json:"simulatedWorlds"`
-	Streams         int64 `json:"streams"`
-	Events          int64 `json:"events"`
+	Worlds               int64 `json:"worlds"`
+	Runs                 int64 `json:"runs"`
+	TaskRuns             int64 `json:"taskRuns"`
+	SimulatedWorlds      int64 `json:"simulatedWorlds"`
+	DeliberationBranches int64 `json:"deliberationBranches"`
+	Streams              int64 `json:"streams"`
+	Events               int64 `json:"events"`
 }
 
 // Overview is what the first screen shows: where the data is, which schema
@@ -274,12 +277,16 @@ func countsOf(ctx context.Context, db *store.DB, ledger *store.Ledger) (Counts, 
 		(SELECT count(*) FROM world_specs),
 		(SELECT count(*) FROM world_runs),
 		(SELECT count(*) FROM world_runs r JOIN world_specs w ON w.id = r.world_id WHERE w.backend = ?),
-		(SELECT count(*) FROM world_specs WHERE domain = ?),
-		(SELECT count(*) FROM streams)`), runtime.BackendTask, string(backend.DomainSimulated))
-	if err := row.Scan(&c.Worlds, &c.Runs, &c.TaskRuns, &c.SimulatedWorlds, &c.Streams); err != nil {
+		(SELECT count(*) FROM streams)`), runtime.BackendTask)
+	if err := row.Scan(&c.Worlds, &c.Runs, &c.TaskRuns, &c.Streams); err != nil {
 		return c, backend.Wrap(err, backend.EINTERNAL, "cannot count what the data directory holds")
 	}
-	var err error
+	// As the Worlds screen lists them: ListWorlds' own count.
+	sim, branches, err := store.NewWorlds(db, ledger).CountWorlds(ctx, backend.WorldQuery{Domain: backend.DomainSimulated, WithoutBranches: true})
+	if err != nil {
+		return c, err
+	}
+	c.SimulatedWorlds, c.DeliberationBranches = int64(sim), int64(branches)
 	c.Events, err = ledger.Count(ctx)
 	return c, err
 }

@@ -53,40 +53,11 @@ func (w *Worlds) ListWorlds(ctx context.Context, q backend.WorldQuery) (backend.
 	case limit < 0 || limit > MaxWorldPage:
 		return backend.WorldPage{}, backend.Errorf(backend.EINVALID, "a page of worlds holds 1 to %d worlds, not %d", MaxWorldPage, limit)
 	}
-	var where []string
-	var args []any
-	switch q.Domain {
-	case "":
-	case backend.DomainReal, backend.DomainSimulated:
-		where, args = append(where, "s.domain = ?"), append(args, string(q.Domain))
-	default:
-		return backend.WorldPage{}, backend.Errorf(backend.EINVALID, "domain %q is neither real nor simulated", q.Domain)
+	where, args, total, branches, err := w.countWorlds(ctx, q)
+	if err != nil {
+		return backend.WorldPage{}, err
 	}
-	if q.Parent != "" {
-		if err := backend.CheckID(q.Parent, backend.KindWorld); err != nil {
-			return backend.WorldPage{}, err
-		}
-		where, args = append(where, "s.parent_world_id = ?"), append(args, q.Parent)
-	}
-	if text := strings.TrimSpace(q.Text); text != "" {
-		where = append(where, "("+w.db.dialect.Contains("lower(s.name)", "lower(?)")+` OR s.id LIKE ? ESCAPE '\')`)
-		args = append(args, text, idPattern(text))
-	}
-	total, branches := 0, 0
 	cond := ""
-	if len(where) > 0 {
-		cond = " WHERE " + strings.Join(where, " AND ")
-	}
-	if err := w.db.SQL.QueryRowContext(ctx, w.db.Rebind("SELECT count(*), COALESCE(sum(CASE WHEN "+isBranch+" THEN 1 ELSE 0 END), 0) FROM world_specs s"+cond),
-		args...).Scan(&total, &branches); err != nil {
-		return backend.WorldPage{}, dbErr(err, "count worlds")
-	}
-	if q.WithoutBranches {
-		total -= branches
-		where = append(where, "NOT "+isBranch)
-	} else {
-		branches = 0
-	}
 	if q.After != "" {
 		at, id, err := parseWorldCursor(q.After)
 		if err != nil {
@@ -135,6 +106,52 @@ func (w *Worlds) ListWorlds(ctx context.Context, q backend.WorldQuery) (backend.
 		return backend.WorldPage{}, dbErr(err, "list worlds")
 	}
 	return page, nil
+}
+
+// CountWorlds counts the worlds q selects (its page aside): total as
+// ListWorlds gives it, and the deliberation branches it left out
+// (WithoutBranches).
+func (w *Worlds) CountWorlds(ctx context.Context, q backend.WorldQuery) (total, branches int, err error) {
+	_, _, total, branches, err = w.countWorlds(ctx, q)
+	return total, branches, err
+}
+
+// countWorlds returns the conditions that select q's worlds (its page
+// aside) with their arguments, and how many worlds they select, as
+// CountWorlds says.
+func (w *Worlds) countWorlds(ctx context.Context, q backend.WorldQuery) (where []string, args []any, total, branches int, err error) {
+	switch q.Domain {
+	case "":
+	case backend.DomainReal, backend.DomainSimulated:
+		where, args = append(where, "s.domain = ?"), append(args, string(q.Domain))
+	default:
+		return nil, nil, 0, 0, backend.Errorf(backend.EINVALID, "domain %q is neither real nor simulated", q.Domain)
+	}
+	if q.Parent != "" {
+		if err := backend.CheckID(q.Parent, backend.KindWorld); err != nil {
+			return nil, nil, 0, 0, err
+		}
+		where, args = append(where, "s.parent_world_id = ?"), append(args, q.Parent)
+	}
+	if text := strings.TrimSpace(q.Text); text != "" {
+		where = append(where, "("+w.db.dialect.Contains("lower(s.name)", "lower(?)")+` OR s.id LIKE ? ESCAPE '\')`)
+		args = append(args, text, idPattern(text))
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	if err = w.db.SQL.QueryRowContext(ctx, w.db.Rebind("SELECT count(*), COALESCE(sum(CASE WHEN "+isBranch+" THEN 1 ELSE 0 END), 0) FROM world_specs s"+cond),
+		args...).Scan(&total, &branches); err != nil {
+		return nil, nil, 0, 0, dbErr(err, "count worlds")
+	}
+	if q.WithoutBranches {
+		total -= branches
+		where = append(where, "NOT "+isBranch)
+	} else {
+		branches = 0
+	}
+	return where, args, total, branches, nil
 }
 
 // idPattern is the LIKE pattern for ids a search text names: any id that

@@ -37,6 +37,8 @@ export interface Counts {
   taskRuns: number;
   /** The worlds the Worlds screen shows. */
   simulatedWorlds: number;
+  /** The simulated worlds of deliberation branches, which the Worlds screen leaves out (the lineage draws them under their rounds). */
+  deliberationBranches?: number;
   streams: number;
   events: number;
 }

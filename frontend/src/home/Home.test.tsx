@@ -62,6 +62,7 @@ describe('Home', () => {
     // What the Runs list and the Worlds screen show, not every world and run the ledger holds.
     expect(screen.getByTestId('count-task-runs').textContent).toBe('5');
     expect(screen.getByTestId('count-simulated-worlds').textContent).toBe('1');
+    expect(screen.queryByTestId('count-simulated-worlds-note')).toBeNull();
     expect(screen.getByTestId('count-streams').parentElement!.getAttribute('title')).toBe('Event streams: one per run (7 runs of 3 worlds, task runs included)');
     expect(screen.getByTestId('count-streams').textContent).toBe('10');
     expect(screen.getByTestId('count-events').textContent).toBe('2');
@@ -75,6 +76,18 @@ describe('Home', () => {
     const stream = within(newest!).getByText('run_…2233aaaa');
     expect(stream.getAttribute('title')).toBe('run_0190f0e3c2a47b3d9e8f00112233aaaa');
     expect(within(older!).getByText('run.started')).toBeTruthy();
+  });
+
+  it('counts the worlds the Worlds screen lists, and the deliberation branches it leaves out apart', async () => {
+    const { api } = fakeApi({
+      overview: () => Promise.resolve(someOverview({ counts: { worlds: 102, runs: 102, taskRuns: 1, simulatedWorlds: 1, deliberationBranches: 99, streams: 103, events: 600 } })),
+    });
+    render(<Home api={api} />);
+    await waitFor(() => expect(screen.getByTestId('count-simulated-worlds').textContent).toBe('1'));
+    expect(screen.getByTestId('count-simulated-worlds-note').textContent).toBe('and 99 deliberation branches');
+    expect(screen.getByTestId('count-simulated-worlds').parentElement!.getAttribute('title')).toBe(
+      'Simulated worlds, as listed under Worlds; the 99 deliberation branches are drawn under their rounds in Lineage',
+    );
   });
 
   it('flags a schema that does not match this build', async () => {
