@@ -258,6 +258,16 @@ describe('RunView', () => {
     expect(within(screen.getByTestId('step-panel')).getByTestId('stdout').textContent).toBe('Static hostname: ada-laptop\n');
   });
 
+  it('says who cancelled a cancelled run, and offers nothing to approve in it', async () => {
+    const base = runDetail().state!;
+    const d = runDetail({ run: { ...runDetail().run, status: 'terminated' }, state: { ...base, status: 'terminated', statusReason: 'Cancelled from the window.' }, approvals: [] });
+    const { api } = fakeApi({ RunDetail: () => d, RiskRules: () => RULES, SearchHistory: () => ({ total: 0, inherited: 0, from: 0, next: 0, matches: [] }) });
+    render(<RunView api={api} runId={RUN} />);
+    expect((await screen.findByTestId('cancelled-why')).textContent).toBe('Cancelled from the window.');
+    expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Cancel run' })).toBeNull();
+  });
+
   it("offers Deliberate… on a world_search step's world and opens the dialog on it", async () => {
     const base = runDetail().state!;
     const s1 = base.steps['step-1']!;

@@ -225,6 +225,11 @@ export function RunView({ api, runId }: { api: DucklmApi; runId: string }) {
           )}
         </section>
       )}
+      {status === 'terminated' && state?.statusReason && (
+        <p className="status-note" data-testid="cancelled-why">
+          {state.statusReason}
+        </p>
+      )}
       {status === 'failed' && (state?.error || run.error) && (
         <p className="inline-error" role="alert">
           The run failed: {state?.error || run.error}

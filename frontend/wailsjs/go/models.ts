@@ -3122,6 +3122,7 @@ export namespace service {
 	    runs: number;
 	    taskRuns: number;
 	    simulatedWorlds: number;
+	    deliberationBranches: number;
 	    streams: number;
 	    events: number;
 	
@@ -3135,6 +3136,7 @@ export namespace service {
 	        this.runs = source["runs"];
 	        this.taskRuns = source["taskRuns"];
 	        this.simulatedWorlds = source["simulatedWorlds"];
+	        this.deliberationBranches = source["deliberationBranches"];
 	        this.streams = source["streams"];
 	        this.events = source["events"];
 	    }
