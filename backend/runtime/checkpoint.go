@@ -241,22 +241,41 @@ func (c *Controller) stateAt(ctx context.Context, cp backend.Checkpoint) (*RunSt
 // what a fork from it starts from. A simulated world's checkpoint is not
 // a task run's: EINVALID.
 func (c *Controller) StateAt(ctx context.Context, checkpointID string) (*RunState, error) {
-	cp, err := c.d.Store.GetCheckpoint(ctx, checkpointID)
-	if err != nil {
-		return nil, err
+	at, err := c.taskCheckpoint(ctx, checkpointID)
+	return at.state, err
+}
+
+// taskAt is a task run's checkpoint with its run, its world and the run's
+// exact state there.
+type taskAt struct {
+	cp    backend.Checkpoint
+	run   backend.WorldRun
+	world backend.WorldSpec
+	state *RunState
+}
+
+// taskCheckpoint reads checkpoint id of a task run (a simulated world's
+// is EINVALID) and the run's state there: what StateAt answers and a fork
+// starts from.
+func (c *Controller) taskCheckpoint(ctx context.Context, id string) (taskAt, error) {
+	var at taskAt
+	var err error
+	if at.cp, err = c.d.Store.GetCheckpoint(ctx, id); err != nil {
+		return taskAt{}, err
 	}
-	run, err := c.d.Store.GetRun(ctx, cp.RunID)
-	if err != nil {
-		return nil, err
+	if at.run, err = c.d.Store.GetRun(ctx, at.cp.RunID); err != nil {
+		return taskAt{}, err
 	}
-	spec, err := c.d.Store.GetSpec(ctx, run.WorldID)
-	if err != nil {
-		return nil, err
+	if at.world, err = c.d.Store.GetSpec(ctx, at.run.WorldID); err != nil {
+		return taskAt{}, err
 	}
-	if spec.Backend != BackendTask {
-		return nil, backend.Errorf(backend.EINVALID, "checkpoint %s belongs to a simulated world, not a task run", cp.ID)
+	if at.world.Backend != BackendTask {
+		return taskAt{}, backend.Errorf(backend.EINVALID, "checkpoint %s belongs to a simulated world, not a task run; fork it as a world", at.cp.ID)
 	}
-	return c.stateAt(ctx, cp)
+	if at.state, err = c.stateAt(ctx, at.cp); err != nil {
+		return taskAt{}, err
+	}
+	return at, nil
 }
 
 // encodeState returns a base's bytes: the fold's JSON, gzipped. A base

@@ -39,25 +39,11 @@ func (c *Controller) Fork(ctx context.Context, req ForkRequest) (backend.Fork, b
 	if req.Divergence != backend.DivergePlanEdit {
 		return zf, zs, zr, backend.Errorf(backend.EINVALID, "a task run forks with plan_edit (an edited plan), not %s", req.Divergence)
 	}
-	cp, err := c.d.Store.GetCheckpoint(ctx, req.CheckpointID)
+	at, err := c.taskCheckpoint(ctx, req.CheckpointID)
 	if err != nil {
 		return zf, zs, zr, err
 	}
-	parentRun, err := c.d.Store.GetRun(ctx, cp.RunID)
-	if err != nil {
-		return zf, zs, zr, err
-	}
-	parent, err := c.d.Store.GetSpec(ctx, parentRun.WorldID)
-	if err != nil {
-		return zf, zs, zr, err
-	}
-	if parent.Backend != BackendTask {
-		return zf, zs, zr, backend.Errorf(backend.EINVALID, "checkpoint %s belongs to a simulated world; fork it as a world", cp.ID)
-	}
-	base, err := c.stateAt(ctx, cp)
-	if err != nil {
-		return zf, zs, zr, err
-	}
+	cp, parentRun, parent, base := at.cp, at.run, at.world, at.state
 	delta := req.Delta
 	if len(delta) == 0 {
 		delta = json.RawMessage("{}")
